@@ -1,0 +1,640 @@
+/**
+ * A real local control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
+ * (fake nodes and pod status), built from source by scripts/build-control-plane.sh and started as
+ * local processes on loopback ports chosen at start.
+ *
+ * Everything it knows lives in `<dir>/state.json` so that any process (the cluster CLI, a test's
+ * global setup, a test file) can attach to a running cluster, restart a component, or stop it all.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { makeCa, makeClientCert, makeServiceAccountKeys, makeServingCert, type ClientIdentity } from './pki.js';
+import { freePorts } from './ports.js';
+import { isAlive, startProcess, stopPid, type ProcessSpec } from './process.js';
+
+const run = promisify(execFile);
+
+export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The folder a cluster keeps its state, data, certificates, kubeconfigs and logs in. */
+export function defaultClusterDir(): string {
+  return process.env.INFORMER_TRACE_CLUSTER_DIR ?? join(packageRoot, '.cluster');
+}
+
+export type Log = (line: string) => void;
+const stderrLog: Log = (line) => process.stderr.write(`${line}\n`);
+
+/** Users the cluster makes for tests of refused requests. */
+export const restrictedUsers = {
+  /** Authenticates, but holds no RBAC rights at all. */
+  noAccess: { file: 'user-noaccess', user: 'it-noaccess', groups: [] },
+  /** May only read (ClusterRole view) in the namespace `readerNamespace`. */
+  namespaceReader: { file: 'user-ns-reader', user: 'it-ns-reader', groups: [] },
+} as const satisfies Record<string, ClientIdentity>;
+export const readerNamespace = 'it-readonly';
+
+const identities: ClientIdentity[] = [
+  { file: 'admin', user: 'kubernetes-admin', groups: ['system:masters'] },
+  { file: 'controller-manager', user: 'system:kube-controller-manager', groups: [] },
+  { file: 'scheduler', user: 'system:kube-scheduler', groups: [] },
+  { file: 'kwok', user: 'kwok-controller', groups: ['system:masters'] },
+  restrictedUsers.noAccess,
+  restrictedUsers.namespaceReader,
+];
+
+export type ComponentName =
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-controller-manager-2'
+  | 'kube-scheduler'
+  | 'kwok';
+
+interface ComponentState {
+  pid: number;
+  spec: ProcessSpec;
+}
+
+export interface ClusterState {
+  version: 1;
+  binDir: string;
+  stagesDir: string;
+  dir: string;
+  ports: { etcd: number; etcdPeer: number; apiserver: number; kcm: number; kcm2: number; scheduler: number; kwok: number };
+  components: Partial<Record<ComponentName, ComponentState>>;
+  startedAt: string;
+  nodes: string[];
+}
+
+export interface UpOptions {
+  dir?: string;
+  log?: Log;
+  /** Number of fake kwok nodes. */
+  nodes?: number;
+}
+
+export class LocalCluster {
+  private constructor(
+    readonly dir: string,
+    private state: ClusterState,
+    private readonly log: Log,
+  ) {}
+
+  get kubeconfigPath(): string {
+    return join(this.dir, 'kubeconfig');
+  }
+  get server(): string {
+    return `https://127.0.0.1:${this.state.ports.apiserver}`;
+  }
+  get binDir(): string {
+    return this.state.binDir;
+  }
+  get logDir(): string {
+    return join(this.dir, 'logs');
+  }
+  get nodes(): string[] {
+    return [...this.state.nodes];
+  }
+  get ports(): ClusterState['ports'] {
+    return { ...this.state.ports };
+  }
+  /** Kubeconfig of a user that authenticates but has no RBAC rights. */
+  get noAccessKubeconfig(): string {
+    return join(this.dir, 'kubeconfig-noaccess');
+  }
+  /** Kubeconfig of a user that may only read in the namespace `readerNamespace`. */
+  get namespaceReaderKubeconfig(): string {
+    return join(this.dir, 'kubeconfig-ns-reader');
+  }
+  /** https://127.0.0.1:PORT/metrics of a component, served with a self-signed certificate. */
+  metricsUrl(component: 'kube-controller-manager' | 'kube-controller-manager-2' | 'kube-scheduler'): string {
+    const port = { 'kube-controller-manager': this.state.ports.kcm, 'kube-controller-manager-2': this.state.ports.kcm2, 'kube-scheduler': this.state.ports.scheduler }[component];
+    return `https://127.0.0.1:${port}/metrics`;
+  }
+  pid(component: ComponentName): number | undefined {
+    const c = this.state.components[component];
+    return c && isAlive(c.pid) ? c.pid : undefined;
+  }
+
+  /** Reads a running cluster's state, or undefined when there is none (or it has died). */
+  static attach(dir = defaultClusterDir(), log: Log = stderrLog): LocalCluster | undefined {
+    const file = join(dir, 'state.json');
+    if (!existsSync(file)) return undefined;
+    let state: ClusterState;
+    try {
+      state = JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
+    } catch {
+      return undefined;
+    }
+    if (state.version !== 1) return undefined;
+    return new LocalCluster(dir, state, log);
+  }
+
+  /** Starts a cluster, or reuses the one already running in `dir`. */
+  static async up(options: UpOptions = {}): Promise<LocalCluster> {
+    const dir = options.dir ?? defaultClusterDir();
+    const log = options.log ?? stderrLog;
+    const existing = LocalCluster.attach(dir, log);
+    if (existing) {
+      if (await existing.healthy()) {
+        log(`local cluster: already running (${existing.server}); reusing it`);
+        return existing;
+      }
+      log('local cluster: found a stopped or broken cluster; removing it and starting afresh');
+      await existing.down();
+    }
+    const { binDir, stagesDir } = await buildControlPlane(log);
+    const [etcd, etcdPeer, apiserver, kcm, kcm2, scheduler, kwok] = (await freePorts(7)) as [number, number, number, number, number, number, number];
+    const state: ClusterState = {
+      version: 1,
+      binDir,
+      stagesDir,
+      dir,
+      ports: { etcd, etcdPeer, apiserver, kcm, kcm2, scheduler, kwok },
+      components: {},
+      startedAt: new Date().toISOString(),
+      nodes: [],
+    };
+    rmSync(dir, { recursive: true, force: true });
+    for (const sub of ['pki', 'data', 'logs', 'kwok']) mkdirSync(join(dir, sub), { recursive: true });
+    const cluster = new LocalCluster(dir, state, log);
+    try {
+      await cluster.bootstrap(options.nodes ?? 2);
+    } catch (err) {
+      await cluster.down({ keepLogs: true });
+      throw err;
+    }
+    return cluster;
+  }
+
+  private async bootstrap(nodeCount: number): Promise<void> {
+    const pki = join(this.dir, 'pki');
+    await makeCa(pki);
+    await makeServingCert(pki);
+    await makeServiceAccountKeys(pki);
+    for (const id of identities) await makeClientCert(pki, id);
+    const kubeconfigs: Record<string, string> = {
+      admin: this.kubeconfigPath,
+      'controller-manager': join(this.dir, 'kubeconfig-controller-manager'),
+      scheduler: join(this.dir, 'kubeconfig-scheduler'),
+      kwok: join(this.dir, 'kubeconfig-kwok'),
+      'user-noaccess': this.noAccessKubeconfig,
+      'user-ns-reader': this.namespaceReaderKubeconfig,
+    };
+    for (const id of identities) {
+      writeFileSync(kubeconfigs[id.file]!, kubeconfigYaml(this.server, pki, id));
+    }
+    this.writeKwokStages();
+    this.defineComponents();
+
+    await this.startComponent('etcd', () => this.etcdHealthy());
+    await this.startComponent('kube-apiserver', () => this.apiReady());
+    await this.applyBootstrapObjects();
+    await this.startComponent('kube-controller-manager', () => this.componentHealthy(this.state.ports.kcm));
+    await this.startComponent('kube-scheduler', () => this.componentHealthy(this.state.ports.scheduler));
+    await this.startComponent('kwok', () => this.kwokHealthy());
+    this.state.nodes = await this.createNodes(nodeCount);
+    await this.waitFor('nodes Ready', 120_000, () => this.nodesReady());
+    await this.waitFor('kube-system/default ServiceAccount', 60_000, () => this.defaultServiceAccountExists());
+    this.save();
+    this.log(`local cluster: ready at ${this.server}`);
+  }
+
+  private defineComponents(): void {
+    const s = this.state;
+    const pki = join(this.dir, 'pki');
+    const bin = (b: string): string => join(s.binDir, b);
+    const logFile = (n: string): string => join(this.dir, 'logs', `${n}.log`);
+    const specs: Record<Exclude<ComponentName, 'kube-controller-manager-2'>, ProcessSpec> = {
+      etcd: {
+        name: 'etcd',
+        command: bin('etcd'),
+        args: [
+          '--name=local',
+          `--data-dir=${join(this.dir, 'data', 'etcd')}`,
+          `--listen-client-urls=http://127.0.0.1:${s.ports.etcd}`,
+          `--advertise-client-urls=http://127.0.0.1:${s.ports.etcd}`,
+          `--listen-peer-urls=http://127.0.0.1:${s.ports.etcdPeer}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${s.ports.etcdPeer}`,
+          `--initial-cluster=local=http://127.0.0.1:${s.ports.etcdPeer}`,
+          '--unsafe-no-fsync',
+          '--quota-backend-bytes=8589934592',
+          '--log-level=warn',
+        ],
+        log: logFile('etcd'),
+      },
+      'kube-apiserver': {
+        name: 'kube-apiserver',
+        command: bin('kube-apiserver'),
+        args: [
+          `--etcd-servers=http://127.0.0.1:${s.ports.etcd}`,
+          '--bind-address=127.0.0.1',
+          '--advertise-address=127.0.0.1',
+          `--secure-port=${s.ports.apiserver}`,
+          `--tls-cert-file=${join(pki, 'apiserver.crt')}`,
+          `--tls-private-key-file=${join(pki, 'apiserver.key')}`,
+          `--client-ca-file=${join(pki, 'ca.crt')}`,
+          '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+          `--service-account-key-file=${join(pki, 'sa.pub')}`,
+          `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
+          '--authorization-mode=Node,RBAC',
+          '--service-cluster-ip-range=10.96.0.0/16',
+          '--endpoint-reconciler-type=none',
+          '--allow-privileged=true',
+          '--profiling=false',
+          `--cert-dir=${join(this.dir, 'data', 'apiserver-certs')}`,
+          '--v=1',
+        ],
+        log: logFile('kube-apiserver'),
+      },
+      'kube-controller-manager': this.controllerManagerSpec('kube-controller-manager', s.ports.kcm),
+      'kube-scheduler': {
+        name: 'kube-scheduler',
+        command: bin('kube-scheduler'),
+        args: [
+          `--kubeconfig=${join(this.dir, 'kubeconfig-scheduler')}`,
+          `--authentication-kubeconfig=${join(this.dir, 'kubeconfig-scheduler')}`,
+          `--authorization-kubeconfig=${join(this.dir, 'kubeconfig-scheduler')}`,
+          '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
+          '--bind-address=127.0.0.1',
+          `--secure-port=${s.ports.scheduler}`,
+          `--cert-dir=${join(this.dir, 'data', 'scheduler-certs')}`,
+          '--leader-elect=true',
+          '--v=1',
+        ],
+        log: logFile('kube-scheduler'),
+      },
+      kwok: {
+        name: 'kwok',
+        command: bin('kwok'),
+        args: [
+          `--kubeconfig=${join(this.dir, 'kubeconfig-kwok')}`,
+          '--manage-all-nodes=false',
+          '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+          '--disregard-status-with-annotation-selector=kwok.x-k8s.io/status=custom',
+          '--cidr=10.244.0.0/16',
+          '--node-ip=10.240.0.1',
+          '--node-lease-duration-seconds=40',
+          `--server-address=127.0.0.1:${s.ports.kwok}`,
+          `--config=${join(this.dir, 'kwok', 'stages.yaml')}`,
+        ],
+        log: logFile('kwok'),
+      },
+    };
+    for (const [name, spec] of Object.entries(specs)) {
+      this.state.components[name as ComponentName] = { pid: 0, spec };
+    }
+  }
+
+  private controllerManagerSpec(name: string, port: number): ProcessSpec {
+    const pki = join(this.dir, 'pki');
+    const kc = join(this.dir, 'kubeconfig-controller-manager');
+    return {
+      name,
+      command: join(this.state.binDir, 'kube-controller-manager'),
+      args: [
+        `--kubeconfig=${kc}`,
+        `--authentication-kubeconfig=${kc}`,
+        `--authorization-kubeconfig=${kc}`,
+        '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--cert-dir=${join(this.dir, 'data', `${name}-certs`)}`,
+        '--leader-elect=true',
+        `--service-account-private-key-file=${join(pki, 'sa.key')}`,
+        `--root-ca-file=${join(pki, 'ca.crt')}`,
+        '--controllers=*',
+        '--v=1',
+      ],
+      log: join(this.dir, 'logs', `${name}.log`),
+    };
+  }
+
+  private writeKwokStages(): void {
+    const files = ['node/fast/node-initialize.yaml', 'node/heartbeat-with-lease/node-heartbeat-with-lease.yaml', 'pod/general/pod-create.yaml', 'pod/general/pod-init-container-running.yaml', 'pod/general/pod-init-container-completed.yaml', 'pod/general/pod-ready.yaml', 'pod/general/pod-complete.yaml', 'pod/general/pod-delete.yaml'];
+    const docs = files
+      .filter((f) => existsSync(join(this.state.stagesDir, f)))
+      .map((f) => readFileSync(join(this.state.stagesDir, f), 'utf8').trim());
+    if (docs.length === 0) throw new Error(`no kwok stage files under ${this.state.stagesDir}`);
+    writeFileSync(join(this.dir, 'kwok', 'stages.yaml'), docs.join('\n---\n') + '\n');
+  }
+
+  /** Starts a defined component and waits for its health check; a process that exits is an error. */
+  private async startComponent(name: ComponentName, healthy: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+    const c = this.state.components[name];
+    if (!c) throw new Error(`no component ${name} is defined`);
+    this.log(`local cluster: starting ${name}`);
+    const started = startProcess(c.spec);
+    c.pid = started.pid;
+    this.save();
+    let exit: string | undefined;
+    void started.exited.then((e) => {
+      exit = e;
+    });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (exit !== undefined) {
+        throw new Error(`${name} exited at start (${exit}); log: ${c.spec.log}`);
+      }
+      if (await healthy().catch(() => false)) return;
+      if (Date.now() > deadline) throw new Error(`${name} did not become healthy within ${timeoutMs / 1000}s; log: ${c.spec.log}`);
+      await delay(250);
+    }
+  }
+
+  private async waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`local cluster: timed out waiting for ${what}; logs in ${this.logDir}`);
+      await delay(250);
+    }
+  }
+
+  private save(): void {
+    writeFileSync(join(this.dir, 'state.json'), JSON.stringify(this.state, null, 2));
+  }
+
+  // ---- health checks ---------------------------------------------------------------------------
+
+  private async etcdHealthy(): Promise<boolean> {
+    const res = await fetch(`http://127.0.0.1:${this.state.ports.etcd}/health`).catch(() => undefined);
+    return res?.ok === true;
+  }
+
+  private async apiReady(): Promise<boolean> {
+    const r = await this.adminRequest('GET', '/readyz').catch(() => undefined);
+    return r?.status === 200;
+  }
+
+  private async componentHealthy(port: number): Promise<boolean> {
+    const r = await httpsGet(`https://127.0.0.1:${port}/healthz`, { rejectUnauthorized: false }).catch(() => undefined);
+    return r?.status === 200;
+  }
+
+  private async kwokHealthy(): Promise<boolean> {
+    const res = await fetch(`http://127.0.0.1:${this.state.ports.kwok}/healthz`).catch(() => undefined);
+    return res?.ok === true;
+  }
+
+  private async nodesReady(): Promise<boolean> {
+    const r = await this.adminRequest('GET', '/api/v1/nodes');
+    if (r.status !== 200) return false;
+    const list = JSON.parse(r.body) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] };
+    const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    return this.state.nodes.every((n) => ready.some((r2) => r2.metadata.name === n));
+  }
+
+  private async defaultServiceAccountExists(): Promise<boolean> {
+    const r = await this.adminRequest('GET', '/api/v1/namespaces/default/serviceaccounts/default');
+    return r.status === 200;
+  }
+
+  /** True when the API server answers /readyz and every started component is alive. */
+  async healthy(): Promise<boolean> {
+    for (const name of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const) {
+      if (!this.pid(name)) return false;
+    }
+    return this.apiReady();
+  }
+
+  // ---- requests as the admin -------------------------------------------------------------------
+
+  /** A request to the API server as the cluster admin (system:masters). */
+  async adminRequest(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: string }> {
+    const pki = join(this.dir, 'pki');
+    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f))));
+    return httpsRequest(`${this.server}${path}`, { method, ca: ca!, cert: cert!, key: key!, body: body === undefined ? undefined : JSON.stringify(body), contentType });
+  }
+
+  private async applyBootstrapObjects(): Promise<void> {
+    const objects: [string, unknown][] = [
+      ['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: readerNamespace } }],
+      [
+        `/apis/rbac.authorization.k8s.io/v1/namespaces/${readerNamespace}/rolebindings`,
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'it-ns-reader-view', namespace: readerNamespace },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: restrictedUsers.namespaceReader.user }],
+        },
+      ],
+    ];
+    for (const [path, obj] of objects) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const r = await this.adminRequest('POST', path, obj);
+        if (r.status === 201 || r.status === 409) break;
+        // The RBAC bootstrap roles appear shortly after /readyz; retry briefly.
+        if (Date.now() > deadline) throw new Error(`local cluster: could not create ${path}: ${r.status} ${r.body}`);
+        await delay(500);
+      }
+    }
+  }
+
+  private async createNodes(count: number): Promise<string[]> {
+    const names: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = `kwok-node-${i}`;
+      const node = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name,
+          annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+          labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+        },
+        spec: {},
+        status: {
+          allocatable: { cpu: '64', memory: '256Gi', pods: '1000' },
+          capacity: { cpu: '64', memory: '256Gi', pods: '1000' },
+          nodeInfo: { architecture: 'amd64', kubeletVersion: 'fake', operatingSystem: 'linux', kernelVersion: '', kubeProxyVersion: '', osImage: '', containerRuntimeVersion: '', bootID: '', machineID: '', systemUUID: '' },
+          phase: 'Running',
+        },
+      };
+      const r = await this.adminRequest('POST', '/api/v1/nodes', node);
+      if (r.status !== 201 && r.status !== 409) throw new Error(`local cluster: could not create node ${name}: ${r.status} ${r.body}`);
+      names.push(name);
+    }
+    return names;
+  }
+
+  // ---- operations for tests --------------------------------------------------------------------
+
+  /** Stops kube-apiserver (SIGTERM); watches break and requests are refused until it starts again. */
+  async stopApiServer(): Promise<void> {
+    await this.stopComponent('kube-apiserver');
+  }
+
+  /** Starts kube-apiserver again with the same flags and port, and waits for /readyz. */
+  async startApiServer(): Promise<void> {
+    await this.startComponent('kube-apiserver', () => this.apiReady());
+  }
+
+  /** Starts a second kube-controller-manager that competes for the same Lease. */
+  async startSecondControllerManager(): Promise<void> {
+    this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
+    await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
+  }
+
+  /** Kills a component without a chance to release its Lease (SIGKILL). */
+  async killComponent(name: ComponentName): Promise<void> {
+    await this.stopComponent(name, 'SIGKILL');
+  }
+
+  /** Stops a component (SIGTERM, then SIGKILL after a grace period). */
+  async stopComponent(name: ComponentName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const c = this.state.components[name];
+    if (!c) return;
+    await stopPid(c.pid, 10_000, signal);
+    c.pid = 0;
+    this.save();
+  }
+
+  /** Starts a stopped component again with the flags it had. */
+  async startComponentAgain(name: ComponentName): Promise<void> {
+    const health: Record<ComponentName, () => Promise<boolean>> = {
+      etcd: () => this.etcdHealthy(),
+      'kube-apiserver': () => this.apiReady(),
+      'kube-controller-manager': () => this.componentHealthy(this.state.ports.kcm),
+      'kube-controller-manager-2': () => this.componentHealthy(this.state.ports.kcm2),
+      'kube-scheduler': () => this.componentHealthy(this.state.ports.scheduler),
+      kwok: () => this.kwokHealthy(),
+    };
+    await this.startComponent(name, health[name]);
+  }
+
+  /** Stops kwok, so node heartbeats (and pod status updates) stop until it starts again. */
+  async stopKwok(): Promise<void> {
+    await this.stopComponent('kwok');
+  }
+
+  async startKwok(): Promise<void> {
+    await this.startComponentAgain('kwok');
+  }
+
+  /** Compacts etcd at its current revision: watches from older resourceVersions then get 410 Gone. */
+  async compactEtcd(): Promise<number> {
+    const endpoint = `--endpoints=http://127.0.0.1:${this.state.ports.etcd}`;
+    const etcdctl = join(this.state.binDir, 'etcdctl');
+    const status = await run(etcdctl, [endpoint, 'endpoint', 'status', '--write-out=json']);
+    const parsed = JSON.parse(status.stdout) as { Status: { header: { revision: number } } }[];
+    const revision = parsed[0]!.Status.header.revision;
+    await run(etcdctl, [endpoint, 'compact', String(revision), '--physical']);
+    return revision;
+  }
+
+  /** Stops every process it started, by pid, and removes the cluster folder. */
+  async down(options: { keepLogs?: boolean } = {}): Promise<void> {
+    const order: ComponentName[] = ['kwok', 'kube-scheduler', 'kube-controller-manager-2', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+    for (const name of order) {
+      const c = this.state.components[name];
+      if (c?.pid) await stopPid(c.pid, 10_000);
+    }
+    if (options.keepLogs) {
+      for (const sub of ['data', 'pki', 'kwok']) rmSync(join(this.dir, sub), { recursive: true, force: true });
+      rmSync(join(this.dir, 'state.json'), { force: true });
+    } else {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+
+  describe(): Record<string, unknown> {
+    const components: Record<string, unknown> = {};
+    for (const [name, c] of Object.entries(this.state.components)) {
+      components[name] = { pid: c.pid, running: isAlive(c.pid), log: c.spec.log };
+    }
+    return { server: this.server, kubeconfig: this.kubeconfigPath, startedAt: this.state.startedAt, nodes: this.state.nodes, components };
+  }
+}
+
+/** Builds (or finds cached) control-plane binaries via the project's build script. */
+export async function buildControlPlane(log: Log): Promise<{ binDir: string; stagesDir: string }> {
+  const script = join(packageRoot, 'scripts', 'build-control-plane.sh');
+  const child = await new Promise<{ code: number; stdout: string }>((resolveRun, reject) => {
+    import('node:child_process').then(({ spawn }) => {
+      const p = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      p.stderr.on('data', (d: Buffer) => {
+        for (const line of d.toString().split('\n')) if (line.trim()) log(line);
+      });
+      p.on('error', reject);
+      p.on('exit', (code) => resolveRun({ code: code ?? 1, stdout }));
+    }, reject);
+  });
+  if (child.code !== 0) throw new Error('the control-plane build failed (see the line above)');
+  const binDir = child.stdout.trim().split('\n').pop() ?? '';
+  return { binDir, stagesDir: join(dirname(binDir), 'kwok-stages') };
+}
+
+function kubeconfigYaml(server: string, pki: string, id: ClientIdentity): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: local',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority: ${join(pki, 'ca.crt')}`,
+    'users:',
+    `- name: ${id.user}`,
+    '  user:',
+    `    client-certificate: ${join(pki, `${id.file}.crt`)}`,
+    `    client-key: ${join(pki, `${id.file}.key`)}`,
+    'contexts:',
+    `- name: local`,
+    '  context:',
+    '    cluster: local',
+    `    user: ${id.user}`,
+    '    namespace: default',
+    'current-context: local',
+    '',
+  ].join('\n');
+}
+
+interface HttpsOptions {
+  method?: string;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  body?: string | undefined;
+  contentType?: string;
+  rejectUnauthorized?: boolean;
+}
+
+function httpsRequest(url: string, o: HttpsOptions): Promise<{ status: number; body: string }> {
+  return new Promise((resolveReq, reject) => {
+    const req = request(
+      url,
+      {
+        method: o.method ?? 'GET',
+        ...(o.ca ? { ca: o.ca } : {}),
+        ...(o.cert ? { cert: o.cert, key: o.key } : {}),
+        rejectUnauthorized: o.rejectUnauthorized ?? true,
+        headers: o.body ? { 'content-type': o.contentType ?? 'application/json' } : {},
+        timeout: 10_000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolveReq({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    if (o.body) req.write(o.body);
+    req.end();
+  });
+}
+
+export function httpsGet(url: string, o: HttpsOptions = {}): Promise<{ status: number; body: string }> {
+  return httpsRequest(url, { ...o, method: 'GET' });
+}

@@ -1,0 +1,41 @@
+/**
+ * Transforms for informers. `stripManagedFields` is client-go's TransformStripManagedFields
+ * (tools/cache) and the informer's default here; `metadataOnly` turns full objects into what a
+ * metadata-only informer (client-go metadatainformer, PartialObjectMetadata) would hold.
+ *
+ * Both are idempotent, as transforms must be: a streaming list passes its objects through the
+ * transform twice (temporary store, then the DeltaFIFO), as in client-go.
+ */
+import type { KubeObject } from '../kube/types.js';
+import type { TransformFunc } from './store.js';
+
+/** Drops metadata.managedFields, in place (like client-go). Other fields are untouched. */
+export const stripManagedFields: TransformFunc = (obj) => {
+  const meta = obj?.metadata;
+  if (meta && typeof meta === 'object' && 'managedFields' in meta) delete meta.managedFields;
+  return obj;
+};
+
+/**
+ * A new object with only apiVersion, kind and metadata (managedFields dropped). Pair it with a
+ * ListerWatcher that asks the server for metadata (PartialObjectMetadata) to save the bandwidth
+ * too; on its own it saves the memory. The informer tool uses it for Secrets.
+ */
+export const metadataOnly: TransformFunc = (obj) => {
+  const meta = obj?.metadata;
+  if (!meta || typeof meta !== 'object') return obj;
+  const { managedFields: _dropped, ...rest } = meta;
+  const out: KubeObject = { metadata: rest };
+  if (obj.apiVersion !== undefined) out.apiVersion = obj.apiVersion;
+  if (obj.kind !== undefined) out.kind = obj.kind;
+  return out;
+};
+
+/** Applies transforms left to right. */
+export function chainTransforms(...fns: TransformFunc[]): TransformFunc {
+  return (obj) => {
+    let o = obj;
+    for (const fn of fns) o = fn(o);
+    return o;
+  };
+}

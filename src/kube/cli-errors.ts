@@ -1,0 +1,64 @@
+/**
+ * Turns what the API layer throws into the CliError a user reads: what was refused or unreachable,
+ * in kubectl's words, with the command that confirms or fixes it.
+ */
+import { CheckFailedError, CliError, ClusterError } from '../errors.js';
+import { ApiError, describeRequest } from './api-error.js';
+
+const tlsCodes = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+export interface ErrorContext {
+  server?: string;
+  user?: string;
+}
+
+export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unknown {
+  if (err instanceof CliError || !(err instanceof ApiError)) return err;
+  const server = ctx.server ? ` at ${ctx.server}` : '';
+  if (err.networkCode) {
+    if (tlsCodes.has(err.networkCode)) {
+      return new ClusterError(`TLS verification of the API server${server} failed (${err.networkCode})`, {
+        hint: 'pass --certificate-authority FILE with the cluster CA, or --insecure-skip-tls-verify to skip the check',
+        cause: err,
+      });
+    }
+    const message = ctx.server
+      ? `the API server${server} ${err.networkCode === 'ETIMEDOUT' ? 'did not answer in time' : `is unreachable (${err.networkCode})`}`
+      : err.message;
+    return new ClusterError(message, {
+      hint: 'is the cluster running? check --server, --context and the kubeconfig (npm run cluster:up starts the local one)',
+      cause: err,
+    });
+  }
+  const req = err.request;
+  if (err.code === 401) {
+    return new ClusterError(`the API server${server} refused our credentials (401 Unauthorized)${ctx.user ? ` for user "${ctx.user}"` : ''}`, {
+      hint: 'the token or client certificate is invalid or expired; check the kubeconfig user, or --token',
+      cause: err,
+    });
+  }
+  if (err.code === 403) {
+    const who = ctx.user ? `user "${ctx.user}"` : 'the current user';
+    if (req) {
+      const can = req.path
+        ? `kubectl auth can-i ${req.verb} ${req.path}`
+        : `kubectl auth can-i ${req.verb} ${req.resource}${req.name ? `/${req.name}` : ''}${req.namespace ? ` -n ${req.namespace}` : req.resource && !req.path ? ' --all-namespaces' : ''}`;
+      return new ClusterError(`forbidden: ${who} may not ${describeRequest(req)} (403)`, {
+        hint: `confirm with: ${can}`,
+        cause: err,
+      });
+    }
+    return new ClusterError(`forbidden (403): ${err.message}`, { cause: err });
+  }
+  if (err.code === 404 && req) {
+    return new CheckFailedError(`${req.resource}${req.name ? ` "${req.name}"` : ''} not found${req.namespace ? ` in namespace ${req.namespace}` : ''}`, { cause: err });
+  }
+  return new ClusterError(`${err.operation ? `${err.operation}: ` : ''}${err.message}`, { cause: err });
+}

@@ -1,0 +1,191 @@
+/**
+ * HTTP to the API server. @kubernetes/client-node supplies the TLS material and credentials
+ * (client certificates, bearer tokens, exec and auth-provider plugins) through applyToHTTPSOptions;
+ * the requests themselves go through node:https so that watch streams are read line by line with
+ * back-pressure and no buffering.
+ */
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Agent } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, type RequestDescription } from './api-error.js';
+import type { Status } from './types.js';
+
+export interface RequestInit {
+  method?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  signal?: AbortSignal | undefined;
+  /** Overrides the connection's request timeout (0 = none). */
+  timeoutMs?: number;
+  /** Describes the request for error messages (verb, resource, namespace). */
+  describe?: RequestDescription;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+interface Prepared {
+  agent: Agent | undefined;
+  headers: Record<string, string>;
+  auth: string | undefined;
+}
+
+export class KubeClient {
+  private prepared: Promise<Prepared> | undefined;
+  readonly server: URL;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    readonly requestTimeoutMs = 0,
+    readonly userName = '',
+  ) {
+    const cluster = kubeConfig.getCurrentCluster();
+    this.server = new URL(cluster?.server ?? 'https://localhost');
+  }
+
+  private prepare(): Promise<Prepared> {
+    this.prepared ??= (async () => {
+      const opts: RequestOptions & { agent?: Agent; auth?: string } = {};
+      await this.kubeConfig.applyToHTTPSOptions(opts as never);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+      return { agent: this.server.protocol === 'https:' ? opts.agent : undefined, headers, auth: opts.auth };
+    })();
+    return this.prepared;
+  }
+
+  /** Credentials from exec plugins can expire; the next request asks for them again. */
+  invalidateCredentials(): void {
+    this.prepared = undefined;
+  }
+
+  url(path: string, query?: RequestInit['query']): URL {
+    const base = this.server.pathname.replace(/\/$/, '');
+    const url = new URL(this.server.origin + base + path);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    }
+    return url;
+  }
+
+  /** Sends a request and returns the open response; the caller reads or destroys the body. */
+  async open(path: string, init: RequestInit = {}): Promise<IncomingMessage> {
+    const prepared = await this.prepare();
+    const url = this.url(path, init.query);
+    const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    const headers: Record<string, string> = {
+      ...prepared.headers,
+      accept: init.accept ?? 'application/json',
+      'user-agent': 'kubectl-informer-trace',
+    };
+    if (body !== undefined) {
+      headers['content-type'] = init.contentType ?? 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    const timeoutMs = init.timeoutMs ?? this.requestTimeoutMs;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      if (init.signal?.aborted) return reject(abortError(init.signal));
+      const req = send(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers,
+          ...(prepared.agent ? { agent: prepared.agent } : {}),
+          ...(prepared.auth ? { auth: prepared.auth } : {}),
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
+        (res) => {
+          if (timer) clearTimeout(timer);
+          resolve(res);
+        },
+      );
+      let timer: NodeJS.Timeout | undefined;
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs}ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+      }
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (timer) clearTimeout(timer);
+        if (init.signal?.aborted) return reject(abortError(init.signal));
+        reject(this.networkError(err, init.describe));
+      });
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+  }
+
+  /** Sends a request, reads the whole answer, and turns a non-2xx status into an ApiError. */
+  async raw(path: string, init: RequestInit = {}): Promise<RawResponse> {
+    const res = await this.open(path, init);
+    const text = await readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
+      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
+    });
+    const status = res.statusCode ?? 0;
+    if (status === 401) this.invalidateCredentials();
+    if (status < 200 || status >= 300) throw errorFromResponse(status, text, init.describe);
+    return { status, headers: res.headers, body: text };
+  }
+
+  async json<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const res = await this.raw(path, init);
+    try {
+      return JSON.parse(res.body) as T;
+    } catch (err) {
+      throw new ApiError(`the API server sent a response that is not JSON for ${path}`, { code: res.status, cause: err, ...(init.describe ? { request: init.describe } : {}) });
+    }
+  }
+
+  private networkError(err: NodeJS.ErrnoException, describe?: RequestDescription): ApiError {
+    const code = err.code ?? 'ERROR';
+    return new ApiError(`cannot reach the API server at ${this.server.origin}: ${err.message}`, {
+      code: 0,
+      networkCode: code,
+      cause: err,
+      ...(describe ? { request: describe } : {}),
+    });
+  }
+}
+
+export function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('aborted', 'AbortError');
+}
+
+export function isAbortError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || (err as NodeJS.ErrnoException).code === 'ABORT_ERR');
+}
+
+function readBody(res: IncomingMessage, signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(signal?.aborted ? abortError(signal) : new Error('response aborted')));
+  });
+}
+
+/** A non-2xx answer: a metav1.Status when the server sent one, else the first line of the body. */
+export function errorFromResponse(status: number, text: string, describe?: RequestDescription): ApiError {
+  let parsed: Status | undefined;
+  try {
+    const obj = JSON.parse(text) as Status;
+    if (obj && obj.kind === 'Status') parsed = obj;
+  } catch {
+    /* not JSON */
+  }
+  if (parsed) return ApiError.fromStatus({ ...parsed, code: parsed.code ?? status }, describe, status);
+  const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' } as Record<number, string>)[status];
+  const firstLine = text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  return new ApiError(`${status}${reason ? ` ${reason}` : ''}${firstLine ? `: ${firstLine}` : ''}`, {
+    code: status,
+    ...(reason ? { reason } : {}),
+    ...(describe ? { request: describe } : {}),
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * Connection settings as kubectl takes them: --kubeconfig or KUBECONFIG (several files, merged the
+ * way kubectl merges them: the first file to set a name or the current context wins), --context,
+ * --cluster, --user, --server, --token, --certificate-authority, --insecure-skip-tls-verify,
+ * --request-timeout and -n. In a pod with no kubeconfig, the in-cluster service account.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
+import { UsageError } from '../errors.js';
+import { parseDuration } from '../util/duration.js';
+
+export interface ConnectionFlags {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  cluster?: string | undefined;
+  user?: string | undefined;
+  server?: string | undefined;
+  token?: string | undefined;
+  certificateAuthority?: string | undefined;
+  insecureSkipTlsVerify?: boolean | undefined;
+  /** kubectl's form: "0" (none), "30s", "1m", or a bare number of seconds. */
+  requestTimeout?: string | undefined;
+  namespace?: string | undefined;
+}
+
+export interface Connection {
+  kubeConfig: KubeConfig;
+  contextName: string;
+  server: string;
+  /** The namespace from -n, else the context's, else "default". */
+  namespace: string;
+  /** True when -n was given. */
+  namespaceExplicit: boolean;
+  userName: string;
+  /** 0 means no timeout. */
+  requestTimeoutMs: number;
+  /** Where the settings came from, for messages. */
+  source: string;
+}
+
+/** The kubeconfig files kubectl would read, in order: --kubeconfig, else $KUBECONFIG, else ~/.kube/config. */
+export function kubeconfigFiles(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (flags.kubeconfig) return [flags.kubeconfig];
+  if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter((f) => f.length > 0);
+  return [join(homedir(), '.kube', 'config')];
+}
+
+/** True when some kubeconfig (or in-cluster service account) is there to use. */
+export function hasConfiguredCluster(flags: ConnectionFlags = {}, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (flags.server) return true;
+  if (kubeconfigFiles(flags, env).some((f) => existsSync(f))) return true;
+  return Boolean(env.KUBERNETES_SERVICE_HOST);
+}
+
+function loadFile(file: string): KubeConfig {
+  const kc = new KubeConfig();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read kubeconfig ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    kc.loadFromString(text, { onInvalidEntry: 'filter' });
+  } catch (err) {
+    throw new UsageError(`kubeconfig ${file} is not valid: ${(err as Error).message.split('\n')[0]}`, {
+      hint: 'check it with: kubectl config view --kubeconfig ' + file,
+      cause: err,
+    });
+  }
+  kc.makePathsAbsolute(join(file, '..'));
+  return kc;
+}
+
+/** Merges kubeconfig files as kubectl does: first definition of a name wins, first current-context wins. */
+function mergeFiles(files: string[]): { kc: KubeConfig; used: string[] } {
+  const clusters: Cluster[] = [];
+  const users: User[] = [];
+  const contexts: Context[] = [];
+  let currentContext = '';
+  const used: string[] = [];
+  for (const file of files) {
+    const one = loadFile(file);
+    used.push(file);
+    for (const c of one.clusters ?? []) if (!clusters.some((x) => x.name === c.name)) clusters.push(c);
+    for (const u of one.users ?? []) if (!users.some((x) => x.name === u.name)) users.push(u);
+    for (const c of one.contexts ?? []) if (!contexts.some((x) => x.name === c.name)) contexts.push(c);
+    if (!currentContext && one.currentContext) currentContext = one.currentContext;
+  }
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters, users, contexts, currentContext });
+  return { kc, used };
+}
+
+export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
+  const requestTimeoutMs = parseRequestTimeout(flags.requestTimeout);
+  const files = kubeconfigFiles(flags, env);
+  let kc: KubeConfig;
+  let source: string;
+  if (flags.kubeconfig && !existsSync(flags.kubeconfig)) {
+    throw new UsageError(`kubeconfig ${flags.kubeconfig} does not exist`, { hint: 'pass an existing file to --kubeconfig' });
+  }
+  const existing = files.filter((f) => existsSync(f));
+  if (existing.length > 0) {
+    const merged = mergeFiles(existing);
+    kc = merged.kc;
+    source = merged.used.join(delimiter);
+  } else if (env.KUBERNETES_SERVICE_HOST && !flags.server) {
+    kc = new KubeConfig();
+    kc.loadFromCluster();
+    source = 'in-cluster service account';
+  } else if (flags.server) {
+    kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [], users: [], contexts: [], currentContext: '' });
+    source = '--server';
+  } else {
+    throw new UsageError(`no kubeconfig found (looked for ${files.join(', ')})`, {
+      hint: 'pass --kubeconfig, set KUBECONFIG, or start the local cluster with: npm run cluster:up',
+    });
+  }
+
+  const contextName = flags.context ?? kc.getCurrentContext() ?? '';
+  let context: Context | null = contextName ? kc.getContextObject(contextName) : null;
+  if (flags.context && !context) {
+    const names = kc.getContexts().map((c) => c.name);
+    throw new UsageError(`context "${flags.context}" not found in ${source}`, {
+      hint: names.length ? `known contexts: ${names.join(', ')}` : 'the kubeconfig defines no contexts',
+    });
+  }
+  if (!context && !flags.server && !(flags.cluster && flags.user)) {
+    throw new UsageError(`no current context in ${source}`, { hint: 'pass --context, or set one with: kubectl config use-context NAME' });
+  }
+
+  const clusterName = flags.cluster ?? context?.cluster ?? 'cli-cluster';
+  const userName = flags.user ?? context?.user ?? 'cli-user';
+  let cluster = kc.getCluster(clusterName);
+  if (flags.cluster && !cluster) {
+    throw new UsageError(`cluster "${flags.cluster}" not found in ${source}`, { hint: `known clusters: ${kc.getClusters().map((c) => c.name).join(', ') || 'none'}` });
+  }
+  let user = kc.getUser(userName);
+  if (flags.user && !user) {
+    throw new UsageError(`user "${flags.user}" not found in ${source}`, { hint: `known users: ${kc.getUsers().map((u) => u.name).join(', ') || 'none'}` });
+  }
+  if (!cluster && !flags.server) {
+    throw new UsageError(`context "${contextName}" refers to cluster "${clusterName}", which ${source} does not define`);
+  }
+  if (flags.certificateAuthority && !existsSync(flags.certificateAuthority)) {
+    throw new UsageError(`certificate authority file ${flags.certificateAuthority} does not exist`);
+  }
+  const server = flags.server ?? cluster?.server ?? '';
+  validateServer(server);
+  cluster = {
+    ...(cluster ?? {}),
+    name: clusterName,
+    server,
+    skipTLSVerify: flags.insecureSkipTlsVerify ?? cluster?.skipTLSVerify ?? false,
+    ...(flags.certificateAuthority ? { caFile: flags.certificateAuthority, caData: undefined } : {}),
+  } as Cluster;
+  if (flags.insecureSkipTlsVerify) cluster = { ...cluster, caFile: undefined, caData: undefined } as Cluster;
+  user = { ...(user ?? {}), name: userName, ...(flags.token ? { token: flags.token, certData: undefined, certFile: undefined, keyData: undefined, keyFile: undefined, exec: undefined, authProvider: undefined } : {}) } as User;
+  context = { name: contextName || 'cli', cluster: clusterName, user: userName, ...(context?.namespace ? { namespace: context.namespace } : {}) };
+
+  const resolved = new KubeConfig();
+  resolved.loadFromOptions({ clusters: [cluster], users: [user], contexts: [context], currentContext: context.name });
+  return {
+    kubeConfig: resolved,
+    contextName: context.name,
+    server,
+    namespace: flags.namespace ?? context.namespace ?? 'default',
+    namespaceExplicit: flags.namespace !== undefined,
+    userName,
+    requestTimeoutMs,
+    source,
+  };
+}
+
+function validateServer(server: string): void {
+  if (!server) throw new UsageError('no API server address: the cluster entry has no server and --server was not given');
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new UsageError(`API server address "${server}" is not a URL`, { hint: 'expected something like https://127.0.0.1:6443' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`API server address "${server}" must use https:// or http://`);
+  }
+}
+
+export function parseRequestTimeout(value: string | undefined): number {
+  if (value === undefined || value === '' || value === '0') return 0;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new UsageError(`invalid --request-timeout "${value}"`, { hint: 'use a duration such as 30s, 1m or 0 for none' });
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Resolves kubectl-style resource names ("deploy", "deployments.apps", "deployment.v1.apps",
+ * "leases.coordination.k8s.io", a CRD's plural, singular, short name or kind) through the API
+ * server's discovery documents. Aggregated discovery (one request for all groups) is used when the
+ * server offers it, the per-group documents otherwise.
+ */
+import { UsageError } from '../errors.js';
+import { closest } from '../util/suggest.js';
+import type { KubeClient } from './client.js';
+import type { ResourceInfo } from './types.js';
+
+const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+
+interface AggregatedList {
+  kind?: string;
+  items?: {
+    metadata?: { name?: string };
+    versions?: {
+      version: string;
+      resources?: {
+        resource: string;
+        responseKind?: { group?: string; version?: string; kind?: string };
+        scope?: string;
+        singularResource?: string;
+        shortNames?: string[];
+        verbs?: string[];
+        categories?: string[];
+      }[];
+    }[];
+  }[];
+}
+
+interface LegacyResourceList {
+  groupVersion: string;
+  resources: { name: string; singularName?: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[]; categories?: string[] }[];
+}
+
+interface LegacyGroupList {
+  groups: { name: string; preferredVersion?: { version: string }; versions: { version: string }[] }[];
+}
+
+export class Discovery {
+  private all: Promise<ResourceInfo[]> | undefined;
+
+  constructor(private readonly client: KubeClient) {}
+
+  /** Every resource the server serves, preferred versions first within a group; core group first. */
+  resources(): Promise<ResourceInfo[]> {
+    this.all ??= this.load().catch((err: unknown) => {
+      this.all = undefined;
+      throw err;
+    });
+    return this.all;
+  }
+
+  /** Forget what was discovered (after a CRD is created, for example). */
+  invalidate(): void {
+    this.all = undefined;
+  }
+
+  private async load(): Promise<ResourceInfo[]> {
+    const [core, groups] = await Promise.all([
+      this.client.raw('/api', { accept: aggregatedAccept, describe: { verb: 'get', resource: '', path: '/api' } }),
+      this.client.raw('/apis', { accept: aggregatedAccept, describe: { verb: 'get', resource: '', path: '/apis' } }),
+    ]);
+    const coreDoc = JSON.parse(core.body) as AggregatedList;
+    const groupsDoc = JSON.parse(groups.body) as AggregatedList;
+    if (coreDoc.kind === 'APIGroupDiscoveryList' && groupsDoc.kind === 'APIGroupDiscoveryList') {
+      return [...fromAggregated(coreDoc, ''), ...fromAggregated(groupsDoc, undefined)];
+    }
+    return this.loadLegacy(groupsDoc as unknown as LegacyGroupList);
+  }
+
+  private async loadLegacy(groupList: LegacyGroupList): Promise<ResourceInfo[]> {
+    const out: ResourceInfo[] = [];
+    const coreList = await this.client.json<LegacyResourceList>('/api/v1');
+    out.push(...fromLegacy(coreList, '', 'v1'));
+    const docs = await Promise.all(
+      groupList.groups.flatMap((g) => {
+        const preferred = g.preferredVersion?.version ?? g.versions[0]?.version;
+        const ordered = [preferred, ...g.versions.map((v) => v.version).filter((v) => v !== preferred)];
+        return ordered.map(async (v) => ({ g: g.name, v: v!, doc: await this.client.json<LegacyResourceList>(`/apis/${g.name}/${v}`).catch(() => undefined) }));
+      }),
+    );
+    for (const d of docs) if (d.doc) out.push(...fromLegacy(d.doc, d.g, d.v));
+    return out;
+  }
+
+  /**
+   * Resolves a name as kubectl does. Throws a UsageError naming close matches when nothing fits.
+   */
+  async resolve(name: string): Promise<ResourceInfo> {
+    const all = await this.resources();
+    const found = matchResource(all, name);
+    if (found) return found;
+    const candidates = all.flatMap((r) => [r.resource, r.singularName, ...r.shortNames, r.kind.toLowerCase()]).filter(Boolean);
+    const near = closest(name.toLowerCase().split('.')[0] ?? name, [...new Set(candidates)], 3);
+    throw new UsageError(`the server does not have a resource type "${name}"`, {
+      hint: near.length ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}? (kubectl api-resources lists them all)` : 'kubectl api-resources lists the resource types the server has',
+    });
+  }
+
+  /** Finds the resource serving a kind in a group (e.g. from an ownerReference's apiVersion and kind). */
+  async forKind(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
+    const all = await this.resources();
+    const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
+    return all.find((r) => r.group === group && r.version === version && r.kind === kind) ?? all.find((r) => r.group === group && r.kind === kind);
+  }
+}
+
+function fromAggregated(doc: AggregatedList, forcedGroup: string | undefined): ResourceInfo[] {
+  const out: ResourceInfo[] = [];
+  for (const g of doc.items ?? []) {
+    const group = forcedGroup ?? g.metadata?.name ?? '';
+    for (const v of g.versions ?? []) {
+      for (const r of v.resources ?? []) {
+        if (r.resource.includes('/')) continue;
+        out.push({
+          group,
+          version: v.version,
+          resource: r.resource,
+          kind: r.responseKind?.kind ?? '',
+          namespaced: r.scope === 'Namespaced',
+          shortNames: r.shortNames ?? [],
+          singularName: r.singularResource ?? '',
+          verbs: r.verbs ?? [],
+          ...(r.categories ? { categories: r.categories } : {}),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function fromLegacy(doc: LegacyResourceList, group: string, version: string): ResourceInfo[] {
+  return doc.resources
+    .filter((r) => !r.name.includes('/'))
+    .map((r) => ({
+      group,
+      version,
+      resource: r.name,
+      kind: r.kind,
+      namespaced: r.namespaced,
+      shortNames: r.shortNames ?? [],
+      singularName: r.singularName || r.kind.toLowerCase(),
+      verbs: r.verbs,
+      ...(r.categories ? { categories: r.categories } : {}),
+    }));
+}
+
+/**
+ * kubectl's matching: "name", "name.group" or "name.version.group", where name is the plural, the
+ * singular, a short name or the kind (any case). The first match in discovery order wins, which puts
+ * the core group and preferred versions first.
+ */
+export function matchResource(all: ResourceInfo[], input: string): ResourceInfo | undefined {
+  const lower = input.toLowerCase();
+  const nameMatches = (r: ResourceInfo, n: string): boolean =>
+    r.resource === n || r.singularName === n || r.shortNames.includes(n) || r.kind.toLowerCase() === n;
+  // Whole name first (a resource with no group suffix).
+  const plain = all.find((r) => nameMatches(r, lower));
+  if (plain && !lower.includes('.')) return plain;
+  const dot = lower.indexOf('.');
+  if (dot > 0) {
+    const n = lower.slice(0, dot);
+    const rest = lower.slice(dot + 1);
+    const withGroup = all.find((r) => nameMatches(r, n) && r.group === rest);
+    if (withGroup) return withGroup;
+    const vdot = rest.indexOf('.');
+    if (vdot > 0) {
+      const version = rest.slice(0, vdot);
+      const group = rest.slice(vdot + 1);
+      const exact = all.find((r) => nameMatches(r, n) && r.group === group && r.version === version);
+      if (exact) return exact;
+    }
+    if (rest === 'core' || rest === 'v1') {
+      const core = all.find((r) => nameMatches(r, n) && r.group === '');
+      if (core) return core;
+    }
+  }
+  return plain;
+}

@@ -1,0 +1,37 @@
+/**
+ * src/kube: the only folder that talks to the API server or imports @kubernetes/client-node.
+ *
+ * - Connection: kubectl's flags and kubeconfig merging, in-cluster config.
+ * - KubeClient: requests with the kubeconfig's credentials; errors are ApiError with code, reason,
+ *   the refused request (verb, resource, namespace) and network codes.
+ * - Discovery: kubectl-style resource names to GVRs, CRDs included.
+ * - ResourceListerWatcher: list (paginated by the caller) and watch (line-delimited stream with
+ *   back-pressure) for any resource, metadata-only on request.
+ * - ApiLeaseClient: Leases with optimistic concurrency.
+ * - toCliError: ApiError to the message a user reads (403 names verb, resource and namespace).
+ */
+export * from './types.js';
+export * from './api-error.js';
+export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTimeout, type Connection, type ConnectionFlags } from './config.js';
+export { KubeClient, isAbortError, type RequestInit, type RawResponse } from './client.js';
+export { Discovery, matchResource } from './discovery.js';
+export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
+export { ApiLeaseClient } from './lease-client.js';
+export { toCliError, type ErrorContext } from './cli-errors.js';
+
+import { loadConnection, type Connection, type ConnectionFlags } from './config.js';
+import { KubeClient } from './client.js';
+import { Discovery } from './discovery.js';
+
+export interface Kube {
+  connection: Connection;
+  client: KubeClient;
+  discovery: Discovery;
+}
+
+/** Everything a command needs to talk to the cluster, from the connection flags. */
+export function connect(flags: ConnectionFlags): Kube {
+  const connection = loadConnection(flags);
+  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName);
+  return { connection, client, discovery: new Discovery(client) };
+}

@@ -1,0 +1,44 @@
+import { isNotFound } from './api-error.js';
+import type { KubeClient } from './client.js';
+import type { Lease, LeaseClient } from './types.js';
+
+const base = '/apis/coordination.k8s.io/v1';
+const resource = 'leases.coordination.k8s.io';
+
+/** coordination.k8s.io/v1 Leases over the API: get, create, and update with optimistic concurrency. */
+export class ApiLeaseClient implements LeaseClient {
+  constructor(private readonly client: KubeClient) {}
+
+  async get(namespace: string, name: string, signal?: AbortSignal): Promise<Lease | undefined> {
+    try {
+      return await this.client.json<Lease>(`${base}/namespaces/${namespace}/leases/${name}`, {
+        signal,
+        describe: { verb: 'get', resource, namespace, name },
+      });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  create(lease: Lease, signal?: AbortSignal): Promise<Lease> {
+    const namespace = lease.metadata.namespace ?? 'default';
+    return this.client.json<Lease>(`${base}/namespaces/${namespace}/leases`, {
+      method: 'POST',
+      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+      signal,
+      describe: { verb: 'create', resource, namespace },
+    });
+  }
+
+  update(lease: Lease, signal?: AbortSignal): Promise<Lease> {
+    const namespace = lease.metadata.namespace ?? 'default';
+    const name = lease.metadata.name ?? '';
+    return this.client.json<Lease>(`${base}/namespaces/${namespace}/leases/${name}`, {
+      method: 'PUT',
+      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+      signal,
+      describe: { verb: 'update', resource, namespace, name },
+    });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * ListerWatcher for any resource the discovery layer resolved: core or grouped, namespaced or
+ * cluster-scoped, CRDs included, with label and field selectors. In metadata-only mode the server
+ * sends PartialObjectMetadata, so only metadata crosses the wire.
+ */
+import { ApiError } from './api-error.js';
+import type { KubeClient } from './client.js';
+import { WatchStream } from './watch-stream.js';
+import { apiVersionOf, groupResource, type KubeObject, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
+import { errorFromResponse } from './client.js';
+
+export interface ListerWatcherOptions extends Selectors {
+  /** Namespace to list in; undefined or "" means all namespaces (or a cluster-scoped resource). */
+  namespace?: string | undefined;
+  /** Ask for PartialObjectMetadata instead of whole objects. */
+  metadataOnly?: boolean;
+}
+
+const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const metadataAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+export function resourcePath(r: ResourceInfo, namespace?: string, name?: string): string {
+  const prefix = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  const ns = r.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${prefix}${ns}/${r.resource}${name ? `/${encodeURIComponent(name)}` : ''}`;
+}
+
+export class ResourceListerWatcher implements ListerWatcher {
+  readonly description: string;
+  private readonly path: string;
+  private readonly namespace: string | undefined;
+
+  constructor(
+    private readonly client: KubeClient,
+    readonly resource: ResourceInfo,
+    private readonly options: ListerWatcherOptions = {},
+  ) {
+    this.namespace = resource.namespaced && options.namespace ? options.namespace : undefined;
+    this.path = resourcePath(resource, this.namespace);
+    const where = resource.namespaced ? (this.namespace ? ` in ${this.namespace}` : ' in all namespaces') : '';
+    const sel = [options.labelSelector && `-l ${options.labelSelector}`, options.fieldSelector && `--field-selector ${options.fieldSelector}`].filter(Boolean).join(' ');
+    this.description = `${groupResource(resource)}${where}${sel ? ` (${sel})` : ''}`;
+  }
+
+  async list(opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
+    const list = await this.client.json<{ kind?: string; apiVersion?: string; metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items?: KubeObject[] }>(this.path, {
+      query: {
+        resourceVersion: opts.resourceVersion,
+        resourceVersionMatch: opts.resourceVersionMatch,
+        limit: opts.limit,
+        continue: opts.continue,
+        labelSelector: opts.labelSelector ?? this.options.labelSelector,
+        fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
+      },
+      ...(this.options.metadataOnly ? { accept: metadataListAccept } : {}),
+      signal,
+      describe: { verb: 'list', resource: groupResource(this.resource), namespace: this.namespace },
+    });
+    const items = list.items ?? [];
+    // Items of a List carry no kind or apiVersion; give them the ones client-go's decoder would.
+    const kind = this.options.metadataOnly ? 'PartialObjectMetadata' : this.resource.kind;
+    const apiVersion = this.options.metadataOnly ? 'meta.k8s.io/v1' : apiVersionOf(this.resource);
+    for (const item of items) {
+      item.kind ??= kind;
+      item.apiVersion ??= apiVersion;
+    }
+    return {
+      items,
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+      ...(list.metadata?.continue ? { continue: list.metadata.continue } : {}),
+      ...(list.metadata?.remainingItemCount !== undefined ? { remainingItemCount: list.metadata.remainingItemCount } : {}),
+    };
+  }
+
+  async watch(opts: WatchOptions, signal?: AbortSignal): Promise<Watch> {
+    const describe = { verb: 'watch', resource: groupResource(this.resource), namespace: this.namespace };
+    const res = await this.client.open(this.path, {
+      query: {
+        watch: 'true',
+        resourceVersion: opts.resourceVersion,
+        resourceVersionMatch: opts.resourceVersionMatch,
+        timeoutSeconds: opts.timeoutSeconds,
+        allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+        sendInitialEvents: opts.sendInitialEvents === undefined ? undefined : String(opts.sendInitialEvents),
+        labelSelector: opts.labelSelector ?? this.options.labelSelector,
+        fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
+      },
+      ...(this.options.metadataOnly ? { accept: metadataAccept } : {}),
+      signal,
+      // A watch is long by design; only its opening is bounded by --request-timeout.
+      timeoutMs: 0,
+      describe,
+    });
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      throw errorFromResponse(status, Buffer.concat(chunks).toString('utf8'), describe);
+    }
+    if (!res.headers['content-type']?.includes('json')) {
+      res.destroy();
+      throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON`, { code: status, request: describe });
+    }
+    return new WatchStream(res, this.description);
+  }
+}

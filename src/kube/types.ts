@@ -1,0 +1,168 @@
+/**
+ * The plain shapes and interfaces the rest of the tool sees of the Kubernetes API. Nothing here
+ * imports @kubernetes/client-node: src/kube/ implements these interfaces over it, and src/testing/
+ * has fakes of them.
+ */
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  subresource?: string;
+  fieldsV1?: unknown;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** Any API object. Fields beyond metadata are read through field paths or kind-specific views. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** metav1.Status, as sent in ERROR watch events and error responses. */
+export interface Status {
+  apiVersion?: string;
+  kind: 'Status';
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+  metadata?: { resourceVersion?: string };
+}
+
+export interface Selectors {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ListOptions extends Selectors {
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  /** The list's resourceVersion (metadata.resourceVersion of the List). */
+  resourceVersion: string;
+  /** Continue token, empty or absent on the last page. */
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchOptions extends Selectors {
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** The object; a Status for ERROR events. */
+  object: KubeObject;
+}
+
+/**
+ * One open watch. Iterating yields events until the server closes the stream (the iteration ends
+ * normally) or the connection fails (the iterator throws). stop() ends the iteration from our side.
+ */
+export interface Watch extends AsyncIterable<WatchEvent> {
+  stop(): void;
+}
+
+/** List and watch one resource (one GVR in one namespace or all, with selectors). */
+export interface ListerWatcher {
+  list(options: ListOptions, signal?: AbortSignal): Promise<ListResult>;
+  watch(options: WatchOptions, signal?: AbortSignal): Promise<Watch>;
+  /** Human name for logs and stats, e.g. "deployments.apps in demo". */
+  readonly description: string;
+}
+
+/** A resolved resource: what discovery said of a kubectl-style name. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. "deployments". */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  singularName: string;
+  verbs: string[];
+  categories?: string[];
+}
+
+/** "deployments.apps", "pods" (core), as kubectl prints a group resource. */
+export function groupResource(r: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  return r.group ? `${r.resource}.${r.group}` : r.resource;
+}
+
+export function apiVersionOf(r: Pick<ResourceInfo, 'group' | 'version'>): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+/** coordination.k8s.io/v1 Lease, the fields leader election uses. */
+export interface LeaseSpec {
+  holderIdentity?: string | null;
+  leaseDurationSeconds?: number | null;
+  acquireTime?: string | null;
+  renewTime?: string | null;
+  leaseTransitions?: number | null;
+  strategy?: string | null;
+  preferredHolder?: string | null;
+}
+
+export interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+/** Reads and writes Leases with optimistic concurrency (resourceVersion). */
+export interface LeaseClient {
+  /** Resolves undefined when the Lease does not exist. */
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Lease | undefined>;
+  /** Rejects with an ApiError of code 409 (AlreadyExists) when it exists. */
+  create(lease: Lease, signal?: AbortSignal): Promise<Lease>;
+  /** Rejects with an ApiError of code 409 (Conflict) when resourceVersion is stale. */
+  update(lease: Lease, signal?: AbortSignal): Promise<Lease>;
+}

@@ -1,0 +1,23 @@
+/** json / yaml rendering for every command's -o. */
+import { stringify } from 'yaml';
+
+export type StructuredFormat = 'json' | 'yaml';
+
+export function renderStructured(value: unknown, format: StructuredFormat): string {
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  return stringify(value, { lineWidth: 0 });
+}
+
+/** Age as kubectl prints it: 5s, 3m, 2h, 4d. */
+export function age(fromIso: string | undefined, now: number): string {
+  if (!fromIso) return '<unknown>';
+  const ms = now - Date.parse(fromIso);
+  if (!Number.isFinite(ms)) return '<unknown>';
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}

@@ -1,0 +1,77 @@
+/**
+ * The FIFO under a work queue. Mirrors the `Queue[T]` interface and `DefaultQueue` in client-go
+ * util/workqueue/queue.go.
+ *
+ * Deliberate differences:
+ * - Named QueueStorage (client-go's `Queue`) so it is not confused with the work queue itself.
+ * - The default is a growable ring buffer: pop is O(1) without shift(), and popped slots are
+ *   cleared so items can be collected (client-go re-slices and nils the head slot).
+ */
+export interface QueueStorage<T> {
+  /**
+   * Called when an item that is already waiting is added again (never while it is being
+   * processed). A priority storage may reorder on it; the default ignores it.
+   */
+  touch(item: T): void;
+  /** Appends an item. The work queue guarantees it is not already stored. */
+  push(item: T): void;
+  len(): number;
+  /** Removes and returns the oldest item. Only called when len() > 0. */
+  pop(): T;
+}
+
+const MIN_CAPACITY = 16;
+/** Above this capacity an empty ring shrinks back, so one burst does not pin memory forever. */
+const SHRINK_ABOVE = 1024;
+
+export class RingQueueStorage<T> implements QueueStorage<T> {
+  private buf: (T | undefined)[];
+  private head = 0;
+  private size = 0;
+
+  constructor(initialCapacity = MIN_CAPACITY) {
+    let cap = MIN_CAPACITY;
+    while (cap < initialCapacity) cap *= 2;
+    this.buf = new Array<T | undefined>(cap);
+  }
+
+  touch(_item: T): void {
+    // FIFO order does not change on a repeated add.
+  }
+
+  push(item: T): void {
+    if (this.size === this.buf.length) this.grow();
+    this.buf[(this.head + this.size) & (this.buf.length - 1)] = item;
+    this.size++;
+  }
+
+  len(): number {
+    return this.size;
+  }
+
+  pop(): T {
+    if (this.size === 0) throw new Error('RingQueueStorage.pop on an empty queue');
+    const item = this.buf[this.head] as T;
+    this.buf[this.head] = undefined;
+    this.head = (this.head + 1) & (this.buf.length - 1);
+    this.size--;
+    if (this.size === 0) {
+      this.head = 0;
+      if (this.buf.length > SHRINK_ABOVE) this.buf = new Array<T | undefined>(MIN_CAPACITY);
+    }
+    return item;
+  }
+
+  private grow(): void {
+    const old = this.buf;
+    const next = new Array<T | undefined>(old.length * 2);
+    for (let i = 0; i < this.size; i++) next[i] = old[(this.head + i) & (old.length - 1)];
+    this.buf = next;
+    this.head = 0;
+  }
+}
+
+/** client-go's DefaultQueue: plain FIFO, touch ignored. */
+export function defaultQueueStorage<T>(): QueueStorage<T> {
+  return new RingQueueStorage<T>();
+}

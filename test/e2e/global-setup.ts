@@ -1,0 +1,22 @@
+/**
+ * Starts the local control plane once for every e2e file (or reuses one that runs already), and
+ * stops it at the end only if this run started it.
+ */
+import { LocalCluster } from '../../src/cluster/launcher.js';
+
+let startedHere: LocalCluster | undefined;
+
+export async function setup(): Promise<void> {
+  const running = LocalCluster.attach();
+  if (running && (await running.healthy())) {
+    process.env.KUBECONFIG = running.kubeconfigPath;
+    return;
+  }
+  const cluster = await LocalCluster.up();
+  startedHere = cluster;
+  process.env.KUBECONFIG = cluster.kubeconfigPath;
+}
+
+export async function teardown(): Promise<void> {
+  if (startedHere && !process.env.KEEP_CLUSTER) await startedHere.down();
+}

@@ -1,0 +1,67 @@
+/**
+ * Shared pieces of the e2e tests: the running local cluster, an admin client, namespaces that are
+ * removed afterwards, polling, and running the plugins in-process.
+ */
+import { PassThrough } from 'node:stream';
+import { LocalCluster } from '../../src/cluster/launcher.js';
+import { runProgram, type ProgramFactory } from '../../src/cli/run.js';
+import type { CommandIO } from '../../src/cli/io.js';
+import { connect, type Kube } from '../../src/kube/index.js';
+
+export function cluster(): LocalCluster {
+  const c = LocalCluster.attach();
+  if (!c) throw new Error('no local cluster is running: the e2e global setup should have started one');
+  return c;
+}
+
+export function adminKube(): Kube {
+  return connect({ kubeconfig: cluster().kubeconfigPath });
+}
+
+let counter = 0;
+export function uniqueName(prefix: string): string {
+  counter++;
+  return `${prefix}-${Date.now().toString(36)}-${counter}`;
+}
+
+export async function createNamespace(kube: Kube, name: string): Promise<void> {
+  await kube.client.json('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+}
+
+export async function deleteNamespace(kube: Kube, name: string): Promise<void> {
+  await kube.client.json(`/api/v1/namespaces/${name}`, { method: 'DELETE' }).catch(() => undefined);
+}
+
+export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a plugin's program in-process, as bin/ would, with captured output. */
+export async function runCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true', ...options.env }, signal: options.signal ?? new AbortController().signal };
+  const code = await runProgram(factory, argv, io);
+  return { code, stdout: out, stderr: err };
+}
