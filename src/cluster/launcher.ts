@@ -310,6 +310,8 @@ export class LocalCluster {
         `--service-account-private-key-file=${join(pki, 'sa.key')}`,
         `--root-ca-file=${join(pki, 'ca.crt')}`,
         '--controllers=*',
+        // Each controller acts as its own service account (system:controller:*), as kubeadm sets it up.
+        '--use-service-account-credentials=true',
         '--v=1',
       ],
       log: join(this.dir, 'logs', `${name}.log`),

@@ -1,18 +1,295 @@
 /**
- * `kubectl lease-watch`: leader-election Leases, their holders, renewals and failovers.
+ * `kubectl lease-watch [LEASE]`: leader-election Leases, their holders, renewals and failovers;
+ * node heartbeat Leases summarised apart; leader_election_master_status beside a lease when a
+ * metrics source is given.
+ *
+ * Mode split: the ink TUI only on a terminal (stdout a TTY, not CI) without -o; otherwise
+ * -o table (a snapshot after the cache syncs; with --watch or --for, then one line per change),
+ * -o json (a snapshot; with --for, taken when it elapses) or -o ndjson (one object per holder
+ * change as it happens). Every mode ends by itself with --for; all end on SIGINT/SIGTERM.
  */
-import { Command } from 'commander';
-import { addConnectionFlags } from '../cli/connection-flags.js';
-import type { CommandIO } from '../cli/io.js';
-import type { ExitCode } from '../exit-codes.js';
+import { Command, Option } from 'commander';
+import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
+import { CheckFailedError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { SharedIndexInformer, type InformerEvent } from '../informer/index.js';
+import { ApiError, connect, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
+import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
+import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
+import { runLeaseWatchTui } from '../tui/lease-watch-tui.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
+import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
+import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { runUntilSynced } from './informer-session.js';
 
-export function createLeaseWatchProgram(_io: CommandIO, _setExitCode: (code: ExitCode) => void): Command {
+/** coordination.k8s.io/v1 has served Leases since Kubernetes 1.14, so no discovery round trip. */
+export const LEASES: ResourceInfo = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+  shortNames: [],
+  singularName: 'lease',
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+};
+
+type OutputFormat = 'tui' | 'table' | 'json' | 'ndjson';
+
+interface LeaseWatchOptions {
+  namespace?: string;
+  allNamespaces?: boolean;
+  selector?: string;
+  output?: OutputFormat;
+  watch?: boolean;
+  for?: string;
+  since?: string;
+  metrics: string[];
+  metricsInsecureSkipTlsVerify?: boolean;
+  metricsInterval: string;
+  syncTimeout: string;
+}
+
+interface Plan {
+  lease: { namespace: string | undefined; name: string } | undefined;
+  mode: OutputFormat;
+  forMs: number;
+  sinceMs: number | null;
+  syncTimeoutMs: number;
+  metricsIntervalMs: number;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const program = new Command('kubectl lease-watch')
     .description('Watch coordination.k8s.io Leases: leader ownership, renewals, transitions and failovers.')
     .version(version, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .option('-A, --all-namespaces', 'watch Leases in every namespace (the default without -n)');
+    .argument('[lease]', 'one Lease: NAMESPACE/NAME, or NAME in the -n namespace (default: every Lease)')
+    .option('-A, --all-namespaces', 'watch Leases in every namespace (the default without -n)')
+    .option('-l, --selector <selector>', 'label selector for the Leases, e.g. app=web')
+    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json, ndjson (one object per holder change)').choices(['tui', 'table', 'json', 'ndjson']))
+    .option('-w, --watch', 'with -o table: after the snapshot, print a line for each holder change')
+    .option('--for <duration>', 'end by itself after this long once the cache has synced (e.g. 30s, 2m)')
+    .option('--since <duration>', 'show only the holder history of the last DURATION (e.g. 10m)')
+    .option('--metrics <spec>', 'scrape leader_election_master_status from a component (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics', collect, [])
+    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificate of https:// metrics endpoints (components serve self-signed ones)')
+    .option('--metrics-interval <duration>', 'how often metrics are scraped', '2s')
+    .option('--sync-timeout <duration>', 'how long to wait for the cache to sync', '60s')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  kubectl lease-watch                                   # every Lease, TUI on a terminal',
+        '  kubectl lease-watch -n kube-system -o table -w        # snapshot, then one line per holder change',
+        '  kubectl lease-watch kube-system/kube-controller-manager -o ndjson --for 2m',
+        '  kubectl lease-watch -n kube-node-lease -o json        # node heartbeats, stale ones first',
+        '  kubectl lease-watch -n kube-system --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify',
+      ].join('\n'),
+    );
   addConnectionFlags(program);
+  program.action(async (leaseArg: string | undefined, opts: LeaseWatchOptions) => {
+    const plan = validate(leaseArg, opts, io);
+    const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    await watchLeases(kube, plan, opts, io, setExitCode);
+  });
   return program;
+}
+
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const LEASE_TYPE_NAMES = new Set(['lease', 'leases', 'lease.coordination.k8s.io', 'leases.coordination.k8s.io']);
+
+/** NAME, NAMESPACE/NAME, or kubectl's lease/NAME. */
+export function parseLeaseArg(arg: string): { namespace: string | undefined; name: string } {
+  const parts = arg.split('/');
+  let namespace: string | undefined;
+  let name: string;
+  if (parts.length === 1) name = parts[0]!;
+  else if (parts.length === 2 && LEASE_TYPE_NAMES.has(parts[0]!.toLowerCase())) name = parts[1]!;
+  else if (parts.length === 2) [namespace, name] = parts as [string, string];
+  else throw new UsageError(`"${arg}" is not a Lease`, { hint: 'write NAMESPACE/NAME (e.g. kube-system/kube-controller-manager), or NAME with -n NAMESPACE' });
+  if (namespace !== undefined && !DNS_LABEL.test(namespace)) throw new UsageError(`"${namespace}" in "${arg}" is not a namespace name`, { hint: 'write NAMESPACE/NAME, e.g. kube-system/kube-controller-manager' });
+  if (!DNS_SUBDOMAIN.test(name)) throw new UsageError(`"${name}" is not a Lease name`, { hint: 'Lease names are lower-case DNS names, e.g. kube-controller-manager' });
+  return { namespace, name };
+}
+
+/** Every flag checked before any request is sent. */
+function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: CommandIO): Plan {
+  if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+  const lease = leaseArg === undefined ? undefined : parseLeaseArg(leaseArg);
+  if (lease && opts.allNamespaces) throw new UsageError('a Lease name and --all-namespaces cannot be used together');
+  if (lease?.namespace && opts.namespace && lease.namespace !== opts.namespace) {
+    throw new UsageError(`the Lease ${lease.namespace}/${lease.name} is not in namespace ${opts.namespace} (-n)`, { hint: 'drop -n, or the namespace in the Lease argument' });
+  }
+  if (lease && opts.selector) throw new UsageError('a Lease name and --selector cannot be used together');
+  const duration = (flag: string, v: string | undefined): number => {
+    if (v === undefined) return 0;
+    try {
+      return parseDuration(v);
+    } catch (err) {
+      throw new UsageError(`${flag}: ${(err as Error).message}`);
+    }
+  };
+  const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
+  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  if (opts.watch && mode === 'json') throw new UsageError('--watch does not apply to -o json, which prints one snapshot', { hint: 'use -o ndjson to stream holder changes, or -o table --watch' });
+  const sinceMs = opts.since === undefined ? null : duration('--since', opts.since);
+  if (sinceMs !== null && sinceMs <= 0) throw new UsageError('--since must be a positive duration, e.g. 10m');
+  for (const spec of opts.metrics) parseMetricsSpec(spec);
+  const metricsIntervalMs = duration('--metrics-interval', opts.metricsInterval);
+  if (opts.metrics.length > 0 && metricsIntervalMs <= 0) throw new UsageError('--metrics-interval must be a positive duration, e.g. 2s');
+  return {
+    lease,
+    mode,
+    forMs: duration('--for', opts.for),
+    sinceMs,
+    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    metricsIntervalMs,
+  };
+}
+
+async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: CommandIO, setExitCode: (code: ExitCode) => void): Promise<void> {
+  const namespace = plan.lease ? (plan.lease.namespace ?? kube.connection.namespace) : opts.allNamespaces ? undefined : opts.namespace;
+  const lw = new ResourceListerWatcher(kube.client, LEASES, {
+    namespace,
+    labelSelector: opts.selector,
+    fieldSelector: plan.lease ? `metadata.name=${plan.lease.name}` : undefined,
+  });
+  const informer = new SharedIndexInformer(lw);
+  const model = new LeaseWatchModel({
+    scope: { namespace: namespace ?? null, name: plan.lease?.name ?? null, selector: opts.selector ?? null },
+    sinceMs: plan.sinceMs,
+  });
+  const registration = informer.addEventHandler(model.handler, { name: 'lease-watch' });
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  io.signal.addEventListener('abort', stop, { once: true });
+  const color = colorEnabled(io);
+  // ndjson streams from the start, so no change between sync and printing can be missed.
+  const unsubscribe = plan.mode === 'ndjson' ? model.onChange((c) => io.stdout.write(`${JSON.stringify(c)}\n`)) : undefined;
+  const quiet = plan.mode === 'tui';
+  const progress = (e: InformerEvent): void => {
+    if (quiet && model.isSynced()) return;
+    if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${e.level}: ${e.message}\n`);
+  };
+  const started = Date.now();
+  try {
+    await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress });
+    // The informer has synced; wait until our handler has seen every object of the initial list.
+    while (!registration.hasSynced() && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 10));
+    model.markSynced();
+    model.start();
+    const stats = informer.stats();
+    io.stderr.write(`synced ${stats.objects} lease${stats.objects === 1 ? '' : 's'} ${namespace ? `in ${namespace}` : 'in all namespaces'} in ${formatDuration(Date.now() - started)}\n`);
+
+    if (plan.lease) {
+      const ns = plan.lease.namespace ?? kube.connection.namespace;
+      if (!model.has(ns, plan.lease.name)) throw await notFound(kube, ns, plan.lease.name, controller.signal);
+    }
+
+    const poller = opts.metrics.length > 0 ? metricsPoller(kube, opts, plan, model) : undefined;
+    const keepRunning = plan.mode === 'tui' || plan.mode === 'ndjson' || plan.forMs > 0 || Boolean(opts.watch);
+    if (poller && plan.mode !== 'tui' && plan.mode !== 'ndjson') await poller.pollOnce(controller.signal);
+    if (poller && keepRunning) void poller.run(controller.signal);
+
+    switch (plan.mode) {
+      case 'tui': {
+        if (plan.forMs > 0) io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
+        const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs });
+        if (reason === 'interrupt' && !io.signal.aborted) setExitCode(ExitCode.Interrupted);
+        return;
+      }
+      case 'table': {
+        io.stdout.write(renderLeaseTables(model.view(), { color }));
+        if (!keepRunning) return;
+        io.stderr.write(plan.forMs > 0 ? `watching for ${formatDuration(plan.forMs)}…\n` : 'watching; Ctrl+C to stop\n');
+        const off = model.onChange((c: LeaseChange) => io.stdout.write(renderChangeLine(c, { color })));
+        try {
+          await until(plan.forMs, controller.signal);
+        } finally {
+          off();
+        }
+        return;
+      }
+      case 'json': {
+        if (plan.forMs > 0) {
+          io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
+          await until(plan.forMs, controller.signal);
+        }
+        io.stdout.write(`${JSON.stringify(model.view(), null, 2)}\n`);
+        return;
+      }
+      case 'ndjson': {
+        io.stderr.write(plan.forMs > 0 ? `streaming holder changes for ${formatDuration(plan.forMs)}…\n` : 'streaming holder changes; Ctrl+C to stop\n');
+        await until(plan.forMs, controller.signal);
+        return;
+      }
+    }
+  } finally {
+    unsubscribe?.();
+    io.signal.removeEventListener('abort', stop);
+    controller.abort();
+    model.close();
+  }
+}
+
+/** Resolves after `ms` (never, when 0) or when the signal aborts. */
+function until(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = ms > 0 ? setTimeout(done, ms) : undefined;
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** "lease kube-system/x not found", with the close names in that namespace when we may list them. */
+async function notFound(kube: Kube, namespace: string, name: string, signal: AbortSignal): Promise<CheckFailedError> {
+  let names: string[] | undefined;
+  try {
+    const list = await kube.client.json<{ items?: { metadata?: { name?: string } }[] }>(`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`, {
+      signal,
+      describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
+    });
+    names = (list.items ?? []).map((i) => i.metadata?.name ?? '').filter(Boolean).sort();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+  let hint: string | undefined;
+  if (names !== undefined) {
+    const near = closest(name, names);
+    if (near.length > 0) hint = `did you mean ${near.map((n) => `${namespace}/${n}`).join(', ')}?`;
+    else if (names.length > 0) hint = `leases in ${namespace}: ${names.slice(0, 8).join(', ')}${names.length > 8 ? `, … (${names.length})` : ''}`;
+    else hint = `namespace ${namespace} has no leases`;
+  }
+  return new CheckFailedError(`lease ${namespace}/${name} not found`, hint ? { hint } : {});
+}
+
+function metricsPoller(kube: Kube, opts: LeaseWatchOptions, plan: Plan, model: LeaseWatchModel): MetricsPoller {
+  const sources = createSources(opts.metrics, { client: kube.client, direct: { insecureSkipTlsVerify: opts.metricsInsecureSkipTlsVerify } });
+  const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.metricsIntervalMs });
+  poller.subscribe((s) => model.setMetrics(metricsInput(s)));
+  return poller;
+}
+
+export function metricsInput(snapshot: MetricsSnapshot): MetricsSourceInput[] {
+  return snapshot.sources.map((s) => ({
+    source: s.source,
+    ok: s.ok,
+    stale: s.stale,
+    error: s.error === null ? null : `${s.error}${s.hint ? ` (${s.hint})` : ''}`,
+    leaderElection: s.stats ? s.stats.leaderElection.map((r) => ({ name: r.name, isLeader: r.isLeader, value: r.value })) : null,
+  }));
 }

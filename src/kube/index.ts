@@ -35,3 +35,4 @@ export function connect(flags: ConnectionFlags): Kube {
   const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName);
   return { connection, client, discovery: new Discovery(client) };
 }
+export { ObjectWriter } from './writer.js';

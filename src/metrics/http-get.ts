@@ -65,12 +65,15 @@ export const nodeHttpGet: HttpGet = (req) =>
         res.on('data', (c: Buffer) => {
           size += c.length;
           if (size > maxBytes) {
-            r.destroy(Object.assign(new Error(`the answer is larger than ${maxBytes} bytes`), { code: 'ETOOBIG' }));
+            fail(Object.assign(new Error(`the answer is larger than ${maxBytes} bytes`), { code: 'ETOOBIG' }));
+            r.destroy();
             return;
           }
           chunks.push(c);
         });
         res.on('end', () => {
+          if (settled) return;
+          settled = true;
           clear();
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
         });
@@ -79,11 +82,14 @@ export const nodeHttpGet: HttpGet = (req) =>
       },
     );
     let timer: NodeJS.Timeout | undefined;
+    let settled = false;
     const clear = (): void => {
       if (timer) clearTimeout(timer);
       timer = undefined;
     };
     function fail(err: Error): void {
+      if (settled) return;
+      settled = true;
       clear();
       reject(req.signal?.aborted ? abortReason(req.signal) : err);
     }

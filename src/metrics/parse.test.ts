@@ -21,7 +21,7 @@ function parseError(text: string, contentType?: string): MetricsParseError {
 }
 
 describe('parseExposition on kube-controller-manager metrics', () => {
-  const exp = parseExposition(fixture('kube-controller-manager.prom'), { contentType: 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores' });
+  const exp = parseExposition(fixture('synthetic-kube-controller-manager.prom'), { contentType: 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores' });
 
   it('reads Prometheus text with every family typed and helped', () => {
     expect(exp.format).toBe('prometheus');

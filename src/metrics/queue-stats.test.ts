@@ -17,7 +17,7 @@ function queue(snap: QueueStatsSnapshot, name: string, controller: string | null
 }
 
 describe('queue stats from one kube-controller-manager scrape', () => {
-  const snap = computeQueueStats(scrape(fixture('kube-controller-manager.prom'), T0));
+  const snap = computeQueueStats(scrape(fixture('synthetic-kube-controller-manager.prom'), T0));
 
   it('has a row per workqueue name, with gauges and counter totals', () => {
     expect(snap.queues.map((q) => q.name)).toEqual(expect.arrayContaining(['deployment', 'replicaset', 'endpoint', 'garbage_collector_attempt_to_delete']));
@@ -187,7 +187,7 @@ describe('queue stats rules', () => {
   });
 
   it('reads the internal queues of a kube-apiserver exposition', () => {
-    const snap = computeQueueStats(scrape(fixture('kube-apiserver.prom'), T0));
+    const snap = computeQueueStats(scrape(fixture('synthetic-kube-apiserver.prom'), T0));
     expect(snap.queues.map((q) => q.name)).toContain('AvailableConditionController');
     expect(queue(snap, 'AvailableConditionController').addsTotal).toBe(140);
   });

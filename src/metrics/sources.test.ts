@@ -9,7 +9,7 @@ import { ScrapeError } from './scrape-error.js';
 import { createSource, createSources, formatMetricsSpec, parseMetricsSpec, type RawGetter } from './sources.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
-const KCM = fixture('kube-controller-manager.prom');
+const KCM = fixture('synthetic-kube-controller-manager.prom');
 const TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** A KubeClient stand-in: answers by path with a response or an error, and records the calls. */

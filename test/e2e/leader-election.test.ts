@@ -77,6 +77,7 @@ describe('leader election on the real API server', () => {
     // A leads first (it starts alone); then B (releases on cancel) and C (does not) compete.
     const a = start('candidate-a', true);
     await eventually('candidate-a to lead', async () => a.elector.isLeader(), 30_000, 20);
+    await eventually('the observer to see candidate-a', async () => observer.snapshotOf(ns, leaseName)?.holder === 'candidate-a', 10_000, 20);
     const b = start('candidate-b', true);
     const c = start('candidate-c', false);
 

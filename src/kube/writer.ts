@@ -1,0 +1,29 @@
+/**
+ * The writes the tool makes, only when a flag asks for them: merge patches of one object. Each
+ * returns the object as the server stored it, so the caller can report the resourceVersion it wrote.
+ */
+import type { KubeClient } from './client.js';
+import { resourcePath } from './lister-watcher.js';
+import { groupResource, type KubeObject, type ResourceInfo } from './types.js';
+
+export class ObjectWriter {
+  constructor(private readonly client: KubeClient) {}
+
+  /** RFC 7386 JSON merge patch. */
+  mergePatch(resource: ResourceInfo, namespace: string | undefined, name: string, patch: unknown, signal?: AbortSignal): Promise<KubeObject> {
+    return this.client.json<KubeObject>(resourcePath(resource, namespace, name), {
+      method: 'PATCH',
+      body: patch,
+      contentType: 'application/merge-patch+json',
+      signal,
+      describe: { verb: 'patch', resource: groupResource(resource), namespace: resource.namespaced ? namespace : undefined, name },
+    });
+  }
+
+  get(resource: ResourceInfo, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<KubeObject> {
+    return this.client.json<KubeObject>(resourcePath(resource, namespace, name), {
+      signal,
+      describe: { verb: 'get', resource: groupResource(resource), namespace: resource.namespaced ? namespace : undefined, name },
+    });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Plain-text rendering of the lease-watch view: the snapshot tables (-o table) and one line per
+ * holder change (-o table --watch). Colour only when asked (a TTY without NO_COLOR).
+ */
+import {
+  ageOf,
+  changeSeverity,
+  clockTime,
+  describeChange,
+  leaseKey,
+  masterCell,
+  renewCell,
+  shortDuration,
+  strategyCell,
+  type HeartbeatSummary,
+  type LeaseChange,
+  type LeaseWatchView,
+  type Severity,
+} from '../view/lease-view.js';
+import { renderTable } from './table.js';
+
+export interface LeaseTextOptions {
+  color: boolean;
+}
+
+const SGR: Record<Severity, string> = { ok: '32', warn: '33', bad: '31', idle: '2' };
+
+export function paint(text: string, severity: Severity, color: boolean): string {
+  return color ? `\u001b[${SGR[severity]}m${text}\u001b[0m` : text;
+}
+
+export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOptions): string {
+  const now = Date.parse(view.at);
+  const { color } = options;
+  const out: string[] = [];
+  if (view.leases.length > 0) {
+    const withStrategy = view.leases.some((l) => l.strategy || l.preferredHolder);
+    const withMetrics = view.leases.some((l) => l.masterStatus !== null);
+    const head = ['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held', ...(withStrategy ? ['strategy'] : []), ...(withMetrics ? ['master status'] : [])];
+    const rows = view.leases.map((l) => {
+      const heldAtStart = l.history.at(-1)?.heldAtStart ?? false;
+      return [
+        leaseKey(l.namespace, l.name),
+        l.holder ?? '<none>',
+        paint(l.state, l.severity, color),
+        paint(renewCell(l), l.severity, color),
+        l.acquireTime ? `${ageOf(l.acquireTime, now)} ago` : '-',
+        l.transitions,
+        l.heldForMs === null ? '-' : `${heldAtStart ? '>=' : ''}${shortDuration(l.heldForMs)}`,
+        ...(withStrategy ? [strategyCell(l)] : []),
+        ...(withMetrics ? [masterCell(l.masterStatus)] : []),
+      ];
+    });
+    out.push(renderTable(head, rows));
+    const changed = view.leases.filter((l) => l.history.length > 1 || l.history.some((h) => h.endedAt !== null));
+    if (changed.length > 0) {
+      const hist: (string | number)[][] = [];
+      for (const l of changed) {
+        for (const h of l.history) {
+          hist.push([
+            leaseKey(l.namespace, l.name),
+            h.holder,
+            clockTime(h.firstSeenAt),
+            h.endedAt ? clockTime(h.endedAt) : '-',
+            `${h.heldAtStart ? '>=' : ''}${shortDuration(h.heldForMs)}`,
+            h.endReason ?? 'holding',
+            shortDuration(h.failoverGapMs),
+            shortDuration(h.sinceLastRenewMs),
+          ]);
+        }
+      }
+      out.push('', renderTable(['lease', 'holder', 'from', 'to', 'held', 'ended', 'failover gap', 'since last renew'], hist));
+    }
+  } else if (view.nodes.total === 0 && view.apiservers.total === 0) {
+    out.push('no leases found');
+  }
+  const nodes = heartbeatText('node leases', view.nodes, view.scope.namespace === 'kube-node-lease' || view.scope.name !== null, options);
+  if (nodes) out.push('', nodes);
+  const apis = heartbeatText('apiserver identity leases', view.apiservers, view.scope.name !== null, options);
+  if (apis) out.push('', apis);
+  for (const m of view.metricsErrors) out.push('', `metrics ${m.source}: ${m.error}`);
+  while (out[0] === '') out.shift();
+  return `${out.join('\n')}\n`;
+}
+
+function heartbeatText(title: string, s: HeartbeatSummary, listAll: boolean, { color }: LeaseTextOptions): string {
+  if (s.total === 0) return '';
+  const line = `${title}: ${s.total}, ${s.staleCount === 0 ? paint('none stale', 'ok', color) : paint(`${s.staleCount} stale`, 'bad', color)}`;
+  const rows = listAll ? s.leases : s.leases.filter((r) => r.stale);
+  if (rows.length === 0) return line;
+  const table = renderTable(
+    ['holder', 'lease', 'state', 'renewed', 'renewtime age', 'duration'],
+    rows.map((r) => [r.holder, leaseKey(r.namespace, r.name), paint(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
+  );
+  return `${line}\n${table}`;
+}
+
+/** One line per change for -o table --watch: time (UTC), what happened. */
+export function renderChangeLine(change: LeaseChange, options: LeaseTextOptions): string {
+  return `${clockTime(change.at)}  ${paint(describeChange(change), changeSeverity(change), options.color)}\n`;
+}

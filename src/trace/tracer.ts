@@ -1,0 +1,499 @@
+/**
+ * The trace controller: shared informers for the target, its descendants (by kind, down the owner
+ * chain) and the namespace's Events; handlers only enqueue keys into our rate-limited workqueue;
+ * one worker reads the cache and hands the ChainTracker the current state of the chain.
+ */
+import { realClock, type Clock } from '../clock.js';
+import { UsageError } from '../errors.js';
+import {
+  OwnerUIDIndex,
+  SharedIndexInformer,
+  chainTransforms,
+  isDeletedFinalStateUnknown,
+  ownerUIDIndexFunc,
+  type InformerStats,
+} from '../informer/index.js';
+import { ObjectWriter, ResourceListerWatcher, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
+import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
+import { childKinds } from './facts.js';
+import { receivedAt, slimManagedFields, stampReceivedAt } from './received-at.js';
+import type { BurstStats, Hop, ObjectRef, TraceEvent, TraceOutcome, TraceTrigger, TriggerKind } from './types.js';
+
+export interface TraceTarget {
+  info: ResourceInfo;
+  namespace: string | undefined;
+  name: string;
+}
+
+export interface TracerOptions {
+  kube: Kube;
+  target: TraceTarget;
+  /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. */
+  extraChildren?: ResourceInfo[];
+  /** Events for one key within this window collapse into one reconcile. */
+  coalesceMs?: number;
+  /** After a metadata-only change, how long to watch for a rollout before saying none follows. */
+  settleMs?: number;
+  clock?: Clock;
+}
+
+export type TriggerRequest =
+  | { kind: 'annotate'; key: string; value: string }
+  | { kind: 'restart' }
+  | { kind: 'scale'; replicas: number }
+  | { kind: 'burst'; count: number }
+  | { kind: 'watch' };
+
+interface ChildInformer {
+  info: ResourceInfo;
+  informer: SharedIndexInformer;
+}
+
+export interface TreeNode {
+  ref: ObjectRef;
+  status: string;
+  ready: boolean;
+  node?: string | undefined;
+  restarts?: number | undefined;
+  phase?: string | undefined;
+  creationTimestamp?: string | undefined;
+  deleting: boolean;
+  children: TreeNode[];
+}
+
+export interface TraceSnapshot {
+  target: { kind: string; namespace?: string | undefined; name: string };
+  trigger: TraceTrigger | undefined;
+  hops: Hop[];
+  tree: TreeNode | undefined;
+  informers: InformerStats[];
+  queue: QueueMetricsSnapshot | undefined;
+  reconciles: number;
+  targetWatchEvents: number;
+  outcome: TraceOutcome | undefined;
+  endMessage: string | undefined;
+  burst: BurstStats | undefined;
+}
+
+const TARGET_KEY = 'target';
+const EVENTS_KEY = 'events';
+
+export class Tracer {
+  private readonly clock: Clock;
+  private readonly kube: Kube;
+  private readonly target: TraceTarget;
+  private readonly tracker: ChainTracker;
+  private readonly metrics = new InMemoryMetricsProvider();
+  private readonly queue: RateLimitingQueue<string>;
+  private readonly coalesceMs: number;
+  private readonly settleMs: number;
+  private targetInformer!: SharedIndexInformer;
+  private children: ChildInformer[] = [];
+  private eventsInformer: SharedIndexInformer | undefined;
+  private readonly deletions = new Map<string, Deletion>();
+  private readonly targetVersions = new Map<string, number>();
+  private readonly listeners = new Set<(e: TraceEvent) => void>();
+  private readonly seenEvents = new Set<string>();
+  private trigger: TraceTrigger | undefined;
+  private reconciles = 0;
+  private reconcilesAtTrigger = 0;
+  private targetWatchEvents = 0;
+  private targetWatchEventsAtTrigger = 0;
+  private outcome: TraceOutcome | undefined;
+  private endMessage: string | undefined;
+  private endResolve: (() => void) | undefined;
+  readonly ended: Promise<void>;
+  private settleTimer: { stop(): boolean } | undefined;
+  private burst: BurstStats | undefined;
+  private targetUid: string | undefined;
+
+  constructor(options: TracerOptions) {
+    this.clock = options.clock ?? realClock;
+    this.kube = options.kube;
+    this.target = options.target;
+    this.tracker = new ChainTracker(options.target.info.kind);
+    this.coalesceMs = options.coalesceMs ?? 50;
+    this.settleMs = options.settleMs ?? 3000;
+    this.queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(this.clock), { name: 'informer-trace', metricsProvider: this.metrics, clock: this.clock });
+    this.ended = new Promise((resolve) => (this.endResolve = resolve));
+    this.buildInformers(options.extraChildren ?? []);
+  }
+
+  subscribe(fn: (e: TraceEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(e: TraceEvent): void {
+    for (const fn of this.listeners) fn(e);
+  }
+
+  informers(): SharedIndexInformer[] {
+    return [this.targetInformer, ...this.children.map((c) => c.informer), ...(this.eventsInformer ? [this.eventsInformer] : [])];
+  }
+
+  private newInformer(info: ResourceInfo, selectors: { fieldSelector?: string } = {}): SharedIndexInformer {
+    const lw = new ResourceListerWatcher(this.kube.client, info, { namespace: this.target.namespace, ...selectors });
+    return new SharedIndexInformer(lw, {
+      clock: this.clock,
+      indexers: { [OwnerUIDIndex]: ownerUIDIndexFunc },
+      transform: chainTransforms(slimManagedFields, stampReceivedAt(this.clock)),
+    });
+  }
+
+  private buildInformers(extra: ResourceInfo[]): void {
+    const { info, name } = this.target;
+    this.targetInformer = this.newInformer(info, { fieldSelector: `metadata.name=${name}` });
+    this.targetInformer.addEventHandler(
+      {
+        onAdd: () => this.enqueue(),
+        onUpdate: (_old, obj, n) => {
+          if (!n.isSync) {
+            this.targetWatchEvents++;
+            const rv = obj.metadata.resourceVersion;
+            if (rv && !this.targetVersions.has(rv)) this.targetVersions.set(rv, n.receivedAt);
+          }
+          this.enqueue();
+        },
+        onDelete: (obj, n) => this.onDelete(obj, n.receivedAt),
+      },
+      { name: 'trace' },
+    );
+    // Descendant kinds down the owner chain, each watched once across the namespace.
+    const kinds: { group: string; kind: string; resource: string }[] = [];
+    const walk = (kind: string): void => {
+      for (const c of childKinds[kind] ?? []) {
+        if (kinds.some((k) => k.kind === c.kind && k.group === c.group)) continue;
+        kinds.push(c);
+        walk(c.kind);
+      }
+    };
+    walk(info.kind);
+    for (const e of extra) if (!kinds.some((k) => k.kind === e.kind && k.group === e.group)) kinds.push({ group: e.group, kind: e.kind, resource: e.resource }), walk(e.kind);
+    for (const k of kinds) {
+      const childInfo: ResourceInfo = extra.find((e) => e.kind === k.kind && e.group === k.group) ?? {
+        group: k.group,
+        version: 'v1',
+        resource: k.resource,
+        kind: k.kind,
+        namespaced: true,
+        shortNames: [],
+        singularName: k.kind.toLowerCase(),
+        verbs: ['list', 'watch'],
+      };
+      const informer = this.newInformer(childInfo);
+      informer.addEventHandler(
+        {
+          onAdd: () => this.enqueue(),
+          onUpdate: (_o, _n, n) => {
+            if (!n.isSync) this.enqueue();
+          },
+          onDelete: (obj, n) => this.onDelete(obj, n.receivedAt),
+        },
+        { name: 'trace' },
+      );
+      this.children.push({ info: childInfo, informer });
+    }
+  }
+
+  /** Events for the hops: events.k8s.io/v1 in the namespace, when the server serves them. */
+  async addEventsInformer(): Promise<void> {
+    const info = await this.kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
+    if (!info) return;
+    this.eventsInformer = this.newInformer(info);
+    this.eventsInformer.addEventHandler({ onAdd: () => this.queue.addAfter(EVENTS_KEY, this.coalesceMs), onUpdate: () => this.queue.addAfter(EVENTS_KEY, this.coalesceMs) }, { name: 'trace-events' });
+  }
+
+  private onDelete(obj: KubeObject | { key: string; obj?: KubeObject | null }, at: number): void {
+    const tombstone = isDeletedFinalStateUnknown(obj);
+    const o = tombstone ? (obj as { obj?: KubeObject | null }).obj : (obj as KubeObject);
+    const uid = o?.metadata?.uid;
+    if (uid) this.deletions.set(uid, { at, tombstone });
+    this.enqueue();
+  }
+
+  private enqueue(): void {
+    this.queue.addAfter(TARGET_KEY, this.coalesceMs);
+  }
+
+  /** Runs the informers until they synced and takes the baseline. */
+  async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
+    await sync(this.informers());
+    const view = this.view();
+    if (!view.target) return;
+    this.targetUid = view.target.ref.uid;
+    this.tracker.baseline(view);
+    void this.work(signal);
+    signal.addEventListener('abort', () => this.queue.shutDown(), { once: true });
+  }
+
+  /** The target object in the cache, if it exists. */
+  targetObject(): KubeObject | undefined {
+    const key = this.target.namespace && this.target.info.namespaced ? `${this.target.namespace}/${this.target.name}` : this.target.name;
+    return this.targetInformer.getIndexer().getByKey(key) as KubeObject | undefined;
+  }
+
+  private view(): ReconcileView {
+    const targetObj = this.targetObject();
+    const tracked = (kind: string, obj: KubeObject, owner?: ObjectRef): TrackedObject => ({
+      ref: refOf(kind, obj),
+      owner,
+      obj,
+      observedAt: receivedAt(obj) ?? this.clock.now(),
+    });
+    const target = targetObj ? tracked(this.target.info.kind, targetObj) : undefined;
+    const descendants: TrackedObject[] = [];
+    const uid = targetObj?.metadata.uid ?? this.targetUid;
+    let frontier: ObjectRef[] = uid ? [target?.ref ?? { kind: this.target.info.kind, name: this.target.name, namespace: this.target.namespace, uid }] : [];
+    while (frontier.length > 0) {
+      const next: ObjectRef[] = [];
+      for (const parent of frontier) {
+        for (const c of this.children) {
+          for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
+            const t = tracked(c.info.kind, obj, parent);
+            descendants.push(t);
+            next.push(t.ref);
+          }
+        }
+      }
+      frontier = next;
+    }
+    const trigger = this.trigger;
+    const triggerSeenAt = trigger?.resourceVersion ? this.targetVersions.get(trigger.resourceVersion) : undefined;
+    return { target, descendants, deletions: this.deletions, triggerSeenAt };
+  }
+
+  private async work(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const { item, shutdown } = await this.queue.get();
+      if (shutdown) return;
+      try {
+        if (item === EVENTS_KEY) this.reconcileEvents();
+        else this.reconcile();
+        this.queue.forget(item);
+      } catch (err) {
+        this.emit({ type: 'note', at: this.clock.now(), level: 'warning', message: `reconcile failed: ${(err as Error).message}; retrying` });
+        this.queue.addRateLimited(item);
+      } finally {
+        this.queue.done(item);
+      }
+      if (signal.aborted) return;
+    }
+  }
+
+  private reconcile(): void {
+    this.reconciles++;
+    const view = this.view();
+    if (!this.trigger && this.watching && view.target) {
+      const baselineRv = this.watchBaselineRv;
+      if (view.target.obj.metadata.resourceVersion !== baselineRv) this.setTrigger({ kind: 'watch', wrote: '', at: view.target.observedAt, resourceVersion: view.target.obj.metadata.resourceVersion, generation: view.target.obj.metadata.generation, writes: 0 });
+    }
+    if (!this.trigger && this.watching && !view.target && this.targetUid) {
+      const d = this.deletions.get(this.targetUid);
+      if (d) this.setTrigger({ kind: 'watch', wrote: '', at: d.at, writes: 0 });
+    }
+    const hops = this.tracker.reconcile(view, this.clock.now());
+    for (const hop of hops) this.emit({ type: 'hop', hop });
+    if (this.burst) {
+      this.burst.watchEvents = this.targetWatchEvents - this.targetWatchEventsAtTrigger;
+      this.burst.reconciles = this.reconciles - this.reconcilesAtTrigger;
+    }
+    this.checkEnd(view);
+  }
+
+  private reconcileEvents(): void {
+    if (!this.eventsInformer) return;
+    for (const obj of this.eventsInformer.getIndexer().list() as KubeObject[]) {
+      const uid = obj.metadata.uid ?? '';
+      const ev = obj as KubeObject & { reason?: string; note?: string; eventTime?: string; series?: { lastObservedTime?: string }; regarding?: { uid?: string }; reportingController?: string; deprecatedLastTimestamp?: string };
+      const time = ev.series?.lastObservedTime ?? ev.eventTime ?? ev.deprecatedLastTimestamp ?? obj.metadata.creationTimestamp;
+      const key = `${uid}/${obj.metadata.resourceVersion}`;
+      if (this.seenEvents.has(key)) continue;
+      this.seenEvents.add(key);
+      if (!this.trigger || !time || Date.parse(time) < Math.floor(this.trigger.at / 1000) * 1000 - 1000) continue;
+      const ref = { reason: ev.reason ?? '', note: ev.note ?? '', time, reportingController: ev.reportingController };
+      for (const hopId of this.tracker.addEvent(ev.regarding?.uid ?? '', ref, this.clock.now())) this.emit({ type: 'event', hopId, event: ref });
+    }
+  }
+
+  private checkEnd(view: ReconcileView): void {
+    if (this.outcome || !this.trigger) return;
+    if (this.tracker.isTargetDeleted() || (!view.target && this.targetUid && this.deletions.has(this.targetUid))) {
+      return this.end('deleted', `${this.targetLabel()} was deleted`);
+    }
+    const converged = this.tracker.converged();
+    if (converged) {
+      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', `${this.targetLabel()} ${converged.kind === 'failed' ? 'failed' : 'converged'}: ${converged.detail ?? ''}`);
+    }
+    const metadataOnly = !this.tracker.expectsRollout() && (this.trigger.kind !== 'watch' ? view.triggerSeenAt !== undefined : true);
+    const terminating = Boolean(view.target?.obj.metadata.deletionTimestamp);
+    if (metadataOnly && !terminating && !this.settleTimer) {
+      const gen = view.target?.obj.metadata.generation;
+      this.settleTimer = this.clock.setTimer(this.settleMs, () => {
+        if (this.outcome) return;
+        const changedChildren = this.tracker.hops().filter((h) => h.object.uid !== this.targetUid).length;
+        this.end('no-rollout', `metadata-only change: generation unchanged (${gen ?? '-'}), ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`);
+      });
+    }
+  }
+
+  private targetLabel(): string {
+    return `${this.target.info.kind}/${this.target.name}`;
+  }
+
+  private end(outcome: TraceOutcome, message: string): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    this.endMessage = message;
+    this.settleTimer?.stop();
+    const at = this.clock.now();
+    this.emit({ type: 'end', outcome, at, elapsedMs: this.trigger ? at - this.trigger.at : 0, message });
+    this.endResolve?.();
+  }
+
+  /** Ends the trace from outside (timeout, interrupt). */
+  stop(outcome: 'timeout' | 'interrupted', message: string): void {
+    this.end(outcome, message);
+  }
+
+  private setTrigger(trigger: TraceTrigger): void {
+    this.trigger = trigger;
+    this.reconcilesAtTrigger = this.reconciles;
+    this.targetWatchEventsAtTrigger = this.targetWatchEvents;
+    this.tracker.setTrigger(trigger);
+    this.emit({ type: 'trigger', trigger });
+    this.enqueue();
+  }
+
+  private watching = false;
+  private watchBaselineRv: string | undefined;
+
+  /** Makes the requested write(s), or starts watching for someone else's change. */
+  async fire(request: TriggerRequest, signal: AbortSignal): Promise<TraceTrigger | undefined> {
+    const { info, namespace, name } = this.target;
+    const current = this.targetObject();
+    if (!current) throw new UsageError(`${this.targetLabel()} is not in the cache`);
+    if (request.kind === 'watch') {
+      this.watching = true;
+      this.watchBaselineRv = current.metadata.resourceVersion;
+      return undefined;
+    }
+    const writer = new ObjectWriter(this.kube.client);
+    const what = `${groupResource(info)}/${name}${namespace && info.namespaced ? ` in ${namespace}` : ''}`;
+    let patch: unknown;
+    let wrote: string;
+    switch (request.kind) {
+      case 'annotate':
+        patch = { metadata: { annotations: { [request.key]: request.value } } };
+        wrote = `annotated ${what}: ${request.key}=${request.value}`;
+        break;
+      case 'restart': {
+        if (!(current.spec as { template?: unknown } | undefined)?.template) throw new UsageError(`--restart needs a workload with a pod template; ${info.kind} has none`);
+        const stamp = new Date(this.clock.now()).toISOString();
+        patch = { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': stamp } } } } };
+        wrote = `restarted ${what}: spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"]=${stamp}`;
+        break;
+      }
+      case 'scale': {
+        if (typeof (current.spec as { replicas?: unknown } | undefined)?.replicas !== 'number') throw new UsageError(`--scale needs a workload with spec.replicas; ${info.kind} has none`);
+        const from = (current.spec as { replicas: number }).replicas;
+        patch = { spec: { replicas: request.replicas } };
+        wrote = `scaled ${what}: spec.replicas ${from}→${request.replicas}`;
+        break;
+      }
+      case 'burst':
+        patch = undefined;
+        wrote = `annotated ${what} ${request.count} times: informer-trace/burst=1..${request.count}`;
+        break;
+    }
+    const at = this.clock.now();
+    let last: KubeObject;
+    if (request.kind === 'burst') {
+      this.reconcilesAtTrigger = this.reconciles;
+      this.targetWatchEventsAtTrigger = this.targetWatchEvents;
+      let obj: KubeObject | undefined;
+      for (let i = 1; i <= request.count; i++) {
+        obj = await writer.mergePatch(info, namespace, name, { metadata: { annotations: { 'informer-trace/burst': String(i) } } }, signal);
+      }
+      last = obj!;
+      this.burst = { writes: request.count, watchEvents: 0, reconciles: 0 };
+    } else {
+      last = await writer.mergePatch(info, namespace, name, patch, signal);
+    }
+    const trigger: TraceTrigger = { kind: request.kind as TriggerKind, wrote, at, resourceVersion: last.metadata.resourceVersion, generation: last.metadata.generation, writes: request.kind === 'burst' ? request.count : 1 };
+    if (request.kind === 'burst') {
+      this.trigger = trigger;
+      this.tracker.setTrigger(trigger);
+      this.emit({ type: 'trigger', trigger });
+      this.enqueue();
+    } else {
+      this.setTrigger(trigger);
+    }
+    return trigger;
+  }
+
+  setControllerQueueAdds(queue: string, adds: number): void {
+    if (this.burst) {
+      this.burst.controllerQueue = queue;
+      this.burst.controllerQueueAdds = adds;
+    }
+  }
+
+  snapshot(): TraceSnapshot {
+    return {
+      target: { kind: this.target.info.kind, namespace: this.target.namespace, name: this.target.name },
+      trigger: this.trigger,
+      hops: this.tracker.hops(),
+      tree: this.tree(),
+      informers: this.informers().map((i) => i.stats()),
+      queue: this.metrics.snapshot()['informer-trace'],
+      reconciles: this.reconciles,
+      targetWatchEvents: this.targetWatchEvents,
+      outcome: this.outcome,
+      endMessage: this.endMessage,
+      burst: this.burst ? { ...this.burst } : undefined,
+    };
+  }
+
+  private tree(): TreeNode | undefined {
+    const view = this.view();
+    if (!view.target) return undefined;
+    const nodes = new Map<string, TreeNode>();
+    const make = (t: TrackedObject): TreeNode => {
+      const n = describeStatus(t.ref, t.obj);
+      nodes.set(t.ref.uid, n);
+      return n;
+    };
+    const root = make(view.target);
+    for (const d of view.descendants) {
+      const n = make(d);
+      const parent = d.owner ? nodes.get(d.owner.uid) : undefined;
+      (parent ?? root).children.push(n);
+    }
+    const sort = (n: TreeNode): void => {
+      n.children.sort((a, b) => (b.creationTimestamp ?? '').localeCompare(a.creationTimestamp ?? '') || a.ref.name.localeCompare(b.ref.name));
+      n.children.forEach(sort);
+    };
+    sort(root);
+    return root;
+  }
+}
+
+export function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
+  const s = (obj.status ?? {}) as Record<string, unknown>;
+  const spec = (obj.spec ?? {}) as Record<string, unknown>;
+  const base = { ref, children: [], creationTimestamp: obj.metadata.creationTimestamp, deleting: Boolean(obj.metadata.deletionTimestamp) };
+  if (ref.kind === 'Pod') {
+    const conds = (s.conditions as { type: string; status: string }[] | undefined) ?? [];
+    const ready = conds.some((c) => c.type === 'Ready' && c.status === 'True');
+    const statuses = (s.containerStatuses as { restartCount?: number }[] | undefined) ?? [];
+    const restarts = statuses.reduce((a, c) => a + (c.restartCount ?? 0), 0);
+    const phase = (s.phase as string | undefined) ?? 'Pending';
+    return { ...base, ready, phase, node: spec.nodeName as string | undefined, restarts, status: obj.metadata.deletionTimestamp ? 'Terminating' : phase };
+  }
+  const desired = typeof spec.replicas === 'number' ? spec.replicas : undefined;
+  const ready = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;
+  const status = desired !== undefined ? `${ready}/${desired} ready` : ref.kind === 'DaemonSet' ? `${(s.numberReady as number | undefined) ?? 0}/${(s.desiredNumberScheduled as number | undefined) ?? 0} ready` : '';
+  return { ...base, ready: desired === undefined || ready === desired, status };
+}

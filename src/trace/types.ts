@@ -1,0 +1,80 @@
+/** The reconcile-chain trace as plain, serialisable data: what every output renders. */
+
+export interface ObjectRef {
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+  uid: string;
+}
+
+export type TriggerKind = 'annotate' | 'restart' | 'scale' | 'burst' | 'watch';
+
+export interface TraceTrigger {
+  kind: TriggerKind;
+  /** What we wrote, in words: `annotated deployments.apps/web: a=b`. Empty for watch. */
+  wrote: string;
+  /** Our clock (ms) just before the (first) write was sent; for watch, when the change was seen. */
+  at: number;
+  /** resourceVersion the server gave our (last) write. */
+  resourceVersion?: string | undefined;
+  /** The target's metadata.generation after our write. */
+  generation?: number | undefined;
+  /** Number of writes (burst). */
+  writes: number;
+}
+
+export interface TraceEventRef {
+  reason: string;
+  note: string;
+  /** Server time of the Event (eventTime, or its series' last observed time). */
+  time: string | undefined;
+  reportingController: string | undefined;
+}
+
+export interface Hop {
+  /** Unique within a trace: `<fact>/<uid>`. */
+  id: string;
+  /** target-modified, spec-changed, controller-observed, created, scaled, scheduled, initialized,
+   *  containers-ready, ready, terminating, deleted, finalizer-removed, converged, ... */
+  kind: string;
+  object: ObjectRef;
+  /** Owner (controller) of the object, when it has one. */
+  owner?: ObjectRef | undefined;
+  /** Free text: `0→3 replicas`, `node kwok-node-0`, `finalizer example.com/hold`. */
+  detail?: string | undefined;
+  /** Our clock (ms) when our informer received the object version that shows the hop. */
+  observedAt: number;
+  /** Our clock (ms) when our reconciler, reading the cache, found it. */
+  reconciledAt: number;
+  /** The server's own time for it: creationTimestamp, condition lastTransitionTime, deletionTimestamp,
+   *  or the managedFields time of the write. Second precision. */
+  serverTime?: string | undefined;
+  /** Where serverTime comes from. */
+  serverTimeSource?: string | undefined;
+  sinceTriggerMs: number;
+  /** The hop this one follows from (same object, else its owner, else the target, else the trigger). */
+  previousId?: string | undefined;
+  sincePreviousMs: number;
+  /** Events that explain the hop (ScalingReplicaSet, SuccessfulCreate, Scheduled, ...). */
+  events: TraceEventRef[];
+}
+
+export type TraceOutcome = 'converged' | 'no-rollout' | 'deleted' | 'timeout' | 'interrupted' | 'failed';
+
+export interface BurstStats {
+  writes: number;
+  /** Watch events for the target our informer received after the first write. */
+  watchEvents: number;
+  /** Reconciles our worker ran for the target in the same window. */
+  reconciles: number;
+  /** The controller's own workqueue adds in the window, when its metrics were reachable. */
+  controllerQueueAdds?: number | undefined;
+  controllerQueue?: string | undefined;
+}
+
+export type TraceEvent =
+  | { type: 'trigger'; trigger: TraceTrigger }
+  | { type: 'hop'; hop: Hop }
+  | { type: 'event'; hopId: string; event: TraceEventRef }
+  | { type: 'note'; at: number; level: 'info' | 'warning'; message: string }
+  | { type: 'end'; outcome: TraceOutcome; at: number; elapsedMs: number; message: string };

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NotificationInfo } from '../informer/index.js';
+import type { Lease, LeaseSpec } from '../kube/types.js';
+import { formatMicroTime } from '../lease/index.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { renderInk, TEST_WIDTH, type InkHarness } from '../testing/ink.js';
+import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchApp, type ExitReason } from './lease-watch-app.js';
+import { layoutLeaseColumns } from './lease-layout.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const A = 'control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427';
+const B = 'control-plane-host_6fa459ea-ee8a-3ca4-894e-db77e160355e';
+let rv = 0;
+
+function lease(namespace: string, name: string, spec: LeaseSpec): Lease {
+  return { metadata: { namespace, name, resourceVersion: String(++rv) }, spec };
+}
+function kcm(holder: string, renewAt: number, transitions: number): Lease {
+  return lease('kube-system', 'kube-controller-manager', { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+}
+function nodeLease(name: string, renewAt: number): Lease {
+  return lease('kube-node-lease', name, { holderIdentity: name, leaseDurationSeconds: 40, renewTime: formatMicroTime(T0 + renewAt) });
+}
+function info(clock: FakeClock): NotificationInfo {
+  return { receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false };
+}
+
+const flat = (s: string): string => s.replace(/\s+/g, ' ');
+
+let harness: InkHarness | undefined;
+let model: LeaseWatchModel | undefined;
+afterEach(() => {
+  harness?.unmount();
+  model?.close();
+  harness = undefined;
+  model = undefined;
+});
+
+function start(): { clock: FakeClock; model: LeaseWatchModel; exits: ExitReason[] } {
+  const clock = new FakeClock(T0);
+  model = new LeaseWatchModel({ clock });
+  model.handler.onAdd!(kcm(A, 0, 4), true, info(clock));
+  model.handler.onAdd!(nodeLease('kwok-node-0', 0), true, info(clock));
+  model.handler.onAdd!(nodeLease('kwok-node-1', 0), true, info(clock));
+  model.markSynced();
+  const exits: ExitReason[] = [];
+  harness = renderInk(<LeaseWatchApp source={model} onExit={(r) => exits.push(r)} width={TEST_WIDTH} maxFps={100} />);
+  return { clock, model, exits };
+}
+
+describe('lease-watch TUI', () => {
+  it('shows the leader lease (holder, state, renew age over duration, transitions) and the node summary', () => {
+    start();
+    const frame = harness!.frame();
+    expect(frame).toContain('lease-watch all namespaces · 3 leases · watching · 12:00:00 UTC');
+    expect(frame).toMatch(/LEASE\s+HOLDER\s+STATE\s+RENEWED\s+ACQUIRED\s+TRANS\s+HELD/);
+    // At 100 columns the long holder identity is shortened in the middle, keeping both ends.
+    expect(frame).toMatch(/kube-system\/kube-controller-manager\s+control-pl\S*…\S*16d3cca427\s+valid\s+0ms\/15s\s+0ms\s+4\s+≥0ms/);
+    expect(frame).toContain('node leases: 2, none stale');
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(TEST_WIDTH);
+  });
+
+  it('after a failover: the expiry and the acquisition in the log, the holder change with its gap, a stale node', async () => {
+    const { clock, model } = start();
+    await clock.step(2_000);
+    model.handler.onUpdate!(kcm(A, 0, 4), kcm(A, 2_000, 4), info(clock));
+    model.handler.onUpdate!(nodeLease('kwok-node-1', 0), nodeLease('kwok-node-1', 2_000), info(clock));
+    await clock.step(9_000); // renew 9 s old of 15 s: amber
+    await harness!.waitFor('expiring');
+    await clock.step(6_000); // A expired at +17 s
+    await harness!.waitFor((f) => flat(f).includes('12:00:17 kube-system/kube-controller-manager: control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427 expired'));
+    await clock.step(2_000);
+    model.handler.onUpdate!(kcm(A, 2_000, 4), kcm(B, 19_000, 5), info(clock));
+    for (let t = 21_000; t <= 45_000; t += 2_000) {
+      await clock.step(2_000);
+      model.handler.onUpdate!(kcm(B, t - 2_000, 5), kcm(B, t, 5), info(clock));
+      model.handler.onUpdate!(nodeLease('kwok-node-1', t - 2_000), nodeLease('kwok-node-1', t), info(clock));
+    }
+    const frame = await harness!.waitFor('node leases: 2, 1 stale');
+    expect(frame).toContain('HOLDER CHANGES');
+    expect(frame).toMatch(/· held ≥17s, expired 28s ago · control-plane-host_1b4e28ba/);
+    expect(frame).toMatch(/▸ holding 26s · gap 2\.0s \(17s since last renew\) · control-plane-host_6fa45\S*…\S*e160355e/);
+    expect(frame).toMatch(/kwok-node-0 stale: renewed 45s ago/);
+    expect(frame).toMatch(/kube-system\/kube-controller-manager\s+control-pl\S*…\S*e160355e\s+valid\s+/);
+    // The log above the live area wraps long lines rather than cutting them.
+    const log = flat(harness!.allOutput());
+    expect(log).toContain('12:00:17 kube-system/kube-controller-manager: control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427 expired (no renew since 12:00:02)');
+    expect(log).toMatch(/12:00:19 kube-system\/kube-controller-manager: control-plane-host_6fa459ea\S* acquired after control-plane-host_1b4e28ba\S* gap 2\.0s/);
+    expect(log).toContain('12:00:40 kube-node-lease/kwok-node-0: kwok-node-0 stale (no renew since 12:00:00)');
+  });
+
+  it('? toggles the help, q quits', async () => {
+    const { exits } = start();
+    await harness!.waitFor('lease-watch');
+    harness!.stdin.write('?');
+    await harness!.waitFor('keys: q quit');
+    harness!.stdin.write('?');
+    await harness!.waitFor((f) => !f.includes('keys: q quit'));
+    harness!.stdin.write('q');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(exits).toEqual(['quit']);
+  });
+});
+
+describe('lease table layout', () => {
+  const row = { namespace: 'kube-system', name: 'kube-controller-manager', holder: A, strategy: null, preferredHolder: null, masterStatus: null };
+  it('fits the width, giving the long holder what the lease column does not need', () => {
+    const cols = layoutLeaseColumns({ leases: [row as never] }, 100);
+    const total = cols.reduce((n, c) => n + c.width + 1, 0);
+    expect(total).toBeLessThanOrEqual(100);
+    expect(cols[0]).toMatchObject({ key: 'lease', width: 'kube-system/kube-controller-manager'.length });
+    expect(cols.map((c) => c.key)).toEqual(['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held']);
+  });
+  it('adds strategy and master columns only when some lease has them', () => {
+    const cols = layoutLeaseColumns({ leases: [{ ...row, strategy: 'OldestEmulationVersion', masterStatus: [] } as never] }, 140);
+    expect(cols.map((c) => c.key)).toContain('strategy');
+    expect(cols.map((c) => c.key)).toContain('master');
+  });
+});
