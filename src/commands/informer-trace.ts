@@ -8,6 +8,7 @@ import type { CommandIO } from '../cli/io.js';
 import type { ExitCode } from '../exit-codes.js';
 import { version } from '../version.js';
 import { createCacheCommand } from './cache.js';
+import { addTraceOptions, runTrace, type TraceOptions } from './trace.js';
 
 export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const program = new Command('kubectl informer-trace')
@@ -21,12 +22,24 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
       [
         '',
         'Examples:',
+        '  kubectl informer-trace deploy/web -n demo --restart',
+        '  kubectl informer-trace deploy/web -n demo --scale 5 -o ndjson',
+        '  kubectl informer-trace sts/db --watch',
         '  kubectl informer-trace cache pods -n demo --index node=spec.nodeName',
         '  kubectl informer-trace cache deploy -A -o json --keys-only',
         '  kubectl informer-trace cache configmaps -l app=web --for 30s',
       ].join('\n'),
     );
+  program.argument('[target]', 'what to trace: TYPE/NAME (deployment/web, deploy/web, sts/db, ds/x, job/y, cronjob/z, a CRD)').argument('[name]', 'NAME, when the target is given as TYPE NAME');
+  addTraceOptions(program);
   addConnectionFlags(program);
+  program.action(async (target: string | undefined, name: string | undefined, _opts: TraceOptions, command: Command) => {
+    if (!target) {
+      command.outputHelp();
+      return;
+    }
+    await runTrace(io, target, name, command.opts<TraceOptions & Record<string, unknown>>(), setExitCode);
+  });
   program.addCommand(createCacheCommand(io, setExitCode));
   return program;
 }

@@ -49,6 +49,7 @@ interface LeaseWatchOptions {
   since?: string;
   metrics: string[];
   metricsInsecureSkipTlsVerify?: boolean;
+  insecureSkipTlsVerify?: boolean;
   metricsInterval: string;
   syncTimeout: string;
 }
@@ -79,7 +80,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
     .option('--for <duration>', 'end by itself after this long once the cache has synced (e.g. 30s, 2m)')
     .option('--since <duration>', 'show only the holder history of the last DURATION (e.g. 10m)')
     .option('--metrics <spec>', 'scrape leader_election_master_status from a component (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics', collect, [])
-    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificate of https:// metrics endpoints (components serve self-signed ones)')
+    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too')
     .option('--metrics-interval <duration>', 'how often metrics are scraped', '2s')
     .option('--sync-timeout <duration>', 'how long to wait for the cache to sync', '60s')
     .addHelpText(
@@ -278,7 +279,10 @@ async function notFound(kube: Kube, namespace: string, name: string, signal: Abo
 }
 
 function metricsPoller(kube: Kube, opts: LeaseWatchOptions, plan: Plan, model: LeaseWatchModel): MetricsPoller {
-  const sources = createSources(opts.metrics, { client: kube.client, direct: { insecureSkipTlsVerify: opts.metricsInsecureSkipTlsVerify } });
+  // --insecure-skip-tls-verify (kubectl's, for the API server) covers metrics endpoints too, as the
+  // scrape errors' hint says; --metrics-insecure-skip-tls-verify only them.
+  const insecure = Boolean(opts.metricsInsecureSkipTlsVerify) || Boolean(opts.insecureSkipTlsVerify);
+  const sources = createSources(opts.metrics, { client: kube.client, direct: { insecureSkipTlsVerify: insecure } });
   const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.metricsIntervalMs });
   poller.subscribe((s) => model.setMetrics(metricsInput(s)));
   return poller;

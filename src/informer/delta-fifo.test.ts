@@ -270,7 +270,7 @@ describe('DeltaFIFO', () => {
       expect(syncedDuring).toEqual([false, false, false]);
       expect(f.hasSynced()).toBe(true);
       f.add(mk('c', 3));
-      await f.pop((_d, initial) => flags.push(initial));
+      await f.pop((_d, initial) => void flags.push(initial));
       expect(flags[3]).toBe(false);
     });
 

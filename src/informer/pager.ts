@@ -12,6 +12,7 @@
  */
 import { isExpired } from '../kube/api-error.js';
 import type { KubeObject, ListerWatcher, ListOptions } from '../kube/types.js';
+import { untilAborted } from './abort.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -50,7 +51,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       pages++;
       const sent = { ...opts };
       pager.onRequest?.(sent);
-      page = await lw.list(sent, pager.signal);
+      page = await (pager.signal ? untilAborted(lw.list(sent, pager.signal), pager.signal) : lw.list(sent));
     } catch (err) {
       // Only an Expired continuation page falls back to a full list: the first page's RV fell out
       // of the compaction window while we were paging.
@@ -64,7 +65,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       else delete full.resourceVersionMatch;
       pages++;
       pager.onRequest?.(full);
-      const result = await lw.list(full, pager.signal);
+      const result = await (pager.signal ? untilAborted(lw.list(full, pager.signal), pager.signal) : lw.list(full));
       return { items: result.items, resourceVersion: result.resourceVersion, paginated, pages };
     }
     if (!page.continue && items === undefined) {

@@ -70,8 +70,9 @@ interface Harness {
 let running: Harness[] = [];
 
 afterEach(async () => {
-  for (const h of running) await h.stop();
+  const hs = running;
   running = [];
+  for (const h of hs) await h.stop();
 });
 
 function start(options: { lw?: FakeListerWatcherOptions; objects?: number; reflector?: Partial<ReflectorOptions>; listerWatcher?: ListerWatcher } = {}): Harness {
@@ -312,14 +313,16 @@ describe('Reflector watch', () => {
       list: async () => ({ items: [], resourceVersion: '' }),
       watch: async (o) => {
         expect(o.resourceVersion).toBe('');
+        let stopped!: () => void;
+        const stop = new Promise<void>((resolve) => (stopped = resolve));
         return {
-          stop: () => {},
+          stop: () => stopped(),
           async *[Symbol.asyncIterator]() {
             for (const e of events) {
               yield e;
               seen.push(r.lastSyncResourceVersion());
             }
-            await new Promise(() => {});
+            await stop;
           },
         };
       },

@@ -46,6 +46,7 @@ import {
   isTooManyRequests,
 } from '../kube/api-error.js';
 import type { KubeObject, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
+import { untilAborted } from './abort.js';
 import { BackoffManager, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, listAllPages, type PagedListResult } from './pager.js';
 import {
@@ -137,6 +138,8 @@ function iteratorOf(w: Watch): AsyncIterator<WatchEvent> {
   }
   return it;
 }
+
+const stopLate = (w: Watch): void => w.stop();
 
 /** Connection refused or 429: the watch can be re-opened from the same RV after a backoff. */
 export function isWatchErrorRetriable(err: unknown): boolean {
@@ -426,7 +429,7 @@ export class Reflector {
       this.countWatch();
       this.emit('stream', 'info', `streaming list from resourceVersion ${JSON.stringify(lastKnownRV)}`, { resourceVersion: lastKnownRV });
       try {
-        w = await this.lw.watch(options, signal);
+        w = await untilAborted(this.lw.watch(options, signal), signal, stopLate);
       } catch (err) {
         if (signal.aborted) return undefined;
         if (await this.retryStream(err, signal)) continue;
@@ -542,7 +545,7 @@ export class Reflector {
         this.countWatch();
         this.emit('watch', 'debug', `watching from resourceVersion ${JSON.stringify(rv)} (timeout ${options.timeoutSeconds} s)`, { resourceVersion: rv });
         try {
-          w = await this.lw.watch(options, signal);
+          w = await untilAborted(this.lw.watch(options, signal), signal, stopLate);
         } catch (err) {
           if (signal.aborted) return;
           if (isWatchErrorRetriable(err)) {

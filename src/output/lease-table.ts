@@ -7,6 +7,7 @@ import {
   changeSeverity,
   clockTime,
   describeChange,
+  heldCell,
   leaseKey,
   masterCell,
   renewCell,
@@ -38,7 +39,6 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
     const withMetrics = view.leases.some((l) => l.masterStatus !== null);
     const head = ['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held', ...(withStrategy ? ['strategy'] : []), ...(withMetrics ? ['master status'] : [])];
     const rows = view.leases.map((l) => {
-      const heldAtStart = l.history.at(-1)?.heldAtStart ?? false;
       return [
         leaseKey(l.namespace, l.name),
         l.holder ?? '<none>',
@@ -46,7 +46,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
         paint(renewCell(l), l.severity, color),
         l.acquireTime ? `${ageOf(l.acquireTime, now)} ago` : '-',
         l.transitions,
-        l.heldForMs === null ? '-' : `${heldAtStart ? '>=' : ''}${shortDuration(l.heldForMs)}`,
+        heldCell(l),
         ...(withStrategy ? [strategyCell(l)] : []),
         ...(withMetrics ? [masterCell(l.masterStatus)] : []),
       ];
@@ -62,7 +62,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
             h.holder,
             clockTime(h.firstSeenAt),
             h.endedAt ? clockTime(h.endedAt) : '-',
-            `${h.heldAtStart ? '>=' : ''}${shortDuration(h.heldForMs)}`,
+            `${h.heldAtStart ? '≥' : ''}${shortDuration(h.heldForMs)}`,
             h.endReason ?? 'holding',
             shortDuration(h.failoverGapMs),
             shortDuration(h.sinceLastRenewMs),
@@ -74,23 +74,23 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
   } else if (view.nodes.total === 0 && view.apiservers.total === 0) {
     out.push('no leases found');
   }
-  const nodes = heartbeatText('node leases', view.nodes, view.scope.namespace === 'kube-node-lease' || view.scope.name !== null, options);
+  const nodes = heartbeatText('node leases', 'node', view.nodes, view.scope.namespace === 'kube-node-lease' || view.scope.name !== null, options);
   if (nodes) out.push('', nodes);
-  const apis = heartbeatText('apiserver identity leases', view.apiservers, view.scope.name !== null, options);
+  const apis = heartbeatText('apiserver identity leases', 'apiserver', view.apiservers, view.scope.name !== null, options);
   if (apis) out.push('', apis);
   for (const m of view.metricsErrors) out.push('', `metrics ${m.source}: ${m.error}`);
   while (out[0] === '') out.shift();
   return `${out.join('\n')}\n`;
 }
 
-function heartbeatText(title: string, s: HeartbeatSummary, listAll: boolean, { color }: LeaseTextOptions): string {
+function heartbeatText(title: string, nameTitle: string, s: HeartbeatSummary, listAll: boolean, { color }: LeaseTextOptions): string {
   if (s.total === 0) return '';
   const line = `${title}: ${s.total}, ${s.staleCount === 0 ? paint('none stale', 'ok', color) : paint(`${s.staleCount} stale`, 'bad', color)}`;
   const rows = listAll ? s.leases : s.leases.filter((r) => r.stale);
   if (rows.length === 0) return line;
   const table = renderTable(
-    ['holder', 'lease', 'state', 'renewed', 'renewtime age', 'duration'],
-    rows.map((r) => [r.holder, leaseKey(r.namespace, r.name), paint(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
+    [nameTitle, 'holder', 'state', 'renewed', 'renewtime age', 'duration'],
+    rows.map((r) => [r.name, r.holder ?? '<none>', paint(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
   );
   return `${line}\n${table}`;
 }

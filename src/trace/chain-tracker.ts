@@ -150,7 +150,7 @@ export class ChainTracker {
         const prev = before?.facts.get(name);
         if (name === 'created') continue;
         if (name === 'generation') {
-          if (prev && prev.value !== fact.value && isTarget) add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `spec-changed-${fact.value}`);
+          if (prev && prev.value !== fact.value && isTarget && trigger.kind === 'watch') add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `spec-changed-${fact.value}`);
           continue;
         }
         if (name === 'observed-generation') {
@@ -207,8 +207,17 @@ export class ChainTracker {
     return this.list.some((h) => h.kind === 'controller-observed');
   }
 
-  /** Same object's latest earlier hop, else its owner's, else the target's. */
+  /**
+   * The hop this one follows from. A Pod's lifecycle hops follow its own earlier hops (else its
+   * owner's); a controller's hops on a workload (scale up or down, convergence) follow whatever
+   * happened last anywhere in the chain, since that is what the controller reacted to.
+   */
   private previousOf(hop: Hop): Hop | undefined {
+    if (hop.object.kind !== 'Pod') {
+      let latest: Hop | undefined;
+      for (const h of this.list) if (h.observedAt <= hop.observedAt && (!latest || h.observedAt >= latest.observedAt)) latest = h;
+      return latest;
+    }
     const before = (uid: string | undefined): Hop | undefined => {
       if (!uid) return undefined;
       let best: Hop | undefined;
@@ -246,6 +255,12 @@ export class ChainTracker {
     const reasons = hopEventReasons[hop.kind];
     if (!reasons?.includes(event.reason)) return false;
     if (hop.events.some((e) => e === event)) return false;
+    // "Scaled up replica set web-abc from 1 to 2": only the hop with that transition.
+    const fromTo = /from (\d+) to (\d+)/.exec(event.note);
+    if (fromTo && hop.object.kind !== 'Pod') {
+      const m = /^(\d+)→(\d+)/.exec(hop.detail ?? '') ?? (hop.kind === 'created' ? /^()(\d+) replicas/.exec(hop.detail ?? '') : null);
+      if (!m || (m[1] || '0') !== fromTo[1] || m[2] !== fromTo[2]) return false;
+    }
     if (regardingUid === hop.object.uid) return true;
     // Controllers report the objects they create or scale on the owner: match by name in the note.
     return (regardingUid === hop.owner?.uid || hop.kind === 'scaled' || hop.kind === 'scaled-down' || hop.kind === 'created') && new RegExp(`\\b${escapeRegExp(hop.object.name)}\\b`).test(event.note);

@@ -51,7 +51,10 @@ export function managedFieldsTime(obj: KubeObject, match: { subresource?: string
 function common(obj: KubeObject, facts: Facts): void {
   facts.set('created', { value: true, serverTime: obj.metadata.creationTimestamp, serverTimeSource: 'creationTimestamp' });
   if (obj.metadata.deletionTimestamp) {
-    facts.set('terminating', { value: true, serverTime: obj.metadata.deletionTimestamp, serverTimeSource: 'deletionTimestamp' });
+    // deletionTimestamp is when the grace period ends; the request was that much earlier.
+    const grace = obj.metadata.deletionGracePeriodSeconds ?? 0;
+    const requested = new Date(Date.parse(obj.metadata.deletionTimestamp) - grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    facts.set('terminating', { value: true, serverTime: requested, serverTimeSource: grace ? `deletionTimestamp − ${grace}s grace` : 'deletionTimestamp', detail: grace ? `grace period ${grace}s` : undefined });
   }
   for (const f of obj.metadata.finalizers ?? []) facts.set(`finalizer:${f}`, { value: true, detail: f });
   if (typeof obj.metadata.generation === 'number') {

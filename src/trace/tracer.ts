@@ -202,7 +202,7 @@ export class Tracer {
     const info = await this.kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
     if (!info) return;
     this.eventsInformer = this.newInformer(info);
-    this.eventsInformer.addEventHandler({ onAdd: () => this.queue.addAfter(EVENTS_KEY, this.coalesceMs), onUpdate: () => this.queue.addAfter(EVENTS_KEY, this.coalesceMs) }, { name: 'trace-events' });
+    this.eventsInformer.addEventHandler({ onAdd: () => this.queue.add(EVENTS_KEY), onUpdate: () => this.queue.add(EVENTS_KEY) }, { name: 'trace-events' });
   }
 
   private onDelete(obj: KubeObject | { key: string; obj?: KubeObject | null }, at: number): void {
@@ -214,7 +214,7 @@ export class Tracer {
   }
 
   private enqueue(): void {
-    this.queue.addAfter(TARGET_KEY, this.coalesceMs);
+    this.queue.add(TARGET_KEY);
   }
 
   /** Runs the informers until they synced and takes the baseline. */
@@ -268,6 +268,9 @@ export class Tracer {
     for (;;) {
       const { item, shutdown } = await this.queue.get();
       if (shutdown) return;
+      // Hold the key briefly before reading the cache: adds meanwhile only mark it dirty, so a
+      // burst of events becomes one reconcile now and at most one more after done().
+      if (this.coalesceMs > 0) await this.clock.sleep(this.coalesceMs, signal);
       try {
         if (item === EVENTS_KEY) this.reconcileEvents();
         else this.reconcile();
@@ -324,7 +327,14 @@ export class Tracer {
     }
     const converged = this.tracker.converged();
     if (converged) {
-      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', `${this.targetLabel()} ${converged.kind === 'failed' ? 'failed' : 'converged'}: ${converged.detail ?? ''}`);
+      // Status converges while old Pods may still be terminating: follow them to their deletion.
+      const terminating = view.descendants.filter((d) => d.obj.metadata.deletionTimestamp).length;
+      if (terminating > 0 && converged.kind !== 'failed') {
+        if (!this.waitingForDeletes) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${this.targetLabel()} converged; following ${terminating} terminating object(s) to their deletion` });
+        this.waitingForDeletes = true;
+        return;
+      }
+      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', this.convergedMessage(converged));
     }
     const metadataOnly = !this.tracker.expectsRollout() && (this.trigger.kind !== 'watch' ? view.triggerSeenAt !== undefined : true);
     const terminating = Boolean(view.target?.obj.metadata.deletionTimestamp);
@@ -336,6 +346,12 @@ export class Tracer {
         this.end('no-rollout', `metadata-only change: generation unchanged (${gen ?? '-'}), ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`);
       });
     }
+  }
+
+  private waitingForDeletes = false;
+
+  private convergedMessage(hop: Hop, extra = ''): string {
+    return `${this.targetLabel()} ${hop.kind === 'failed' ? 'failed' : 'converged'}: ${hop.detail ?? ''}${extra}`;
   }
 
   private targetLabel(): string {
@@ -354,6 +370,11 @@ export class Tracer {
 
   /** Ends the trace from outside (timeout, interrupt). */
   stop(outcome: 'timeout' | 'interrupted', message: string): void {
+    const converged = this.tracker.converged();
+    if (outcome === 'timeout' && converged) {
+      const left = this.view().descendants.filter((d) => d.obj.metadata.deletionTimestamp).length;
+      return this.end('converged', this.convergedMessage(converged, ` (${left} object(s) still terminating)`));
+    }
     this.end(outcome, message);
   }
 

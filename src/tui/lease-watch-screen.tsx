@@ -10,6 +10,7 @@ import {
   changeSeverity,
   clockTime,
   describeChange,
+  heldCell,
   leaseKey,
   masterCell,
   renewCell,
@@ -135,7 +136,7 @@ function cellText(l: LeaderLeaseRow, key: LeaseColumn['key'], now: number): stri
     case 'transitions':
       return String(l.transitions);
     case 'held':
-      return l.heldForMs === null ? '-' : `${l.history.at(-1)?.heldAtStart ? '≥' : ''}${shortDuration(l.heldForMs)}`;
+      return heldCell(l);
     case 'strategy':
       return strategyCell(l);
     case 'master':
@@ -196,7 +197,7 @@ function HeartbeatLine({ title, summary, listAll }: { title: string; summary: He
       {rows.map((r) => (
         <Box key={leaseKey(r.namespace, r.name)} marginLeft={2}>
           <Text color={r.stale ? 'red' : undefined} wrap="truncate-end">
-            {r.holder} {r.stale ? 'stale' : 'fresh'}: renewed {shortDuration(r.renewAgeMs)} ago (renewTime {shortDuration(r.renewTimeAgeMs)} ago), duration {r.leaseDurationSeconds}s
+            {r.name} {r.stale ? 'stale' : 'fresh'}: renewed {shortDuration(r.renewAgeMs)} ago (renewTime {shortDuration(r.renewTimeAgeMs)} ago), duration {r.leaseDurationSeconds}s
           </Text>
         </Box>
       ))}
@@ -214,7 +215,7 @@ function Help(): ReactNode {
       </Text>
       <Text>gap: time with no valid leader before a holder (from the previous holder's expiry or release).</Text>
       <Text>since last renew: from the previous holder's last renew we saw to the new holder (about lease duration + retry after a crash).</Text>
-      <Text>≥: the holder already held the lease when we started watching.</Text>
+      <Text>HELD ~: from the holder's acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.</Text>
     </Box>
   );
 }

@@ -87,7 +87,7 @@ describe('lease view helpers', () => {
       'kube-system/kube-controller-manager: b acquired after a gap 1.5s (16s since its last renew) transitions 3',
     );
     expect(describeChange(change({ type: 'expired', holder: 'a', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe('kube-system/kube-controller-manager: a expired (no renew since 00:00:02)');
-    expect(describeChange(change({ type: 'expired', role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'n1', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe('kube-node-lease/n1: n1 stale (no renew since 00:00:02)');
+    expect(describeChange(change({ type: 'expired', role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'n1', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe('kube-node-lease/n1: stale (no renew since 00:00:02)');
     expect(describeChange(change({ type: 'released', holder: 'a', heldForMs: 65_000 }))).toBe('kube-system/kube-controller-manager: a released after 1m5s');
     expect(describeChange(change({ type: 'deleted', holder: null }))).toBe('kube-system/kube-controller-manager: deleted');
     expect(describeChange(change({ type: 'resumed', holder: 'a', failoverGapMs: 3_000 }))).toBe('kube-system/kube-controller-manager: a renewing again after 3.0s expired');

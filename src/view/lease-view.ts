@@ -100,6 +100,8 @@ export interface LeaderLeaseRow {
   renewTime: string | null;
   transitions: number;
   heldForMs: number | null;
+  /** now − acquireTime (the holder's clock): the time held for a holder that held it before we looked. */
+  acquiredAgeMs: number | null;
   strategy: string | null;
   preferredHolder: string | null;
   /** Oldest first; the last is the current holder's when held. */
@@ -110,9 +112,10 @@ export interface LeaderLeaseRow {
 
 export interface HeartbeatRow {
   namespace: string;
+  /** The node's name for a node lease (kubelets name the lease after the node), the API server id otherwise. */
   name: string;
-  /** Node name (or API server id): the holder, else the lease name. */
-  holder: string;
+  /** The holder as written: the node name for a kubelet, the controller's identity for kwok. */
+  holder: string | null;
   stale: boolean;
   state: LeaseState;
   renewAgeMs: number;
@@ -211,9 +214,10 @@ export function buildLeaseView(input: ViewInput): LeaseWatchView {
   };
 }
 
-function renewTimeAge(renewTime: string | null, now: number): number | null {
-  const t = renewTime === null ? undefined : parseMicroTime(renewTime);
-  return t === undefined ? null : now - t;
+/** Age of a time the holder wrote, on our clock (so it includes the holder's clock skew). */
+function writtenAge(time: string | null, now: number): number | null {
+  const t = time === null ? undefined : parseMicroTime(time);
+  return t === undefined ? null : Math.round(now - t);
 }
 
 function iso(ms: number): string {
@@ -251,13 +255,14 @@ function leaderRow(s: LeaseSnapshot, now: number, windowStart: number, heldAtSta
     state: s.state,
     severity: severityOf(s.state),
     renewAgeMs: s.renewAgeMs,
-    renewTimeAgeMs: renewTimeAge(s.renewTime, now),
+    renewTimeAgeMs: writtenAge(s.renewTime, now),
     expiresInMs: s.expiresInMs,
     leaseDurationSeconds: s.leaseDurationSeconds,
     acquireTime: s.acquireTime,
     renewTime: s.renewTime,
     transitions: s.transitions,
     heldForMs: s.heldForMs,
+    acquiredAgeMs: writtenAge(s.acquireTime, now),
     strategy: s.strategy,
     preferredHolder: s.preferredHolder,
     history,
@@ -282,19 +287,19 @@ function heartbeatRow(s: LeaseSnapshot, now: number): HeartbeatRow {
   return {
     namespace: s.namespace,
     name: s.name,
-    holder: s.holder ?? s.name,
+    holder: s.holder,
     // Judged on our clock, like the observer: not renewed within its own leaseDurationSeconds.
     stale: s.state === 'expired' || s.state === 'released',
     state: s.state,
     renewAgeMs: s.renewAgeMs,
-    renewTimeAgeMs: renewTimeAge(s.renewTime, now),
+    renewTimeAgeMs: writtenAge(s.renewTime, now),
     leaseDurationSeconds: s.leaseDurationSeconds,
     renewTime: s.renewTime,
   };
 }
 
 function summarise(rows: HeartbeatRow[]): HeartbeatSummary {
-  const sorted = [...rows].sort((a, b) => Number(b.stale) - Number(a.stale) || (a.stale ? b.renewAgeMs - a.renewAgeMs : 0) || a.holder.localeCompare(b.holder));
+  const sorted = [...rows].sort((a, b) => Number(b.stale) - Number(a.stale) || (a.stale ? b.renewAgeMs - a.renewAgeMs : 0) || a.name.localeCompare(b.name));
   return { total: rows.length, staleCount: rows.filter((r) => r.stale).length, leases: sorted };
 }
 
@@ -382,6 +387,16 @@ export function renewCell(row: Pick<LeaderLeaseRow, 'renewAgeMs' | 'leaseDuratio
   return `${shortDuration(row.renewAgeMs)}/${row.leaseDurationSeconds}s`;
 }
 
+/**
+ * Time held: measured on our clock since we first saw the holder; for a holder that already held
+ * the lease when we started, from its acquireTime ("~", the holder's clock).
+ */
+export function heldCell(row: Pick<LeaderLeaseRow, 'heldForMs' | 'acquiredAgeMs' | 'history'>): string {
+  if (row.heldForMs === null) return '-';
+  if (row.history.at(-1)?.heldAtStart) return row.acquiredAgeMs !== null && row.acquiredAgeMs >= row.heldForMs ? `~${shortDuration(row.acquiredAgeMs)}` : `≥${shortDuration(row.heldForMs)}`;
+  return shortDuration(row.heldForMs);
+}
+
 export function strategyCell(row: Pick<LeaderLeaseRow, 'strategy' | 'preferredHolder'>): string {
   if (!row.strategy && !row.preferredHolder) return '-';
   return [row.strategy ?? '', row.preferredHolder ? `preferred ${row.preferredHolder}` : ''].filter(Boolean).join(', ');
@@ -408,12 +423,15 @@ export function describeChange(c: LeaseChange): string {
     }
     case 'released':
       return `${lease}: ${who} released after ${shortDuration(c.heldForMs)}`;
-    case 'expired':
-      return c.role === 'leader' ? `${lease}: ${who} expired (no renew since ${c.lastRenewAt ? clockTime(c.lastRenewAt) : '-'})` : `${lease}: ${who} stale (no renew since ${c.lastRenewAt ? clockTime(c.lastRenewAt) : '-'})`;
+    case 'expired': {
+      const since = `no renew since ${c.lastRenewAt ? clockTime(c.lastRenewAt) : '-'}`;
+      // A heartbeat lease is named after its node (or API server); its holder adds nothing.
+      return c.role === 'leader' ? `${lease}: ${who} expired (${since})` : `${lease}: stale (${since})`;
+    }
     case 'deleted':
       return `${lease}: deleted${c.holder ? ` (held by ${c.holder})` : ''}`;
     case 'resumed':
-      return `${lease}: ${who} renewing again after ${shortDuration(c.failoverGapMs)} expired`;
+      return `${lease}: ${c.role === 'leader' ? `${who} ` : ''}renewing again after ${shortDuration(c.failoverGapMs)} expired`;
   }
 }
 

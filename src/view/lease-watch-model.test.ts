@@ -115,8 +115,8 @@ describe('LeaseWatchModel', () => {
     expect(view.leases.map((l) => l.name)).toEqual(['kube-controller-manager']);
     expect(view.nodes.total).toBe(2);
     expect(view.nodes.staleCount).toBe(1);
-    expect(view.nodes.leases[0]).toMatchObject({ holder: 'n2', stale: true, renewAgeMs: 50_000, renewTimeAgeMs: 50_000, leaseDurationSeconds: 40 });
-    expect(view.nodes.leases[1]).toMatchObject({ holder: 'n1', stale: false });
+    expect(view.nodes.leases[0]).toMatchObject({ name: 'n2', holder: 'n2', stale: true, renewAgeMs: 50_000, renewTimeAgeMs: 50_000, leaseDurationSeconds: 40 });
+    expect(view.nodes.leases[1]).toMatchObject({ name: 'n1', stale: false });
     expect(changes).toEqual([expect.objectContaining({ type: 'expired', role: 'node', holder: 'n2' })]);
     model.handler.onUpdate!(node('n2', 0), node('n2', 50_000), info(clock));
     view = model.view();

@@ -1,0 +1,92 @@
+/**
+ * The trace as every output shows it: the summary (outcome, time to converge, slowest hop), one
+ * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
+ */
+import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
+import type { Hop, TraceOutcome } from '../trace/types.js';
+import { formatDuration } from '../util/duration.js';
+
+export interface TraceSummary {
+  target: string;
+  trigger: string;
+  outcome: TraceOutcome | 'running';
+  message: string;
+  /** Trigger to the end (convergence, deletion, no-rollout verdict). */
+  elapsedMs: number | undefined;
+  hops: number;
+  slowestHop: { id: string; kind: string; object: string; sincePreviousMs: number; previousId: string | undefined } | undefined;
+  reconciles: number;
+  targetWatchEvents: number;
+  burst: TraceSnapshot['burst'];
+}
+
+export function summarise(s: TraceSnapshot, now: number): TraceSummary {
+  const slow = s.hops.reduce<Hop | undefined>((a, h) => (!a || h.sincePreviousMs > a.sincePreviousMs ? h : a), undefined);
+  const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
+  const elapsed = s.trigger ? (end ? end.observedAt - s.trigger.at : s.outcome ? undefined : now - s.trigger.at) : undefined;
+  const lastHop = s.hops.at(-1);
+  return {
+    target: `${s.target.kind}/${s.target.name}${s.target.namespace ? ` in ${s.target.namespace}` : ''}`,
+    trigger: s.trigger ? (s.trigger.wrote || 'watched a change made by someone else') : 'waiting for a change',
+    outcome: s.outcome ?? 'running',
+    message: s.endMessage ?? '',
+    elapsedMs: elapsed ?? (s.outcome && lastHop && s.trigger ? lastHop.observedAt - s.trigger.at : undefined),
+    hops: s.hops.length,
+    slowestHop: slow ? { id: slow.id, kind: slow.kind, object: `${slow.object.kind}/${slow.object.name}`, sincePreviousMs: slow.sincePreviousMs, previousId: slow.previousId } : undefined,
+    reconciles: s.reconciles,
+    targetWatchEvents: s.targetWatchEvents,
+    burst: s.burst,
+  };
+}
+
+export function hopTitle(h: Hop): string {
+  return h.kind === 'target-modified' ? 'MODIFIED seen by our informer' : h.kind.replace(/-/g, ' ');
+}
+
+/** `+1.23s (+120ms)  ReplicaSet/web-7d9f  created  3 replicas  [server 12:00:01 creationTimestamp]  ScalingReplicaSet: …` */
+export function hopLine(h: Hop): string {
+  const server = h.serverTime ? `  [server ${h.serverTime.replace(/^\d{4}-\d\d-\d\dT/, '')} ${h.serverTimeSource ?? ''}]` : '';
+  const events = h.events.length ? `  ${h.events.map((e) => `${e.reason}: ${e.note}`).join('; ')}` : '';
+  return `${pad(`+${formatDuration(h.sinceTriggerMs)}`, 9)} ${pad(`(+${formatDuration(h.sincePreviousMs)})`, 10)} ${pad(`${h.object.kind}/${h.object.name}`, 34)} ${hopTitle(h)}${h.detail ? `  ${h.detail}` : ''}${server}${events}`;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+export interface TreeLine {
+  depth: number;
+  label: string;
+  status: string;
+  ready: boolean;
+  deleting: boolean;
+  node?: string | undefined;
+  restarts?: number | undefined;
+  creationTimestamp?: string | undefined;
+}
+
+/** The tree flattened for display; at most `limit` lines, children past it counted. */
+export function treeLines(root: TreeNode | undefined, limit = Infinity): { lines: TreeLine[]; hidden: number } {
+  const lines: TreeLine[] = [];
+  let hidden = 0;
+  const walk = (n: TreeNode, depth: number): void => {
+    if (lines.length >= limit) {
+      hidden++;
+    } else {
+      lines.push({ depth, label: `${n.ref.kind}/${n.ref.name}`, status: n.status, ready: n.ready, deleting: n.deleting, node: n.node, restarts: n.restarts, creationTimestamp: n.creationTimestamp });
+    }
+    for (const c of n.children) walk(c, depth + 1);
+  };
+  if (root) walk(root, 0);
+  return { lines, hidden };
+}
+
+export function summaryLines(sum: TraceSummary): string[] {
+  const out = [`${sum.target}: ${sum.outcome}${sum.message ? ` — ${sum.message}` : ''}`];
+  if (sum.burst) {
+    out.push(`burst: ${sum.burst.writes} writes → ${sum.burst.watchEvents} watch events → ${sum.burst.reconciles} reconciles of our workqueue${sum.burst.controllerQueueAdds !== undefined ? `; the controller's "${sum.burst.controllerQueue}" queue: ${sum.burst.controllerQueueAdds} adds` : ''}`);
+  }
+  if (sum.elapsedMs !== undefined) out.push(`time to ${sum.outcome === 'converged' ? 'converge' : 'end'}: ${formatDuration(sum.elapsedMs)}`);
+  if (sum.slowestHop) out.push(`slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`);
+  return out;
+}
