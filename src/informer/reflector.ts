@@ -58,7 +58,7 @@ import {
   type InformerEventLevel,
   type InformerEventListener,
 } from './stats.js';
-import { deletionHandlingMetaNamespaceKeyFunc, newStore, type ReflectorStore } from './store.js';
+import { deletionHandlingMetaNamespaceKeyFunc, newStore, type ReflectorStore, type Store } from './store.js';
 
 /** Default minimum watch timeout: 5 minutes. Smaller requested minimums are ignored. */
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 5 * 60 * 1000;
@@ -408,8 +408,8 @@ export class Reflector {
   private async watchList(signal: AbortSignal): Promise<Watch | undefined> {
     const transformer = this.store.transformer;
     let resourceVersion = '';
-    let w: Watch | undefined;
-    let temp = newStore(deletionHandlingMetaNamespaceKeyFunc, { transformer });
+    let w: Watch;
+    let temp: Store;
     const start0 = this.clock.now();
     for (;;) {
       if (signal.aborted) return undefined;
@@ -632,7 +632,7 @@ export class Reflector {
         const event = r.value;
         const receivedAt = this.clock.now();
         const type = event.type;
-        if (type in stats.events) stats.events[type]++;
+        if (Object.hasOwn(stats.events, type)) stats.events[type]++;
         if (type === 'ERROR') {
           throw ApiError.fromStatus(event.object as unknown as Status);
         }

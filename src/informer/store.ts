@@ -12,8 +12,7 @@
  * - `size()` is added for stats.
  */
 import type { KubeObject, WatchEventType } from '../kube/types.js';
-import { newThreadSafeStore, type ThreadSafeStore } from './thread-safe-store.js';
-import type { Indexers } from './thread-safe-store.js';
+import { newThreadSafeStore, type Indexers, type ThreadSafeStore } from './thread-safe-store.js';
 
 /**
  * Where an object was when it was deleted is unknown: the informer missed the DELETED event and

@@ -57,6 +57,8 @@ export interface RequestDescription {
   name?: string | undefined;
   /** Non-resource URL path, e.g. "/metrics", when the request is not for a resource. */
   path?: string | undefined;
+  /** The kubeconfig user the request was made as, for messages. */
+  user?: string | undefined;
 }
 
 export function describeRequest(r: RequestDescription): string {

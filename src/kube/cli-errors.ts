@@ -39,13 +39,15 @@ export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unk
   }
   const req = err.request;
   if (err.code === 401) {
-    return new ClusterError(`the API server${server} refused our credentials (401 Unauthorized)${ctx.user ? ` for user "${ctx.user}"` : ''}`, {
+    const user = ctx.user ?? req?.user;
+    return new ClusterError(`the API server${server} refused our credentials (401 Unauthorized)${user ? ` for user "${user}"` : ''}`, {
       hint: 'the token or client certificate is invalid or expired; check the kubeconfig user, or --token',
       cause: err,
     });
   }
   if (err.code === 403) {
-    const who = ctx.user ? `user "${ctx.user}"` : 'the current user';
+    const user = ctx.user ?? req?.user;
+    const who = user ? `user "${user}"` : 'the current user';
     if (req) {
       const can = req.path
         ? `kubectl auth can-i ${req.verb} ${req.path}`

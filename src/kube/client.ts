@@ -76,6 +76,7 @@ export class KubeClient {
 
   /** Sends a request and returns the open response; the caller reads or destroys the body. */
   async open(path: string, init: RequestInit = {}): Promise<IncomingMessage> {
+    if (init.describe && this.userName && init.describe.user === undefined) init.describe.user = this.userName;
     const prepared = await this.prepare();
     const url = this.url(path, init.query);
     const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);

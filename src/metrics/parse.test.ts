@@ -54,6 +54,36 @@ describe('parseExposition on kube-controller-manager metrics', () => {
   });
 });
 
+describe('parseExposition on real v1.37.2 control-plane scrapes', () => {
+  const captured = JSON.parse(fixture('captured.json')) as { contentType: string };
+  it.each(['kube-controller-manager.prom', 'kube-controller-manager.2.prom', 'kube-scheduler.prom', 'kube-apiserver.prom', 'kube-apiserver.2.prom'])('reads %s with every sample in a typed family', (name) => {
+    const text = fixture(name);
+    const exp = parseExposition(text, { contentType: captured.contentType });
+    expect(exp.format).toBe('prometheus');
+    expect(exp.families.filter((f) => f.type === 'untyped').map((f) => f.name)).toEqual([]);
+    // Every sample line of the file is in some family.
+    const sampleLines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+    expect(exp.families.reduce((n, f) => n + f.samples.length, 0)).toBe(sampleLines);
+    // Every histogram series has a +Inf bucket equal to its _count.
+    for (const f of exp.families.filter((x) => x.type === 'histogram')) {
+      for (const count of f.samples.filter((s) => s.name === `${f.name}_count`)) {
+        const inf = f.samples.find((s) => s.labels.le === '+Inf' && Object.keys(s.labels).length === Object.keys(count.labels).length + 1 && Object.entries(count.labels).every(([k, v]) => s.labels[k] === v));
+        expect(inf?.value, `${f.name} ${JSON.stringify(count.labels)}`).toBe(count.value);
+      }
+    }
+  });
+
+  it('reads the workqueue and leader election families of kube-controller-manager', () => {
+    const exp = parseExposition(fixture('kube-controller-manager.prom'), { contentType: captured.contentType });
+    expect(family(exp, 'workqueue_depth').help).toBe('[BETA] Current depth of workqueue');
+    const names = family(exp, 'workqueue_adds_total').samples.map((s) => s.labels.name);
+    expect(names).toEqual(expect.arrayContaining(['deployment', 'replicaset', 'endpoint_slice', 'garbage_collector_graph_changes']));
+    expect(family(exp, 'leader_election_master_status').samples.map((s) => [s.labels.name, s.value])).toEqual([['kube-controller-manager', 1]]);
+    const les = family(exp, 'workqueue_work_duration_seconds').samples.filter((s) => s.labels.name === 'deployment' && s.labels.le !== undefined).map((s) => s.labels.le);
+    expect(les).toEqual(['1e-08', '1e-07', '1e-06', '9.999999999999999e-06', '9.999999999999999e-05', '0.001', '0.01', '0.1', '1', '10', '+Inf']);
+  });
+});
+
 describe('parseExposition on OpenMetrics', () => {
   const text = fixture('openmetrics.txt');
   const exp = parseExposition(text, { contentType: 'application/openmetrics-text; version=1.0.0; charset=utf-8' });

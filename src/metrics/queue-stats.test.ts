@@ -112,6 +112,52 @@ describe('queue stats between two controller-runtime scrapes 10 s apart', () => 
   });
 });
 
+describe('queue stats between two real kube-controller-manager v1.37.2 scrapes', () => {
+  const captured = JSON.parse(fixture('captured.json')) as { contentType: string; firstScrapeAtMs: number; secondScrapeAtMs: number };
+  const snap = computeQueueStats(
+    scrape(fixture('kube-controller-manager.2.prom'), captured.secondScrapeAtMs, captured.contentType),
+    scrape(fixture('kube-controller-manager.prom'), captured.firstScrapeAtMs, captured.contentType),
+  );
+
+  it('measures the Deployment queue over the 10.3 s between the scrapes', () => {
+    expect(snap.windowSeconds).toBeCloseTo(10.327, 3);
+    const d = queue(snap, 'deployment');
+    // adds 1 -> 12, retries 1 -> 8
+    expect(d.addsTotal).toBe(12);
+    expect(d.addsPerSecond).toBeCloseTo(11 / 10.327, 6);
+    expect(d.retriesPerSecond).toBeCloseTo(7 / 10.327, 6);
+    expect(d.depth).toBe(0);
+    // Work-duration bucket deltas: 2 in (1e-4, 1e-3], 4 in (1e-3, 1e-2], 5 in (1e-2, 0.1].
+    expect(d.workTime.observations).toBe(11);
+    expect(d.workTime.p50).toBeCloseTo(0.001 + 0.009 * (3.5 / 4), 12);
+    expect(d.workTime.p99).toBeCloseTo(0.01 + 0.09 * ((0.99 * 11 - 6) / 5), 12);
+  });
+
+  it('has a row for every controller queue, idle ones with zero rates', () => {
+    expect(snap.queues.length).toBeGreaterThan(40);
+    expect(snap.queues.every((q) => q.controller === null && q.depth !== null && q.addsPerSecond !== null)).toBe(true);
+    const idle = queue(snap, 'cronjob');
+    expect(idle.addsPerSecond).toBe(0);
+    expect(idle.workTime.observations).toBe(0);
+    expect(idle.workTime.p50).toBeNull();
+    expect(snap.leaderElection).toEqual([{ name: 'kube-controller-manager', isLeader: true, value: 1 }]);
+    expect(snap.controllers).toEqual([]);
+  });
+
+  it("reads the API server's internal queues and the scheduler's", () => {
+    const api = computeQueueStats(
+      scrape(fixture('kube-apiserver.2.prom'), captured.secondScrapeAtMs, captured.contentType),
+      scrape(fixture('kube-apiserver.prom'), captured.firstScrapeAtMs, captured.contentType),
+    );
+    expect(api.queues.map((q) => q.name)).toEqual(expect.arrayContaining(['APIServiceRegistrationController', 'autoregister', 'crd_finalizer']));
+    expect(api.totals.addsPerSecond).toBeGreaterThan(0);
+    expect(api.leaderElection).toEqual([]);
+    const sched = computeQueueStats(scrape(fixture('kube-scheduler.prom'), captured.firstScrapeAtMs, captured.contentType));
+    expect(sched.queues.map((q) => q.name)).toContain('DynamicServingCertificateController');
+    expect(sched.leaderElection).toEqual([{ name: 'kube-scheduler', isLeader: true, value: 1 }]);
+  });
+});
+
 describe('queue stats rules', () => {
   const exposition = (lines: string[]): string => `${lines.join('\n')}\n`;
 

@@ -145,11 +145,17 @@ function fromApiError(source: string, err: ApiError, ctx: FailureContext): Scrap
         hint: ctx.via === 'proxy' ? 'check the namespace, the name and the port (kubectl get pods,svc -n NAMESPACE)' : `nothing at ${ctx.target}`,
         cause: err,
       });
-    default:
+    default: {
+      const hint = /HTTP request to an HTTPS server/i.test(message)
+        ? 'the endpoint speaks https: use https:// (control-plane components serve only https)'
+        : ctx.via === 'proxy'
+          ? 'the API server could not get an answer from the target: is it running, and is the port right?'
+          : undefined;
       return new ScrapeError(source, 'http', ctx.via === 'proxy' ? `the API server's proxy answered ${err.code}: ${message}` : `answered ${err.code}: ${message}`, {
-        ...(ctx.via === 'proxy' ? { hint: 'the API server could not get an answer from the target: is it running, and is the port right?' } : {}),
+        hint,
         cause: err,
       });
+    }
   }
 }
 
@@ -159,7 +165,15 @@ function forbiddenHint(message: string, ctx: FailureContext): string {
       ? "the component refused the API server's proxy, which sends no credentials; scrape it directly (https://NODE:PORT/metrics) with a token allowed to get /metrics"
       : 'the endpoint wants credentials: pass a bearer token, or use the kubeconfig credentials';
   }
-  if (ctx.via === 'proxy' && /\/proxy"/.test(message) && ctx.canI) return `confirm with: ${ctx.canI}`;
-  if (ctx.via === 'apiserver') return 'confirm with: kubectl auth can-i get /metrics';
-  return ctx.canI ? `confirm with: ${ctx.canI}` : 'the credentials may not read /metrics (RBAC: nonResourceURLs ["/metrics"], verb get)';
+  // RBAC refusals read 'User "x" cannot get resource "pods/proxy"' or '... cannot get path "/metrics"'.
+  const rbac = /\bcannot \w+ (resource|path)\b/.test(message);
+  switch (ctx.via) {
+    case 'apiserver':
+      return 'confirm with: kubectl auth can-i get /metrics';
+    case 'proxy':
+      if (rbac && ctx.canI) return `confirm with: ${ctx.canI}`;
+      return "the API server refused to proxy to this target (its proxy denies some destinations, e.g. host-network or link-local addresses); scrape the endpoint directly";
+    default:
+      return rbac ? 'the credentials may not get /metrics (RBAC: nonResourceURLs ["/metrics"], verb get)' : 'the endpoint refused the request; check the token or client certificate';
+  }
 }

@@ -166,6 +166,20 @@ describe('pod and service sources (through the API server proxy)', () => {
     expect(err.hint).toMatch(/sends no credentials; scrape it directly \(https:\/\/NODE:PORT\/metrics\)/);
   });
 
+  it('says so when the API server refuses to proxy to the destination, without an RBAC hint', async () => {
+    const client = new FakeClient(() => errorFromResponse(403, 'resolve_deny: denied destination'));
+    const err = await scrapeError(createSource('pod/default/web-768bcd6cb5-c9jzd:8080', { client }).scrape());
+    expect(err.reason).toBe('403 Forbidden: resolve_deny: denied destination');
+    expect(err.hint).toMatch(/^the API server refused to proxy to this target/);
+  });
+
+  it('reports the same failure of both schemes once', async () => {
+    const client = new FakeClient(() => errorFromResponse(503, 'no endpoints available for service "kubernetes"'));
+    const err = await scrapeError(createSource('svc/default/kubernetes:443', { client }).scrape());
+    expect(err.reason).toBe('https and http: the API server\'s proxy answered 503: no endpoints available for service "kubernetes"');
+    expect(client.calls).toHaveLength(2);
+  });
+
   it('reports both attempts when neither scheme works, and tries both again next time', async () => {
     const client = new FakeClient((path) =>
       path.includes('/https:')
@@ -187,7 +201,7 @@ describe('pod and service sources (through the API server proxy)', () => {
     const client = new FakeClient(() => ok(fixture('login-page.html'), 'text/html; charset=utf-8'));
     const err = await scrapeError(createSource('svc/monitoring/grafana:3000', { client }).scrape());
     expect(err.kind).toBe('not-metrics');
-    expect(err.message).toMatch(/^svc\/monitoring\/grafana:3000: (https|http): answered text\/html, not Prometheus metrics/);
+    expect(err.message).toMatch(/^svc\/monitoring\/grafana:3000: https and http: answered text\/html, not Prometheus metrics/);
   });
 });
 
@@ -244,6 +258,7 @@ describe('direct URL sources', () => {
     ],
     [{ status: 404, headers: {}, body: '404 page not found' }, 'not-found', '404 Not Found: 404 page not found'],
     [{ status: 500, headers: {}, body: 'boom\nstack' }, 'http', 'answered 500: boom'],
+    [{ status: 400, headers: {}, body: 'Client sent an HTTP request to an HTTPS server.\n' }, 'http', 'answered 400: Client sent an HTTP request to an HTTPS server.'],
     [{ status: 302, headers: { location: 'https://sso.example/login' }, body: '' }, 'http', 'answered 302, a redirect to https://sso.example/login (not followed)'],
     [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>hi</body></html>' }, 'not-metrics', 'answered text/html, not Prometheus metrics (starts "<html><body>hi</body></html>")'],
     [{ status: 200, headers: { 'content-type': TEXT }, body: 'a{b="c} 1\n' }, 'parse', 'the answer is not valid Prometheus text: line 1: unterminated label value (missing closing quote)'],
@@ -253,6 +268,12 @@ describe('direct URL sources', () => {
     expect(err.kind).toBe(kind);
     expect(err.reason).toBe(reason);
     expect(err.source).toBe('https://127.0.0.1:10257/metrics');
+  });
+
+  it('says to use https when a component answers that it speaks only https', async () => {
+    const http = fakeHttp(() => ({ status: 400, headers: {}, body: 'Client sent an HTTP request to an HTTPS server.\n' }));
+    const err = await scrapeError(createSource('http://127.0.0.1:10257/metrics', { httpGet: http.get }).scrape());
+    expect(err.hint).toMatch(/^the endpoint speaks https: use https:\/\//);
   });
 
   it('says how to get past a self-signed certificate', async () => {

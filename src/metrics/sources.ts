@@ -266,7 +266,8 @@ class ProxySource implements MetricsSource {
     this.scheme = undefined;
     if (failures.length === 1) throw failures[0]!.error;
     const best = failures.reduce((a, b) => (PROGRESS[b.error.kind] > PROGRESS[a.error.kind] ? b : a));
-    const reason = failures.map((f) => `${f.scheme}: ${f.error.reason}`).join('; ');
+    const reasons = failures.map((f) => f.error.reason);
+    const reason = reasons.every((r) => r === reasons[0]) ? `https and http: ${reasons[0]}` : failures.map((f) => `${f.scheme}: ${f.error.reason}`).join('; ');
     throw new ScrapeError(this.name, best.error.kind, reason, { hint: best.error.hint, cause: best.error });
   }
 }

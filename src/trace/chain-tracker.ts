@@ -20,6 +20,8 @@ export interface Deletion {
   at: number;
   /** Learnt from a relist (DeletedFinalStateUnknown) rather than a DELETED event. */
   tombstone: boolean;
+  /** The last state the informer handed to OnDelete (stale, or absent, for a tombstone). */
+  finalState?: KubeObject | undefined;
 }
 
 export interface ReconcileView {
@@ -53,6 +55,9 @@ export class ChainTracker {
   private readonly events: { regardingUid: string; event: TraceEventRef; at: number }[] = [];
   private trigger: TraceTrigger | undefined;
   private baselineGeneration: number | undefined;
+  private baselineTemplate: string | undefined;
+  private baselineReplicas: unknown;
+  private currentTarget: KubeObject | undefined;
   private convergedHop: Hop | undefined;
   private targetDeleted = false;
 
@@ -64,6 +69,9 @@ export class ChainTracker {
       this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: factsOf(o.ref.kind, o.obj), gone: false });
     }
     this.baselineGeneration = view.target?.obj.metadata.generation;
+    this.baselineTemplate = templateOf(view.target?.obj);
+    this.baselineReplicas = (view.target?.obj.spec as { replicas?: unknown } | undefined)?.replicas;
+    this.currentTarget = view.target?.obj;
   }
 
   setTrigger(trigger: TraceTrigger): void {
@@ -78,10 +86,21 @@ export class ChainTracker {
     return this.list;
   }
 
-  /** True when the trigger changed the spec, so the controller has a rollout to do. */
-  expectsRollout(): boolean {
-    const g = this.trigger?.generation;
+  /** True when the generation moved since the baseline: the controller has a new spec to observe. */
+  specChanged(): boolean {
+    const g = this.currentTarget?.metadata.generation ?? this.trigger?.generation;
     return g !== undefined && this.baselineGeneration !== undefined && g > this.baselineGeneration;
+  }
+
+  /**
+   * True when the change gives the controller Pods to create or remove: the pod template or the
+   * replica count changed. (A Deployment's generation also moves on annotation changes, which the
+   * controller only copies to its ReplicaSets.)
+   */
+  expectsRollout(): boolean {
+    if (!this.specChanged()) return false;
+    const t = this.currentTarget;
+    return templateOf(t) !== this.baselineTemplate || (t?.spec as { replicas?: unknown } | undefined)?.replicas !== this.baselineReplicas;
   }
 
   converged(): Hop | undefined {
@@ -126,6 +145,7 @@ export class ChainTracker {
       this.attachPendingEvents(hop);
     };
 
+    if (view.target) this.currentTarget = view.target.obj;
     if (view.target && view.triggerSeenAt !== undefined && trigger.kind !== 'watch') {
       add(view.target, 'target-modified', view.triggerSeenAt, { detail: `resourceVersion ${trigger.resourceVersion ?? ''}` });
     }
@@ -155,7 +175,7 @@ export class ChainTracker {
         }
         if (name === 'observed-generation') {
           const gen = o.obj.metadata.generation ?? 0;
-          if (isTarget && prev?.value !== fact.value && (fact.value as number) >= gen && this.expectsRollout()) {
+          if (isTarget && prev?.value !== fact.value && (fact.value as number) >= gen && this.specChanged()) {
             add(o, 'controller-observed', o.observedAt, { detail: `observedGeneration ${fact.value}`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `controller-observed-${fact.value}`);
           }
           continue;
@@ -185,12 +205,24 @@ export class ChainTracker {
       if (k.gone || present.has(k.ref.uid)) continue;
       const d = view.deletions.get(k.ref.uid);
       if (!d) continue;
+      // Changes between the last state we reconciled and the final one (removing the last finalizer
+      // deletes the object at once) are hops too.
+      if (d.finalState && !d.tombstone) {
+        const last = factsOf(k.ref.kind, d.finalState);
+        for (const [name, prev] of k.facts) {
+          if (name.startsWith('finalizer:') && !last.has(name)) add(k, 'finalizer-removed', d.at, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
+        }
+        if (!k.facts.has('terminating') && last.has('terminating')) {
+          const t = last.get('terminating')!;
+          add(k, 'terminating', d.at, { serverTime: t.serverTime, serverTimeSource: t.serverTimeSource, detail: t.detail });
+        }
+      }
       k.gone = true;
       add(k, 'deleted', d.at, d.tombstone ? { detail: 'learnt at a relist (tombstone: final state unknown)' } : {});
       if (k.ref.kind === this.targetKind && view.target === undefined) this.targetDeleted = true;
     }
 
-    if (view.target && !this.convergedHop && (this.expectsRollout() || trigger.kind === 'watch')) {
+    if (view.target && !this.convergedHop && this.expectsRollout()) {
       const c = convergence(this.targetKind, view.target.obj);
       const gen = view.target.obj.metadata.generation ?? 0;
       if (c.done && (trigger.generation === undefined || gen >= trigger.generation) && this.rolloutStarted()) {
@@ -201,9 +233,8 @@ export class ChainTracker {
     return fresh.sort((a, b) => a.observedAt - b.observedAt);
   }
 
-  /** A rollout has visibly begun: the controller observed the new generation (or, when watching, anything changed). */
+  /** A rollout has visibly begun: the controller observed the new generation. */
   private rolloutStarted(): boolean {
-    if (this.trigger?.kind === 'watch') return this.list.length > 0;
     return this.list.some((h) => h.kind === 'controller-observed');
   }
 
@@ -265,6 +296,11 @@ export class ChainTracker {
     // Controllers report the objects they create or scale on the owner: match by name in the note.
     return (regardingUid === hop.owner?.uid || hop.kind === 'scaled' || hop.kind === 'scaled-down' || hop.kind === 'created') && new RegExp(`\\b${escapeRegExp(hop.object.name)}\\b`).test(event.note);
   }
+}
+
+function templateOf(obj: KubeObject | undefined): string | undefined {
+  const t = (obj?.spec as { template?: unknown } | undefined)?.template;
+  return t === undefined ? undefined : JSON.stringify(t);
 }
 
 function escapeRegExp(s: string): string {

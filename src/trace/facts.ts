@@ -145,8 +145,8 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       return {
         done,
         detail: `${updated} updated, ${ready} ready, ${available} available of ${desired}${total > desired ? `, ${total - desired} old` : ''}${progressing ? `; Progressing ${progressing.reason ?? ''}` : ''}`,
-        serverTime: progressing?.lastUpdateTime ?? statusTime,
-        serverTimeSource: progressing?.lastUpdateTime ? 'Progressing lastUpdateTime' : 'managedFields',
+        serverTime: statusTime,
+        serverTimeSource: 'managedFields (status)',
       };
     }
     case 'StatefulSet': {

@@ -209,7 +209,7 @@ export class Tracer {
     const tombstone = isDeletedFinalStateUnknown(obj);
     const o = tombstone ? (obj as { obj?: KubeObject | null }).obj : (obj as KubeObject);
     const uid = o?.metadata?.uid;
-    if (uid) this.deletions.set(uid, { at, tombstone });
+    if (uid) this.deletions.set(uid, { at, tombstone, finalState: o ?? undefined });
     this.enqueue();
   }
 
@@ -336,14 +336,21 @@ export class Tracer {
       }
       return this.end(converged.kind === 'failed' ? 'failed' : 'converged', this.convergedMessage(converged));
     }
-    const metadataOnly = !this.tracker.expectsRollout() && (this.trigger.kind !== 'watch' ? view.triggerSeenAt !== undefined : true);
+    // No new pod template or replica count: once the controller has seen the change (or there was
+    // no new generation to see), watch a settle window for anything to follow, then say none did.
+    const seen = this.trigger.kind !== 'watch' ? view.triggerSeenAt !== undefined : true;
+    const observed = !this.tracker.specChanged() || this.tracker.hops().some((h) => h.kind === 'controller-observed');
     const terminating = Boolean(view.target?.obj.metadata.deletionTimestamp);
-    if (metadataOnly && !terminating && !this.settleTimer) {
+    if (!this.tracker.expectsRollout() && seen && observed && !terminating && !this.settleTimer) {
       const gen = view.target?.obj.metadata.generation;
+      const specChanged = this.tracker.specChanged();
       this.settleTimer = this.clock.setTimer(this.settleMs, () => {
         if (this.outcome) return;
         const changedChildren = this.tracker.hops().filter((h) => h.object.uid !== this.targetUid).length;
-        this.end('no-rollout', `metadata-only change: generation unchanged (${gen ?? '-'}), ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`);
+        this.end(
+          'no-rollout',
+          `metadata-only change: ${specChanged ? `generation ${gen} observed by the controller, pod template and replicas unchanged` : `generation unchanged (${gen ?? '-'})`}; ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`,
+        );
       });
     }
   }

@@ -414,6 +414,10 @@ export function describeChange(c: LeaseChange): string {
   const who = c.holder ?? '<none>';
   switch (c.type) {
     case 'acquired': {
+      if (c.role !== 'leader') {
+        // A heartbeat lease with a new holder (kwok restarted, a kubelet re-registered): the heartbeat is back.
+        return c.previousHolder === null ? `${lease}: new, held by ${who}` : `${lease}: renewing again, now held by ${who}${c.failoverGapMs !== null ? `, after ${shortDuration(c.failoverGapMs)} stale` : ''}`;
+      }
       const parts = [`${lease}: ${who} acquired`];
       if (c.previousHolder) parts.push(`after ${c.previousHolder}`);
       if (c.failoverGapMs !== null) parts.push(`gap ${shortDuration(c.failoverGapMs)}`);

@@ -134,9 +134,19 @@ describe('kubectl lease-watch on the real control plane', () => {
       expect(after?.spec?.holderIdentity).toBe(acquired!.holder);
       expect(componentHolding(acquired!.holder!)).toBe(victim === 'kube-controller-manager' ? 'kube-controller-manager-2' : 'kube-controller-manager');
     } finally {
-      // Leave one kube-controller-manager, the first, for the tests that follow.
+      // Leave one kube-controller-manager, the first, leading for the tests that follow (the
+      // second does not release on SIGTERM, so that takes one more lease duration).
       if (victim === 'kube-controller-manager') await c.startComponentAgain('kube-controller-manager');
       await c.stopComponent('kube-controller-manager-2');
+      await eventually(
+        'the first kube-controller-manager to lead again',
+        async () => {
+          const holder = (await leases.get('kube-system', 'kube-controller-manager'))?.spec?.holderIdentity;
+          return holder ? componentHolding(holder) === 'kube-controller-manager' : false;
+        },
+        60_000,
+        500,
+      );
     }
   });
 

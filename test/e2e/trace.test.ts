@@ -1,0 +1,243 @@
+/**
+ * kubectl informer-trace against the real control plane: each trigger on a 3-replica Deployment,
+ * a StatefulSet restart, a burst, deletion with a finalizer, and bad input.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
+import { readerNamespace } from '../../src/cluster/launcher.js';
+import type { Hop } from '../../src/trace/types.js';
+import type { TraceSummary } from '../../src/view/trace-view.js';
+import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
+
+interface TraceJson {
+  summary: TraceSummary;
+  trigger: { kind: string; at: number; resourceVersion: string; generation: number; writes: number };
+  hops: Hop[];
+  outcome: string;
+  burst?: { writes: number; watchEvents: number; reconciles: number };
+}
+
+const kube = adminKube();
+const ns = uniqueName('it-trace');
+
+function deployment(name: string, replicas: number, extra: Record<string, unknown> = {}): unknown {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, ...extra },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/app:1' }] } },
+    },
+  };
+}
+
+async function createReadyDeployment(namespace: string, name: string, replicas: number, extra: Record<string, unknown> = {}): Promise<void> {
+  await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments`, { method: 'POST', body: deployment(name, replicas, extra) });
+  await eventually(`${name} available`, async () => {
+    const d = await kube.client.json<{ status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+    return d.status?.availableReplicas === replicas && d.status.replicas === replicas;
+  }, 120_000);
+}
+
+async function trace(args: string[]): Promise<{ code: number; json: TraceJson; stderr: string }> {
+  const r = await runCli(createInformerTraceProgram, [...args, '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '150s']);
+  expect(r.stderr).not.toMatch(/^error/m);
+  return { code: r.code, json: JSON.parse(r.stdout) as TraceJson, stderr: r.stderr };
+}
+
+/** Every hop's latencies are non-negative and its observed time follows the trigger. */
+function expectSaneTimes(t: TraceJson): void {
+  for (const h of t.hops) {
+    expect(h.sinceTriggerMs, h.id).toBeGreaterThanOrEqual(0);
+    expect(h.sincePreviousMs, h.id).toBeGreaterThanOrEqual(0);
+    expect(h.reconciledAt, h.id).toBeGreaterThanOrEqual(h.observedAt);
+    // Server times have second precision and come from the same machine's clock: the server
+    // recorded it no later than we received it (allow the rounding), and not before the trigger.
+    if (h.serverTime && h.kind !== 'terminating') {
+      const server = Date.parse(h.serverTime);
+      expect(server, `${h.id} server time ${h.serverTime}`).toBeLessThanOrEqual(h.observedAt + 1000);
+      expect(server, `${h.id} server time ${h.serverTime}`).toBeGreaterThanOrEqual(Math.floor(t.trigger.at / 1000) * 1000 - 1000);
+    }
+  }
+}
+
+function at(t: TraceJson, kind: string, objectKind?: string, name?: string): Hop {
+  const h = t.hops.find((x) => x.kind === kind && (!objectKind || x.object.kind === objectKind) && (!name || x.object.name === name));
+  if (!h) throw new Error(`no ${kind} hop${objectKind ? ` on ${objectKind}` : ''}${name ? `/${name}` : ''}; hops: ${t.hops.map((x) => x.id).join(', ')}`);
+  return h;
+}
+
+/** Each Pod's hops in causal order: created ≤ scheduled ≤ initialized ≤ containers-ready ≤ ready. */
+function expectPodChains(t: TraceJson, podNames: string[]): void {
+  for (const pod of podNames) {
+    const order = ['created', 'scheduled', 'initialized', 'containers-ready', 'ready'].map((k) => at(t, k, 'Pod', pod).observedAt);
+    for (let i = 1; i < order.length; i++) expect(order[i]!).toBeGreaterThanOrEqual(order[i - 1]!);
+  }
+}
+
+describe('kubectl informer-trace on the real control plane', () => {
+  beforeAll(async () => {
+    await createNamespace(kube, ns);
+    await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true));
+  });
+  afterAll(async () => {
+    await deleteNamespace(kube, ns);
+  });
+
+  it('--restart: the full chain from our write to convergence, in causal order', async () => {
+    await createReadyDeployment(ns, 'web', 3);
+    const { code, json: t } = await trace(['deployment/web', '--restart']);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('converged');
+    expect(t.trigger.kind).toBe('restart');
+    expectSaneTimes(t);
+
+    const modified = at(t, 'target-modified', 'Deployment');
+    expect(modified.detail).toContain(t.trigger.resourceVersion);
+    const observed = at(t, 'controller-observed', 'Deployment');
+    expect(observed.detail).toBe(`observedGeneration ${t.trigger.generation}`);
+    const newRs = at(t, 'created', 'ReplicaSet');
+    const newPods = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod' && h.owner?.uid === newRs.object.uid).map((h) => h.object.name);
+    expect(newPods).toHaveLength(3);
+    expectPodChains(t, newPods);
+    expect(newRs.observedAt).toBeLessThanOrEqual(Math.min(...newPods.map((p) => at(t, 'created', 'Pod', p).observedAt)));
+    expect(modified.observedAt).toBeLessThanOrEqual(newRs.observedAt);
+
+    // The old ReplicaSet is scaled down to 0 and its Pods deleted.
+    const oldDown = t.hops.filter((h) => h.kind === 'scaled-down' && h.object.kind === 'ReplicaSet');
+    expect(oldDown.at(-1)?.detail).toMatch(/→0 replicas$/);
+    const deleted = t.hops.filter((h) => h.kind === 'deleted' && h.object.kind === 'Pod');
+    expect(deleted.length).toBe(3);
+
+    // Convergence comes after every new Pod is Ready, and the summary names it.
+    const converged = at(t, 'converged', 'Deployment');
+    for (const p of newPods) expect(converged.observedAt).toBeGreaterThanOrEqual(at(t, 'ready', 'Pod', p).observedAt);
+    expect(converged.detail).toContain('NewReplicaSetAvailable');
+    expect(t.summary.elapsedMs).toBe(converged.observedAt - t.trigger.at);
+    expect(t.summary.slowestHop).toBeDefined();
+    // Events explain hops: the scheduler's Scheduled event is attached to a scheduled hop.
+    expect(t.hops.some((h) => h.kind === 'scheduled' && h.events.some((e) => e.reason === 'Scheduled'))).toBe(true);
+  });
+
+  it('--annotate: the MODIFIED reaches the informer and no rollout follows', async () => {
+    const { code, json: t } = await trace(['deploy/web', '--annotate', 'example.com/touched=yes', '--settle', '3s']);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('no-rollout');
+    expectSaneTimes(t);
+    expect(at(t, 'target-modified', 'Deployment').sinceTriggerMs).toBeLessThan(5_000);
+    expect(t.hops.filter((h) => h.object.kind !== 'Deployment')).toEqual([]);
+    expect(t.summary.message).toMatch(/generation unchanged/);
+  });
+
+  it('--scale: the ReplicaSet is scaled and only the new Pods are created', async () => {
+    const { code, json: t } = await trace(['deploy/web', '--scale', '5']);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('converged');
+    expectSaneTimes(t);
+    expect(t.hops.some((h) => h.kind === 'created' && h.object.kind === 'ReplicaSet')).toBe(false);
+    expect(at(t, 'scaled', 'ReplicaSet').detail).toBe('3→5 replicas');
+    const created = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod').map((h) => h.object.name);
+    expect(created).toHaveLength(2);
+    expectPodChains(t, created);
+  });
+
+  it('--burst: N writes give N watch events and fewer reconciles', async () => {
+    const { code, json: t } = await trace(['deploy/web', '--burst', '20', '--settle', '2s']);
+    expect(code).toBe(0);
+    expect(t.burst?.writes).toBe(20);
+    expect(t.burst!.watchEvents).toBeGreaterThanOrEqual(20);
+    expect(t.burst!.reconciles).toBeGreaterThan(0);
+    expect(t.burst!.reconciles).toBeLessThan(t.burst!.watchEvents);
+  });
+
+  it('a StatefulSet restart: Pods are replaced one by one until the status converges', async () => {
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/statefulsets`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db' },
+        spec: {
+          replicas: 2,
+          serviceName: 'db',
+          selector: { matchLabels: { app: 'db' } },
+          template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/db:1' }] } },
+        },
+      },
+    });
+    await eventually('db ready', async () => {
+      const s = await kube.client.json<{ status?: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/statefulsets/db`);
+      return s.status?.readyReplicas === 2;
+    }, 120_000);
+    const { code, json: t } = await trace(['sts/db', '--restart']);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('converged');
+    expectSaneTimes(t);
+    // A StatefulSet deletes each Pod and creates it again under the same name, highest ordinal first.
+    for (const pod of ['db-1', 'db-0']) {
+      const gone = at(t, 'deleted', 'Pod', pod);
+      const back = t.hops.find((h) => h.kind === 'ready' && h.object.name === pod && h.observedAt >= gone.observedAt);
+      expect(back, `${pod} ready again after its deletion`).toBeDefined();
+    }
+    expect(at(t, 'deleted', 'Pod', 'db-1').observedAt).toBeLessThan(at(t, 'deleted', 'Pod', 'db-0').observedAt);
+    expect(at(t, 'converged', 'StatefulSet').observedAt).toBeGreaterThanOrEqual(Math.max(...t.hops.filter((h) => h.kind === 'ready').map((h) => h.observedAt)));
+  });
+
+  it('deletion with a finalizer: deletionTimestamp set, finalizer removed, DELETED', async () => {
+    await createReadyDeployment(ns, 'held', 1, { finalizers: ['example.com/hold'] });
+    const running = runCli(createInformerTraceProgram, ['deploy/held', '--watch', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'ndjson', '--timeout', '60s']);
+    // Let the trace sync before changing anything (its first line is the watch notice on stderr).
+    await new Promise((r) => setTimeout(r, 3000));
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'DELETE' });
+    await new Promise((r) => setTimeout(r, 1500));
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    const r = await running;
+    expect(r.code).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; hop?: Hop; outcome?: string });
+    const hops = events.filter((e) => e.type === 'hop').map((e) => e.hop!);
+    const target = hops.filter((h) => h.object.kind === 'Deployment');
+    const kinds = target.map((h) => h.kind);
+    expect(kinds).toContain('terminating');
+    expect(kinds).toContain('finalizer-removed');
+    expect(kinds.at(-1)).toBe('deleted');
+    expect(kinds.indexOf('terminating')).toBeLessThan(kinds.indexOf('finalizer-removed'));
+    expect(target.find((h) => h.kind === 'finalizer-removed')?.detail).toBe('example.com/hold');
+    expect(events.find((e) => e.type === 'end')?.outcome).toBe('deleted');
+  });
+
+  describe('bad input', () => {
+    it('an unknown kind: exit 2 with close names', async () => {
+      const r = await runCli(createInformerTraceProgram, ['deploymnt/web', '-n', ns, '--kubeconfig', cluster().kubeconfigPath]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/does not have a resource type "deploymnt"/);
+      expect(r.stderr).toMatch(/deployment/);
+    });
+
+    it('an object that does not exist: exit 1 with close names', async () => {
+      const r = await runCli(createInformerTraceProgram, ['deploy/wbe', '-n', ns, '--kubeconfig', cluster().kubeconfigPath]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/deployments\.apps "wbe" not found in namespace/);
+      expect(r.stderr).toMatch(/did you mean "web"/);
+    });
+
+    it('a trigger without the right to write: exit 3 naming what was refused, nothing written', async () => {
+      const readerKube = adminKube();
+      await readerKube.client.json(`/apis/apps/v1/namespaces/${readerNamespace}/deployments`, { method: 'POST', body: deployment('ro', 1) }).catch(() => undefined);
+      const r = await runCli(createInformerTraceProgram, ['deploy/ro', '--restart', '-n', readerNamespace, '--kubeconfig', cluster().namespaceReaderKubeconfig, '-o', 'json']);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/forbidden: user "it-ns-reader" may not patch deployments\.apps\/ro in namespace it-readonly/);
+      expect(r.stderr).toMatch(/kubectl auth can-i patch deployments\.apps\/ro -n it-readonly/);
+      expect(r.stdout).toBe('');
+    });
+
+    it('a timeout before convergence: exit 1 with the hops seen so far', async () => {
+      const r = await runCli(createInformerTraceProgram, ['deploy/web', '--scale', '7', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '300ms', '--coalesce', '0ms']);
+      expect(r.code).toBe(1);
+      const t = JSON.parse(r.stdout) as TraceJson;
+      expect(t.outcome).toBe('timeout');
+      expect(r.stderr).toMatch(/timed out after 300ms with \d+ hops seen/);
+    });
+  });
+});
