@@ -14,6 +14,8 @@ export interface TrackedObject {
   obj: KubeObject;
   /** When our informer received this version (our clock, ms). */
   observedAt: number;
+  /** When our informer first received the object at all. */
+  firstObservedAt?: number | undefined;
 }
 
 export interface Deletion {
@@ -160,7 +162,7 @@ export class ChainTracker {
       if (!before) {
         const replicas = facts.get('replicas');
         const created = facts.get('created');
-        add(o, 'created', o.observedAt, {
+        add(o, 'created', o.firstObservedAt ?? o.observedAt, {
           serverTime: created?.serverTime,
           serverTimeSource: created?.serverTimeSource,
           ...(replicas ? { detail: `${replicas.value} replicas` } : {}),
@@ -207,15 +209,16 @@ export class ChainTracker {
       if (!d) continue;
       // Changes between the last state we reconciled and the final one (removing the last finalizer
       // deletes the object at once) are hops too.
-      if (d.finalState && !d.tombstone) {
-        const last = factsOf(k.ref.kind, d.finalState);
-        for (const [name, prev] of k.facts) {
-          if (name.startsWith('finalizer:') && !last.has(name)) add(k, 'finalizer-removed', d.at, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
-        }
-        if (!k.facts.has('terminating') && last.has('terminating')) {
-          const t = last.get('terminating')!;
-          add(k, 'terminating', d.at, { serverTime: t.serverTime, serverTimeSource: t.serverTimeSource, detail: t.detail });
-        }
+      const last = d.finalState && !d.tombstone ? factsOf(k.ref.kind, d.finalState) : undefined;
+      if (last && !k.facts.has('terminating') && last.has('terminating')) {
+        const t = last.get('terminating')!;
+        add(k, 'terminating', d.at, { serverTime: t.serverTime, serverTimeSource: t.serverTimeSource, detail: t.detail });
+      }
+      // An object is only deleted once its finalizers are gone. The update that removes the last one
+      // deletes it at once, and the DELETED event may carry the state from before that update, so
+      // every finalizer we last saw was removed by now.
+      for (const [name, prev] of k.facts) {
+        if (name.startsWith('finalizer:')) add(k, 'finalizer-removed', d.at, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
       }
       k.gone = true;
       add(k, 'deleted', d.at, d.tombstone ? { detail: 'learnt at a relist (tombstone: final state unknown)' } : {});

@@ -93,6 +93,8 @@ export class Tracer {
   private eventsInformer: SharedIndexInformer | undefined;
   private readonly deletions = new Map<string, Deletion>();
   private readonly targetVersions = new Map<string, number>();
+  /** uid → when our informer first received the object (the ADDED event). */
+  private readonly firstSeen = new Map<string, number>();
   private readonly listeners = new Set<(e: TraceEvent) => void>();
   private readonly seenEvents = new Set<string>();
   private trigger: TraceTrigger | undefined;
@@ -185,7 +187,11 @@ export class Tracer {
       const informer = this.newInformer(childInfo);
       informer.addEventHandler(
         {
-          onAdd: () => this.enqueue(),
+          onAdd: (obj, _initial, n) => {
+            const uid = obj.metadata.uid;
+            if (uid && !this.firstSeen.has(uid)) this.firstSeen.set(uid, n.receivedAt);
+            this.enqueue();
+          },
           onUpdate: (_o, _n, n) => {
             if (!n.isSync) this.enqueue();
           },
@@ -241,6 +247,7 @@ export class Tracer {
       owner,
       obj,
       observedAt: receivedAt(obj) ?? this.clock.now(),
+      firstObservedAt: obj.metadata.uid ? this.firstSeen.get(obj.metadata.uid) : undefined,
     });
     const target = targetObj ? tracked(this.target.info.kind, targetObj) : undefined;
     const descendants: TrackedObject[] = [];

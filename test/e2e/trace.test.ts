@@ -128,7 +128,7 @@ describe('kubectl informer-trace on the real control plane', () => {
     expectSaneTimes(t);
     expect(at(t, 'target-modified', 'Deployment').sinceTriggerMs).toBeLessThan(5_000);
     expect(t.hops.filter((h) => h.object.kind !== 'Deployment')).toEqual([]);
-    expect(t.summary.message).toMatch(/generation unchanged/);
+    expect(t.summary.message).toMatch(/pod template and replicas unchanged.*no ReplicaSet or Pod changed.*no rollout follows/);
   });
 
   it('--scale: the ReplicaSet is scaled and only the new Pods are created', async () => {
