@@ -25,6 +25,12 @@ fi
 
 export GOFLAGS="-buildvcs=false -mod=mod"
 export GOTOOLCHAIN=local
+# Modules come from the module proxy only: a version the proxy does not have fails at once instead
+# of falling back to fetching from version control, which has no network to reach here.
+GOPROXY="$(go env GOPROXY)"
+GOPROXY="${GOPROXY%,direct}"; GOPROXY="${GOPROXY%|direct}"
+[ -n "$GOPROXY" ] && [ "$GOPROXY" != direct ] || GOPROXY=https://proxy.golang.org
+export GOPROXY
 export CGO_ENABLED=0
 
 have() { for b in "$@"; do [ -x "$BIN/$b" ] || return 1; done; }
@@ -40,15 +46,16 @@ build_k8s() {
   staging="v0.${K8S_VERSION#v1.}"
   rm -rf "$mod"; mkdir -p "$mod"
   (
-    set -e
-    cd "$mod"
-    go mod init local.build/kubernetes
+    # Every step checks its own status: `set -e` does not act inside a subshell tested by `||`.
+    cd "$mod" || exit 1
+    go mod init local.build/kubernetes || exit 1
     gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+    [ -n "$gomod" ] || { echo "k8s.io/kubernetes@$K8S_VERSION is not on the module proxy"; exit 1; }
     # k8s.io/kubernetes maps its staging modules to ./staging; point each at its published version.
     for m in $(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod"); do
-      go mod edit -replace="$m=$m@$staging"
+      go mod edit -replace="$m=$m@$staging" || exit 1
     done
-    go get "k8s.io/kubernetes@$K8S_VERSION"
+    go get "k8s.io/kubernetes@$K8S_VERSION" || exit 1
     cat > tools.go <<GO
 //go:build tools
 
@@ -61,11 +68,11 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
-    go mod tidy -e
+    go mod tidy || exit 1
     ld="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitTreeState=clean"
-    go build -trimpath -ldflags "$ld" -o "$BIN/" \
+    GOFLAGS="-buildvcs=false -mod=readonly" go build -trimpath -ldflags "$ld" -o "$BIN/" \
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl || exit 1
   ) >"$LOGS/kubernetes.log" 2>&1 || fail "Kubernetes $K8S_VERSION did not build; see $LOGS/kubernetes.log"
   say "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $K8S_VERSION: built"
 }
@@ -76,13 +83,12 @@ build_etcd() {
   local mod="$OUT/src/etcd"
   rm -rf "$mod"; mkdir -p "$mod"
   (
-    set -e
-    cd "$mod"
-    go mod init local.build/etcd
-    go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/etcdctl/v3@$ETCD_VERSION"
-    go build -trimpath -ldflags "-s -w" -o "$BIN/" go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3
-    [ -x "$BIN/v3" ] && mv "$BIN/v3" "$BIN/etcd" || true
-    [ -x "$BIN/server" ] && mv "$BIN/server" "$BIN/etcd" || true
+    cd "$mod" || exit 1
+    go mod init local.build/etcd || exit 1
+    go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "go.etcd.io/etcd/etcdctl/v3@$ETCD_VERSION" || exit 1
+    GOFLAGS="-buildvcs=false -mod=readonly" go build -trimpath -ldflags "-s -w" -o "$BIN/" go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3 || exit 1
+    if [ -x "$BIN/v3" ]; then mv "$BIN/v3" "$BIN/etcd"; fi
+    if [ -x "$BIN/server" ]; then mv "$BIN/server" "$BIN/etcd"; fi
   ) >"$LOGS/etcd.log" 2>&1 || fail "etcd $ETCD_VERSION did not build; see $LOGS/etcd.log"
   have etcd etcdctl || fail "etcd $ETCD_VERSION build produced no etcd/etcdctl binary; see $LOGS/etcd.log"
   say "etcd, etcdctl $ETCD_VERSION: built"
@@ -92,12 +98,11 @@ build_kwok() {
   if have kwok && [ -d "$OUT/kwok-stages" ]; then say "kwok $KWOK_VERSION: cached"; return; fi
   say "kwok $KWOK_VERSION: building (log $LOGS/kwok.log)"
   (
-    set -e
-    GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+    GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" || exit 1
     dir="$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
-    rm -rf "$OUT/kwok-stages"; mkdir -p "$OUT/kwok-stages"
-    cp -r "$dir/kustomize/stage/." "$OUT/kwok-stages/"
-    chmod -R u+w "$OUT/kwok-stages"
+    [ -d "$dir/kustomize/stage" ] || { echo "kwok $KWOK_VERSION has no kustomize/stage folder"; exit 1; }
+    rm -rf "$OUT/kwok-stages" && mkdir -p "$OUT/kwok-stages" || exit 1
+    cp -r "$dir/kustomize/stage/." "$OUT/kwok-stages/" && chmod -R u+w "$OUT/kwok-stages" || exit 1
   ) >"$LOGS/kwok.log" 2>&1 || fail "kwok $KWOK_VERSION did not build; see $LOGS/kwok.log"
   say "kwok $KWOK_VERSION: built"
 }

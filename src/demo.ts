@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: uses the cluster the kubeconfig points at, or — when none is configured — builds
  * and starts the local control plane; makes sure a demo Deployment exists (namespace demo, web,
- * 3 replicas; it says what it creates), then runs `kubectl informer-trace` on it.
+ * 3 replicas; it says what it creates), then runs `kubectl informer-trace deployment/web --restart`
+ * on it: the whole rolling update, hop by hop. Extra arguments go to the trace (e.g. `-- -o json`).
  */
 import { LocalCluster } from './cluster/launcher.js';
 import { processIO } from './cli/io.js';
@@ -42,7 +43,14 @@ async function main(): Promise<number> {
     },
   }, `deployment ${namespace}/${name} (3 replicas)`);
 
-  const argv = ['cache', 'pods', '-n', namespace, '--index', 'node=spec.nodeName', '--index', 'app=metadata.labels.app'];
+  // Wait for the Deployment to be available, so the restart traces a whole rolling update.
+  for (let i = 0; i < 240; i++) {
+    const d = await kube.client.json<{ status?: { availableReplicas?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+    if (d.status?.availableReplicas === 3) break;
+    if (i === 0) process.stderr.write(`demo: waiting for ${namespace}/${name} to be available\n`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const argv = [`deployment/${name}`, '-n', namespace, '--restart', ...process.argv.slice(2)];
   process.stderr.write(`demo: kubectl informer-trace ${argv.join(' ')}\n`);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());

@@ -16,6 +16,7 @@ import {
   SharedIndexInformer,
   chainTransforms,
   controllerUIDIndexFunc,
+  dropLastAppliedConfiguration,
   fieldPathIndexFunc,
   metaNamespaceIndexFunc,
   metadataOnly,
@@ -27,7 +28,7 @@ import {
   type Indexers,
   type InformerEvent,
 } from '../informer/index.js';
-import { connect, groupResource, ResourceListerWatcher, type KubeObject } from '../kube/index.js';
+import { ApiError, connect, groupResource, ResourceListerWatcher, type KubeObject } from '../kube/index.js';
 import { age, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
@@ -95,7 +96,12 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     });
     const informer = new SharedIndexInformer(lw, {
       indexers: plan.indexers,
-      transform: metaOnly ? chainTransforms(metadataOnly, stripManagedFields) : stripManagedFields,
+      // A Secret made by `kubectl apply` carries its data in the last-applied annotation too.
+      transform: isSecret
+        ? chainTransforms(metadataOnly, stripManagedFields, dropLastAppliedConfiguration)
+        : metaOnly
+          ? chainTransforms(metadataOnly, stripManagedFields)
+          : stripManagedFields,
     });
     const started = Date.now();
     const controller = new AbortController();
@@ -105,7 +111,9 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') io.stderr.write(`${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}\n`);
     };
     try {
-      await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress });
+      await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress }).catch((err: unknown) => {
+        throw explainSelectorError(err, opts);
+      });
       const stats = informer.stats();
       io.stderr.write(`synced ${stats.objects} ${groupResource(info)} in ${formatDuration(Date.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})\n`);
       if (plan.forMs > 0) {
@@ -126,12 +134,16 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       } else {
         items = indexer.list() as KubeObject[];
       }
-      items = [...items].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+      // Byte order of "namespace/name" is the API server's (etcd's) order, so rows line up with kubectl get.
+      items = [...items].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
       const rv = informer.lastSyncResourceVersion();
       const indexes: Record<string, Record<string, string[]>> = {};
       for (const name of plan.customIndexNames) {
         indexes[name] = {};
         for (const value of indexer.listIndexFuncValues(name).sort()) indexes[name]![value] = indexer.indexKeys(name, value);
+      }
+      if (items.length === 0 && opts.output === 'table' && !plan.byIndex) {
+        io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
       }
       io.stdout.write(render(items, indexes, rv, opts, info.namespaced));
     } finally {
@@ -140,6 +152,27 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     }
   });
   return cmd;
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The API server answers a selector it cannot parse with 400 BadRequest; toCliError already makes
+ * that a usage error (exit 2). Here we know the flags, so name the selector that was refused.
+ */
+function explainSelectorError(err: unknown, opts: CacheOptions): unknown {
+  const api = err instanceof UsageError && err.cause instanceof ApiError ? err.cause : undefined;
+  if (!api || api.code !== 400 || (!opts.selector && !opts.fieldSelector)) return err;
+  const field = opts.fieldSelector !== undefined && (opts.selector === undefined || /field/i.test(api.message));
+  const [flag, value] = field ? ['--field-selector', opts.fieldSelector] : ['-l/--selector', opts.selector];
+  return new UsageError(`invalid ${flag} ${JSON.stringify(value)}: the API server says: ${api.message}`, {
+    hint: field
+      ? 'field selectors look like metadata.name=web or status.phase!=Running; each resource supports only a few fields'
+      : "label selectors look like app=web, tier!=db, 'env in (prod,staging)', !legacy",
+    cause: api,
+  });
 }
 
 function keyOf(o: KubeObject): string {

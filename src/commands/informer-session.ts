@@ -27,11 +27,14 @@ export async function runUntilSynced(kube: Kube, informers: SharedIndexInformer[
   let wake: (() => void) | undefined;
   const unsubscribe = informers.map((inf) =>
     inf.onEvent((e) => {
-      options.onEvent?.(e);
       if (!inf.hasSynced() && (e.kind === 'list-failed' || e.kind === 'watch-failed' || e.kind === 'stream-failed') && fatalBeforeSync(e.error)) {
+        // Not passed on as progress: the reflector's "relisting after backoff" would be wrong (we
+        // stop), and the error itself is what the command reports, once.
         fatal ??= e.error;
         wake?.();
+        return;
       }
+      options.onEvent?.(e);
     }),
   );
   for (const inf of informers) if (!inf.hasStarted()) void inf.run(options.signal);

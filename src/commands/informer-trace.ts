@@ -8,6 +8,8 @@ import type { CommandIO } from '../cli/io.js';
 import type { ExitCode } from '../exit-codes.js';
 import { version } from '../version.js';
 import { createCacheCommand } from './cache.js';
+import { createCheckCommand } from './check.js';
+import { createQueuesCommand } from './queues.js';
 import { addTraceOptions, runTrace, type TraceOptions } from './trace.js';
 
 export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
@@ -28,6 +30,8 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
         '  kubectl informer-trace cache pods -n demo --index node=spec.nodeName',
         '  kubectl informer-trace cache deploy -A -o json --keys-only',
         '  kubectl informer-trace cache configmaps -l app=web --for 30s',
+        '  kubectl informer-trace check --restart deploy/web -n demo --max-converge 60s --max-hop 20s --junit results.xml',
+        '  kubectl informer-trace queues --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify',
       ].join('\n'),
     );
   program.argument('[target]', 'what to trace: TYPE/NAME (deployment/web, deploy/web, sts/db, ds/x, job/y, cronjob/z, a CRD)').argument('[name]', 'NAME, when the target is given as TYPE NAME');
@@ -41,5 +45,7 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
     await runTrace(io, target, name, command.opts<TraceOptions & Record<string, unknown>>(), setExitCode);
   });
   program.addCommand(createCacheCommand(io, setExitCode));
+  program.addCommand(createCheckCommand(io, setExitCode, 'informer-trace'));
+  program.addCommand(createQueuesCommand(io, setExitCode));
   return program;
 }

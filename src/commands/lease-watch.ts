@@ -23,6 +23,7 @@ import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { createCheckCommand } from './check.js';
 import { runUntilSynced } from './informer-session.js';
 
 /** coordination.k8s.io/v1 has served Leases since Kubernetes 1.14, so no discovery round trip. */
@@ -93,6 +94,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
         '  kubectl lease-watch kube-system/kube-controller-manager -o ndjson --for 2m',
         '  kubectl lease-watch -n kube-node-lease -o json        # node heartbeats, stale ones first',
         '  kubectl lease-watch -n kube-system --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify',
+        '  kubectl lease-watch check --lease kube-system/kube-controller-manager --max-renew-age 20s --max-transitions 2 --window 5m',
       ].join('\n'),
     );
   addConnectionFlags(program);
@@ -101,6 +103,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
     const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
     await watchLeases(kube, plan, opts, io, setExitCode);
   });
+  program.addCommand(createCheckCommand(io, setExitCode, 'lease-watch'));
   return program;
 }
 
@@ -204,7 +207,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     switch (plan.mode) {
       case 'tui': {
         if (plan.forMs > 0) io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
-        const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs });
+        const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs, metrics: poller });
         if (reason === 'interrupt' && !io.signal.aborted) setExitCode(ExitCode.Interrupted);
         return;
       }

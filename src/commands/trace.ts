@@ -6,6 +6,7 @@
 import { Option, type Command } from 'commander';
 import { connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
+import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
@@ -17,8 +18,9 @@ import { closest } from '../util/suggest.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { runUntilSynced } from './informer-session.js';
+import { traceMetrics } from './trace-metrics.js';
 
-export interface TraceOptions {
+export interface TraceOptions extends MetricsFlagValues {
   namespace?: string;
   annotate?: string;
   restart?: boolean;
@@ -31,10 +33,13 @@ export interface TraceOptions {
   settle: string;
   children?: string;
   syncTimeout: string;
+  metricsInterval?: string;
 }
 
 export function addTraceOptions(cmd: Command): Command {
+  addMetricsFlags(cmd, "scrape controllers' workqueue metrics: a queues pane in the TUI, and the controller queue's adds after a --burst");
   return cmd
+    .option('--metrics-interval <duration>', 'how often --metrics sources are scraped for the TUI', '2s')
     .option('--annotate <key=value>', 'write: set an annotation on the target (metadata only; no rollout follows)')
     .option('--restart', 'write: restart the rollout as `kubectl rollout restart` does (pod-template annotation)')
     .option('--scale <replicas>', 'write: set spec.replicas')
@@ -54,6 +59,8 @@ interface Plan {
   coalesceMs: number;
   settleMs: number;
   syncTimeoutMs: number;
+  metrics: MetricsPlan;
+  metricsIntervalMs: number;
 }
 
 function duration(flag: string, v: string): number {
@@ -88,7 +95,15 @@ export function planTrace(opts: TraceOptions): Plan {
     coalesceMs: duration('--coalesce', opts.coalesce),
     settleMs: duration('--settle', opts.settle),
     syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    metrics: planMetrics(opts),
+    metricsIntervalMs: metricsInterval(opts.metricsInterval),
   };
+}
+
+function metricsInterval(v: string | undefined): number {
+  const ms = v === undefined ? 2_000 : duration('--metrics-interval', v);
+  if (ms <= 0) throw new UsageError('--metrics-interval must be a positive duration, e.g. 2s');
+  return ms;
 }
 
 /** `deploy/web`, `deployments.apps/web`, or `deploy web`. */
@@ -165,6 +180,9 @@ export async function runTrace(io: CommandIO, first: string, second: string | un
       });
     }
     if (plan.trigger.kind === 'watch') log(`watching ${info.kind}/${target.name} for a change (timeout ${formatDuration(plan.timeoutMs)})…`);
+    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, opts, plan.metricsIntervalMs, log) : undefined;
+    if (metrics && plan.trigger.kind === 'burst') await metrics.beforeBurst(controller.signal);
+    if (metrics && output === 'tui') void metrics.poller.run(controller.signal);
     const fired = await tracer.fire(plan.trigger, controller.signal);
     if (fired && output !== 'ndjson' && output !== 'table') log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
 
@@ -174,7 +192,7 @@ export async function runTrace(io: CommandIO, first: string, second: string | un
     try {
       if (output === 'tui') {
         const { runTraceTui } = await import('../tui/trace-tui.js');
-        const reason = await runTraceTui(tracer, tracer.ended, io, io.signal);
+        const reason = await runTraceTui(tracer, tracer.ended, io, io.signal, metrics?.poller);
         if (reason === 'quit') tracer.stop('interrupted', 'quit');
       } else {
         await tracer.ended;
@@ -185,6 +203,7 @@ export async function runTrace(io: CommandIO, first: string, second: string | un
     }
     // Let late Events attach to their hops before the final report.
     await new Promise((r) => setTimeout(r, 200));
+    if (metrics && plan.trigger.kind === 'burst' && !controller.signal.aborted) await metrics.afterBurst(tracer, info.kind, controller.signal);
     const snap = tracer.snapshot();
     const sum = summarise(snap, Date.now());
     if (output === 'json' || output === 'yaml') io.stdout.write(renderStructured({ summary: sum, ...snap }, output));

@@ -74,7 +74,7 @@ export type { HandlerOptions, ResourceEventHandlerRegistration, SharedIndexInfor
 export { informerKey, SharedInformerFactory } from './shared-informer-factory.js';
 export type { InformerForOptions, InformerKeyParts, ListerWatcherSource, SharedInformerFactoryOptions } from './shared-informer-factory.js';
 
-export { chainTransforms, metadataOnly, stripManagedFields } from './transform.js';
+export { chainTransforms, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields } from './transform.js';
 
 export { describeError, errorMessage, InformerEventHub, InformerStatsRecorder } from './stats.js';
 export type {

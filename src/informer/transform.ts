@@ -31,6 +31,23 @@ export const metadataOnly: TransformFunc = (obj) => {
   return out;
 };
 
+/** kubectl apply's copy of the whole object it applied, data included. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Drops the `kubectl.kubernetes.io/last-applied-configuration` annotation, in place. A Secret made
+ * with `kubectl apply` carries its whole manifest there, data included, so metadata-only is not
+ * enough to keep Secret data out of a cache: pair this with `metadataOnly` for Secrets.
+ */
+export const dropLastAppliedConfiguration: TransformFunc = (obj) => {
+  const annotations = obj?.metadata?.annotations;
+  if (annotations && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)) {
+    delete annotations[LAST_APPLIED_ANNOTATION];
+    if (Object.keys(annotations).length === 0) delete obj.metadata.annotations;
+  }
+  return obj;
+};
+
 /** Applies transforms left to right. */
 export function chainTransforms(...fns: TransformFunc[]): TransformFunc {
   return (obj) => {

@@ -2,7 +2,7 @@
  * Turns what the API layer throws into the CliError a user reads: what was refused or unreachable,
  * in kubectl's words, with the command that confirms or fixes it.
  */
-import { CheckFailedError, CliError, ClusterError } from '../errors.js';
+import { CheckFailedError, CliError, ClusterError, UsageError } from '../errors.js';
 import { ApiError, describeRequest } from './api-error.js';
 
 const tlsCodes = new Set([
@@ -58,6 +58,13 @@ export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unk
       });
     }
     return new ClusterError(`forbidden (403): ${err.message}`, { cause: err });
+  }
+  if (err.code === 400 || err.code === 422) {
+    // The server refused the request itself (a selector it cannot parse, an invalid name or
+    // value): that comes from what the user typed, not from the cluster, so it is a usage error
+    // (exit 2), not exit 3. Commands that know which flag it came from say so (cache.ts).
+    const what = err.operation ? ` ${err.operation}` : ' the request';
+    return new UsageError(`the API server rejected${what} (${err.code}${err.reason ? ` ${err.reason}` : ''}): ${err.message}`, { cause: err });
   }
   if (err.code === 404 && req) {
     return new CheckFailedError(`${req.resource}${req.name ? ` "${req.name}"` : ''} not found${req.namespace ? ` in namespace ${req.namespace}` : ''}`, { cause: err });

@@ -18,6 +18,7 @@ export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient } from './lease-client.js';
 export { toCliError, type ErrorContext } from './cli-errors.js';
+export { kubeconfigHttpsCredentials, type HttpsCredentials } from './https-credentials.js';
 
 import { loadConnection, type Connection, type ConnectionFlags } from './config.js';
 import { KubeClient } from './client.js';

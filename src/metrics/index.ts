@@ -63,4 +63,5 @@ export {
 export { nodeHttpGet, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http-get.js';
 export { discoverControlPlane, CONTROL_PLANE_PORTS, type DiscoveredComponent, type DiscoverOptions } from './discovery.js';
 export { MultiScraper, type SourceResult, type ScrapeSuccess, type ScrapeFailureResult } from './multi-scraper.js';
+export { controllerQueueFor, queueAddsBetween, type QueueAdds } from './controller-queues.js';
 export { MetricsPoller, DEFAULT_POLL_INTERVAL_MS, type MetricsSnapshot, type SourceStatus, type SnapshotListener, type PollerOptions } from './poller.js';

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { LeaseChange, LeaseWatchView } from '../view/lease-view.js';
 import { LeaseWatchScreen } from './lease-watch-screen.js';
 import { Throttle } from './throttle.js';
+import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 
 /** What the container reads: LeaseWatchModel satisfies it; tests pass a stub. */
 export interface LeaseViewSource {
@@ -27,9 +28,11 @@ export interface LeaseWatchAppProps {
   tickMs?: number;
   /** Fixed width (tests); default the terminal's. */
   width?: number;
+  /** With --metrics: the controllers' queues, shown in a pane below the leases. */
+  metrics?: MetricsFeed | undefined;
 }
 
-export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, width }: LeaseWatchAppProps): ReactNode {
+export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, width, metrics }: LeaseWatchAppProps): ReactNode {
   const { exit } = useApp();
   const { columns } = useWindowSize();
   const { isRawModeSupported } = useStdin();
@@ -37,6 +40,7 @@ export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, wid
   const [finished, setFinished] = useState<LeaseChange[]>(() => [...source.changeLog()]);
   const [showHelp, setShowHelp] = useState(false);
   const lastSeq = useRef(finished.at(-1)?.seq ?? 0);
+  const queues = useQueuesView(metrics, {}, maxFps);
 
   useEffect(() => {
     const redraw = (): void => {
@@ -69,5 +73,5 @@ export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, wid
     { isActive: isRawModeSupported },
   );
 
-  return <LeaseWatchScreen view={view} finished={finished} showHelp={showHelp} width={width ?? Math.max(60, (columns || 100) - 1)} />;
+  return <LeaseWatchScreen view={view} finished={finished} showHelp={showHelp} width={width ?? Math.max(60, (columns || 100) - 1)} queues={queues} />;
 }

@@ -24,6 +24,8 @@ import {
   type TenureRow,
 } from '../view/lease-view.js';
 import { layoutLeaseColumns, type LeaseColumn } from './lease-layout.js';
+import { QueuesPane } from './queues-pane.js';
+import type { QueuesView } from '../view/queues-view.js';
 
 const COLOR: Record<Severity, string | undefined> = { ok: 'green', warn: 'yellow', bad: 'red', idle: undefined };
 
@@ -36,9 +38,11 @@ export interface LeaseWatchScreenProps {
   finished: LeaseChange[];
   showHelp: boolean;
   width: number;
+  /** The controllers' queues from the --metrics sources; the pane says why a source failed. */
+  queues?: QueuesView | undefined;
 }
 
-export function LeaseWatchScreen({ view, finished, showHelp, width }: LeaseWatchScreenProps): ReactNode {
+export function LeaseWatchScreen({ view, finished, showHelp, width, queues }: LeaseWatchScreenProps): ReactNode {
   return (
     <>
       <Static items={finished}>{(c) => <ChangeLine key={c.seq} change={c} />}</Static>
@@ -48,7 +52,12 @@ export function LeaseWatchScreen({ view, finished, showHelp, width }: LeaseWatch
         <HistorySection leases={view.leases} now={Date.parse(view.at)} />
         <HeartbeatLine title="node leases" summary={view.nodes} listAll={view.scope.namespace === 'kube-node-lease' || view.scope.name !== null} />
         <HeartbeatLine title="apiserver identity leases" summary={view.apiservers} listAll={view.scope.name !== null} />
-        {view.metricsErrors.map((m) => (
+        {queues ? (
+          <Box marginTop={1}>
+            <QueuesPane view={queues} width={width} maxRows={8} />
+          </Box>
+        ) : null}
+        {queues ? null : view.metricsErrors.map((m) => (
           <Text key={m.source} color="yellow" wrap="truncate-end">
             metrics {m.source}: {m.error}
           </Text>

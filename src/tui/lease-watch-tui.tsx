@@ -5,16 +5,19 @@
 import { render } from 'ink';
 import type { CommandIO } from '../cli/io.js';
 import { LeaseWatchApp, type ExitReason, type LeaseViewSource } from './lease-watch-app.js';
+import type { MetricsFeed } from './use-queues-view.js';
 
 export interface TuiOptions {
   signal: AbortSignal;
   /** End by itself after this long (ms); 0 = until q or Ctrl+C. */
   forMs: number;
+  /** With --metrics: the poller, for the queues pane. */
+  metrics?: MetricsFeed | undefined;
 }
 
 export async function runLeaseWatchTui(source: LeaseViewSource, io: CommandIO, options: TuiOptions): Promise<ExitReason | 'done'> {
   let reason: ExitReason | 'done' = 'done';
-  const instance = render(<LeaseWatchApp source={source} onExit={(r) => (reason = r)} />, {
+  const instance = render(<LeaseWatchApp source={source} onExit={(r) => (reason = r)} metrics={options.metrics} />, {
     stdout: io.stdout,
     stderr: io.stderr,
     ...(io.stdin ? { stdin: io.stdin } : {}),

@@ -11,6 +11,9 @@ import type { Hop, TraceEvent } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 import { hopLine, summarise, summaryLines, treeLines } from '../view/trace-view.js';
 import { Throttle } from './throttle.js';
+import { QueuesPane } from './queues-pane.js';
+import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import type { QueuesView } from '../view/queues-view.js';
 
 export interface TraceSource {
   snapshot(): TraceSnapshot;
@@ -31,6 +34,8 @@ export interface TraceScreenProps {
   now: number;
   /** Rows the tree may take before it is cut (a target with 10,000 Pods must stay cheap). */
   treeRows?: number;
+  /** The controllers' queues (--metrics), shown under Internals. */
+  queues?: QueuesView | undefined;
 }
 
 function HopRow({ hop }: { hop: Hop }): React.JSX.Element {
@@ -38,7 +43,7 @@ function HopRow({ hop }: { hop: Hop }): React.JSX.Element {
   return <Text {...(colour ? { color: colour } : {})}>{hopLine(hop)}</Text>;
 }
 
-export function TraceScreen({ snapshot, pane, help, now, treeRows = 20 }: TraceScreenProps): React.JSX.Element {
+export function TraceScreen({ snapshot, pane, help, now, treeRows = 20, queues }: TraceScreenProps): React.JSX.Element {
   const sum = summarise(snapshot, now);
   const tree = treeLines(snapshot.tree, pane === 'tree' ? treeRows * 2 : treeRows);
   const q = snapshot.queue;
@@ -90,18 +95,20 @@ export function TraceScreen({ snapshot, pane, help, now, treeRows = 20 }: TraceS
           </Text>
         ) : null}
         {snapshot.burst ? <Text>{summaryLines(sum).find((l) => l.startsWith('burst'))}</Text> : null}
+        {queues ? <QueuesPane view={queues} width={96} maxRows={pane === 'internals' ? 20 : 5} /> : null}
       </Box>
       {snapshot.outcome ? <Text>{sum.message}</Text> : null}
     </Box>
   );
 }
 
-export function TraceApp({ source, onQuit, clockNow = Date.now }: { source: TraceSource; onQuit: () => void; clockNow?: () => number }): React.JSX.Element {
+export function TraceApp({ source, onQuit, clockNow = Date.now, metrics }: { source: TraceSource; onQuit: () => void; clockNow?: () => number; metrics?: MetricsFeed }): React.JSX.Element {
   const { exit } = useApp();
   const [snapshot, setSnapshot] = useState(() => source.snapshot());
   const [pane, setPane] = useState<Pane>('timeline');
   const [help, setHelp] = useState(false);
   const [done, setDone] = useState<Hop[]>([]);
+  const queues = useQueuesView(metrics);
   const throttle = useMemo(() => new Throttle(() => setSnapshot(source.snapshot()), 100), [source]);
   useEffect(() => {
     const unsubscribe = source.subscribe((e) => {
@@ -125,7 +132,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now }: { source: Trac
   return (
     <>
       <Static items={done}>{(h) => <HopRow key={h.id} hop={h} />}</Static>
-      <TraceScreen snapshot={snapshot} pane={pane} help={help} now={clockNow()} />
+      <TraceScreen snapshot={snapshot} pane={pane} help={help} now={clockNow()} queues={queues} />
     </>
   );
 }

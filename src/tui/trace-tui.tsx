@@ -2,10 +2,11 @@
 import { render } from 'ink';
 import type { CommandIO } from '../cli/io.js';
 import { TraceApp, type TraceSource } from './trace-app.js';
+import type { MetricsFeed } from './use-queues-view.js';
 
-export async function runTraceTui(source: TraceSource, ended: Promise<void>, io: CommandIO, signal: AbortSignal): Promise<'quit' | 'ended' | 'interrupt'> {
+export async function runTraceTui(source: TraceSource, ended: Promise<void>, io: CommandIO, signal: AbortSignal, metrics?: MetricsFeed): Promise<'quit' | 'ended' | 'interrupt'> {
   let reason: 'quit' | 'ended' | 'interrupt' = 'ended';
-  const instance = render(<TraceApp source={source} onQuit={() => (reason = 'quit')} />, {
+  const instance = render(<TraceApp source={source} onQuit={() => (reason = 'quit')} {...(metrics ? { metrics } : {})} />, {
     stdout: io.stdout,
     stderr: io.stderr,
     ...(io.stdin ? { stdin: io.stdin } : {}),

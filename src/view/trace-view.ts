@@ -21,8 +21,9 @@ export interface TraceSummary {
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
-  const slow = s.hops.reduce<Hop | undefined>((a, h) => (!a || h.sincePreviousMs > a.sincePreviousMs ? h : a), undefined);
   const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
+  // The slowest hop on the way to convergence (old Pods still terminating afterwards do not count).
+  const slow = s.hops.filter((h) => !end || h.observedAt <= end.observedAt).reduce<Hop | undefined>((a, h) => (!a || h.sincePreviousMs > a.sincePreviousMs ? h : a), undefined);
   const elapsed = s.trigger ? (end ? end.observedAt - s.trigger.at : s.outcome ? undefined : now - s.trigger.at) : undefined;
   const lastHop = s.hops.at(-1);
   return {

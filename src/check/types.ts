@@ -1,0 +1,138 @@
+/**
+ * The check model: what a check asks for (a spec, from flags or a config file) and what it found
+ * (results, one per limit). Plain, serialisable data; every report (text, json, junit, markdown)
+ * renders a CheckReport and nothing else.
+ */
+import type { ExitCode } from '../exit-codes.js';
+
+export type CheckKind = 'rollout' | 'lease' | 'queue';
+
+/** Where a check was defined, for messages that point at it. */
+export interface SpecOrigin {
+  /** "flags" or the config file's path. */
+  source: string;
+  line?: number | undefined;
+  column?: number | undefined;
+}
+
+export type RolloutTrigger = { kind: 'restart' } | { kind: 'scale'; replicas: number };
+
+export interface RolloutCheckSpec {
+  kind: 'rollout';
+  name: string;
+  /** TYPE/NAME as the user wrote it: deploy/web, sts/db. */
+  target: string;
+  /** undefined: the context's namespace. */
+  namespace: string | undefined;
+  trigger: RolloutTrigger;
+  /** Trigger to convergence; undefined: converging within the timeout is the check. */
+  maxConvergeMs: number | undefined;
+  /** Longest single hop (its time after the hop it follows) up to convergence. */
+  maxHopMs: number | undefined;
+  /** How long to wait for convergence before giving up. */
+  timeoutMs: number;
+  origin: SpecOrigin;
+}
+
+export interface LeaseCheckSpec {
+  kind: 'lease';
+  name: string;
+  /** undefined: the context's namespace. */
+  namespace: string | undefined;
+  lease: string;
+  /** Time since the record last changed (a renewal, a new holder, a release). */
+  maxRenewAgeMs: number | undefined;
+  /** Holder changes seen within the window. */
+  maxTransitions: number | undefined;
+  windowMs: number;
+  origin: SpecOrigin;
+}
+
+/** A per-queue limit: `deployment=10`, or `*` for every queue. */
+export interface QueueLimit {
+  queue: string;
+  limit: number;
+  /** As written, for messages: "deployment=10", "1/s". */
+  text: string;
+}
+
+/** How one queue check reaches its metrics sources (the --metrics-* flags, or the config's keys). */
+export interface MetricsAccess {
+  insecureSkipTlsVerify: boolean;
+  kubeconfigCredentials: boolean;
+  token: string | undefined;
+  timeoutMs: number;
+}
+
+export interface QueueCheckSpec {
+  kind: 'queue';
+  name: string;
+  /** --metrics specs: apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics. */
+  metrics: string[];
+  access: MetricsAccess;
+  /** Highest workqueue_depth seen in any sample. */
+  maxDepth: QueueLimit[];
+  /** workqueue_retries_total increase per second between the first and the last scrape. */
+  maxRetryRate: QueueLimit[];
+  windowMs: number;
+  /** Scrapes between the first and the last, for the highest depth. */
+  sampleIntervalMs: number;
+  origin: SpecOrigin;
+}
+
+export type CheckSpec = RolloutCheckSpec | LeaseCheckSpec | QueueCheckSpec;
+
+export type Unit = 'ms' | 'count' | 'per-second';
+
+/**
+ * passed / failed: the limit was measured and held or did not. error: it could not be measured
+ * (the cluster refused or could not be reached, a bad resource name found only on the server).
+ */
+export type ResultStatus = 'passed' | 'failed' | 'error';
+
+/** One limit of one check. */
+export interface CheckResult {
+  /** What was measured: "time to converge", "slowest hop", "renew age", "depth of deployment". */
+  name: string;
+  passed: boolean;
+  status: ResultStatus;
+  /** null when nothing could be measured (the rollout never converged, the scrape failed). */
+  measured: number | null;
+  limit: number | null;
+  unit: Unit;
+  /** One or two sentences: what was seen, and why it failed when it did. */
+  message: string;
+  /** For status error: the exit code the error carries (2 usage, 3 cluster, 130 interrupted). */
+  exitCode?: ExitCode | undefined;
+}
+
+export interface CheckRun {
+  /** The check's name: "rollout deploy/web in demo", or the config's `name:`. */
+  name: string;
+  kind: CheckKind;
+  /** What it was asked to do, in one line: "restart; converge ≤ 60s, hop ≤ 20s". */
+  description: string;
+  origin: SpecOrigin;
+  startedAt: string;
+  durationMs: number;
+  results: CheckResult[];
+}
+
+export interface CheckCounts {
+  checks: number;
+  results: number;
+  passed: number;
+  failed: number;
+  errors: number;
+}
+
+export interface CheckReport {
+  /** The command that ran: "kubectl informer-trace check". */
+  command: string;
+  passed: boolean;
+  exitCode: ExitCode;
+  startedAt: string;
+  durationMs: number;
+  counts: CheckCounts;
+  checks: CheckRun[];
+}

@@ -1,0 +1,77 @@
+/**
+ * The `--metrics` flags, the same on every command that scrapes controllers (queues, the trace):
+ * which sources, and how to authenticate to the ones reached directly. Checked before any request.
+ *
+ * Credentials go to a URL the user named, so the kubeconfig's are sent only on request
+ * (--metrics-kubeconfig-credentials); a --metrics-token wins over the kubeconfig's token.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { kubeconfigHttpsCredentials, type Kube } from '../kube/index.js';
+import { createSources, parseMetricsSpec, type DirectAuth, type MetricsSource, type MetricsSpec } from '../metrics/index.js';
+import { parseDuration } from '../util/duration.js';
+
+export interface MetricsFlagValues {
+  metrics?: string[] | undefined;
+  metricsToken?: string | undefined;
+  metricsKubeconfigCredentials?: boolean | undefined;
+  metricsInsecureSkipTlsVerify?: boolean | undefined;
+  /** kubectl's flag, for the API server; covers metrics endpoints too. */
+  insecureSkipTlsVerify?: boolean | undefined;
+  metricsTimeout?: string | undefined;
+}
+
+export interface MetricsPlan {
+  specs: MetricsSpec[];
+  timeoutMs: number;
+  /** True when a source goes through the API server or the kubeconfig's credentials are wanted. */
+  needsCluster: boolean;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function addMetricsFlags(cmd: Command, what: string): Command {
+  return cmd
+    .option('--metrics <spec>', `${what} (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics`, collect, [])
+    .option('--metrics-token <token>', 'bearer token for https:// metrics endpoints')
+    .option('--metrics-kubeconfig-credentials', "send the kubeconfig user's credentials (client certificate, token, exec plugin) to https:// metrics endpoints")
+    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too')
+    .option('--metrics-timeout <duration>', 'how long one scrape of one source may take', '5s');
+}
+
+/** Every metrics flag checked, nothing sent. */
+export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
+  const specs = (opts.metrics ?? []).map(parseMetricsSpec);
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(opts.metricsTimeout ?? '5s');
+  } catch (err) {
+    throw new UsageError(`--metrics-timeout: ${(err as Error).message}`);
+  }
+  if (timeoutMs <= 0) throw new UsageError('--metrics-timeout must be a positive duration, e.g. 5s');
+  const direct = specs.some((s) => s.kind === 'url');
+  if (!direct && specs.length > 0 && (opts.metricsToken !== undefined || opts.metricsKubeconfigCredentials)) {
+    const flag = opts.metricsToken !== undefined ? '--metrics-token' : '--metrics-kubeconfig-credentials';
+    throw new UsageError(`${flag} applies to https://HOST:PORT/metrics sources, and none is given`, {
+      hint: 'apiserver, pod/ and svc/ sources go through the API server with the kubeconfig\'s credentials already',
+    });
+  }
+  if (opts.metricsToken !== undefined && opts.metricsToken.trim() === '') throw new UsageError('--metrics-token is empty');
+  return {
+    specs,
+    timeoutMs,
+    needsCluster: specs.length === 0 || specs.some((s) => s.kind !== 'url') || Boolean(opts.metricsKubeconfigCredentials),
+  };
+}
+
+/** Sources for `specs` (the checked --metrics, or discovered ones). `kube` is needed when plan.needsCluster. */
+export function metricsSources(specs: readonly string[], plan: MetricsPlan, opts: MetricsFlagValues, kube: Kube | undefined): MetricsSource[] {
+  const direct: DirectAuth = {
+    insecureSkipTlsVerify: Boolean(opts.metricsInsecureSkipTlsVerify) || Boolean(opts.insecureSkipTlsVerify),
+    bearerToken: opts.metricsToken,
+    credentials: opts.metricsKubeconfigCredentials && kube ? kubeconfigHttpsCredentials(kube.connection.kubeConfig) : undefined,
+  };
+  return createSources(specs, { client: kube?.client, timeoutMs: plan.timeoutMs, direct });
+}

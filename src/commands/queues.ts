@@ -1,0 +1,237 @@
+/**
+ * `kubectl informer-trace queues`: the controllers' work queues from their Prometheus metrics:
+ * depth, adds/s, retries/s, queue and work time p50/p99, unfinished work and the longest running
+ * processor per queue; reconcile and error rates per controller-runtime controller.
+ *
+ * Sources come from --metrics (see src/cli/metrics-flags.ts); without it, the API server and the
+ * control-plane pods found in kube-system. Rates need two scrapes, so every output starts with one
+ * scrape that is not shown: -o table prints a table every --interval (once with --once), -o json
+ * and -o yaml print one snapshot (rates over --interval, or over --for when given), -o ndjson (or
+ * -o json --watch) one line per interval, -o tui a live screen. Every mode ends by itself with
+ * --for.
+ *
+ * A source that fails (HTML, 401/403, timeout, TLS) gets a one-line error on stderr while the
+ * others go on. Exit code: 0 when at least one source answered its last scrape, 3 when none did
+ * (the same code as an unreachable cluster: nothing could be measured), 2 for bad input.
+ *
+ * No workqueue of this tool runs here, so only the controllers' queues are shown; the trace
+ * command shows its own workqueue beside them.
+ */
+import { Command, Option } from 'commander';
+import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { interactive, type CommandIO } from '../cli/io.js';
+import { addMetricsFlags, metricsSources, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { connect, type Kube } from '../kube/index.js';
+import { discoverControlPlane, MetricsPoller, MultiScraper, type MetricsSnapshot } from '../metrics/index.js';
+import { renderStructured } from '../output/format.js';
+import { renderQueuesTable } from '../output/queues-table.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { buildQueuesView, queuesJson, type QueuesFilter } from '../view/queues-view.js';
+import { realClock } from '../clock.js';
+
+type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+
+interface QueuesOptions extends MetricsFlagValues {
+  output?: OutputFormat;
+  watch?: boolean;
+  once?: boolean;
+  for?: string;
+  interval: string;
+  queue: string[];
+  all?: boolean;
+}
+
+interface Plan {
+  metrics: MetricsPlan;
+  mode: OutputFormat;
+  /** One snapshot (json, yaml, table --once) or one per interval. */
+  stream: boolean;
+  intervalMs: number;
+  forMs: number;
+  filter: QueuesFilter;
+}
+
+function collectNames(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
+  const cmd = new Command('queues')
+    .description("Show controllers' work queues from their Prometheus metrics: depth, adds and retries per second, queue and work time, stuck work.")
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (one line per interval)').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .option('-w, --watch', 'with -o json: one line per interval (ndjson)')
+    .option('--once', 'with -o table: print one table (after two scrapes, so rates exist) and end')
+    .option('--for <duration>', 'end by itself after this long (e.g. 30s); a single snapshot then covers the whole time')
+    .option('--interval <duration>', 'time between scrapes; rates are measured over it', '2s')
+    .option('--queue <names>', 'only these queues or controllers (comma-separated, repeatable; * matches anything), e.g. deployment,replicaset', collectNames, [])
+    .option('-a, --all', 'include queues that never took an item (hidden from the table by default; json has them all)');
+  addMetricsFlags(cmd, 'scrape workqueue metrics from a component');
+  addConnectionFlags(cmd);
+  cmd.addHelpText(
+    'after',
+    [
+      '',
+      'Without --metrics: the API server and the control-plane pods in kube-system (kube-controller-manager, kube-scheduler).',
+      '',
+      'Examples:',
+      '  kubectl informer-trace queues --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify --metrics-token "$TOKEN"',
+      '  kubectl informer-trace queues --metrics svc/my-operator/metrics:8443 --queue deployment,replicaset -o table --once',
+      '  kubectl informer-trace queues --metrics apiserver -o json --for 30s      # rates over the 30 s',
+      '  kubectl informer-trace queues --metrics pod/kube-system/kube-controller-manager-node1:10257 -o ndjson --for 2m',
+    ].join('\n'),
+  );
+  cmd.action(async (_local: QueuesOptions, command: Command) => {
+    // Flags may stand before or after the subcommand; the root's values win (optsWithGlobals).
+    const opts = command.optsWithGlobals<QueuesOptions>();
+    const plan = validate(opts, io);
+    const kube = plan.metrics.needsCluster ? connect(connectionFlags(opts as unknown as Record<string, unknown>)) : undefined;
+    setExitCode(await runQueues(kube, plan, opts, io));
+  });
+  return cmd;
+}
+
+function duration(flag: string, v: string | undefined): number {
+  if (v === undefined) return 0;
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** Every flag checked before any request is sent. */
+function validate(opts: QueuesOptions, io: CommandIO): Plan {
+  const metrics = planMetrics(opts);
+  let mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
+  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  if (opts.watch && opts.once) throw new UsageError('--watch and --once cannot be used together');
+  if (opts.once && mode !== 'table') throw new UsageError(`--once applies to -o table; -o ${mode} ${mode === 'ndjson' || mode === 'tui' ? 'streams' : 'prints one snapshot already'}`);
+  if (opts.watch && mode === 'yaml') throw new UsageError('--watch does not apply to -o yaml', { hint: 'use -o ndjson (or -o json --watch) to stream' });
+  if (opts.watch && mode === 'json') mode = 'ndjson';
+  const intervalMs = duration('--interval', opts.interval);
+  if (intervalMs <= 0) throw new UsageError('--interval must be a positive duration, e.g. 2s');
+  const forMs = duration('--for', opts.for);
+  if (opts.for !== undefined && forMs <= 0) throw new UsageError('--for must be a positive duration, e.g. 30s');
+  return {
+    metrics,
+    mode,
+    stream: mode === 'ndjson' || mode === 'tui' || (mode === 'table' && !opts.once),
+    intervalMs,
+    forMs,
+    filter: { names: opts.queue ?? [], includeIdle: Boolean(opts.all) },
+  };
+}
+
+/** The --metrics specs, or the API server and the control-plane pods found in kube-system. */
+async function sourceSpecs(kube: Kube | undefined, opts: QueuesOptions, io: CommandIO, signal: AbortSignal): Promise<string[]> {
+  if ((opts.metrics ?? []).length > 0) return opts.metrics!;
+  const found = await discoverControlPlane(kube!.client, { signal });
+  if (found.length === 0) {
+    io.stderr.write(
+      'no --metrics given and no control-plane pods found in kube-system (the components do not run as pods here): scraping the API server only\n' +
+        'hint: add kube-controller-manager with --metrics https://HOST:10257/metrics --metrics-insecure-skip-tls-verify\n',
+    );
+  } else {
+    io.stderr.write(`no --metrics given: scraping the API server and ${found.map((d) => `${d.component} (${d.spec})`).join(', ')}\n`);
+  }
+  return ['apiserver', ...found.map((d) => d.spec)];
+}
+
+async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions, io: CommandIO): Promise<ExitCode> {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  io.signal.addEventListener('abort', stop, { once: true });
+  const signal = controller.signal;
+  const deadline = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
+  try {
+    const specs = await sourceSpecs(kube, opts, io, signal);
+    const sources = metricsSources(specs, plan.metrics, opts, kube);
+    const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
+    const reporter = failureReporter(io);
+
+    if (plan.mode === 'tui') {
+      const { runQueuesTui } = await import('../tui/queues-app.js');
+      const running = poller.run(signal);
+      await runQueuesTui(poller, io, { signal: io.signal, forMs: plan.forMs, names: plan.filter.names ?? [], includeIdle: Boolean(plan.filter.includeIdle) });
+      controller.abort();
+      await running;
+      return exitFor(poller.latest(), io);
+    }
+
+    // The first scrape is the baseline the rates are measured from; it is not shown. Rounds run
+    // start to start, so a slow source does not stretch the interval.
+    let roundStart = realClock.now();
+    const first = await poller.pollOnce(signal);
+    reporter(first);
+    if (!plan.stream) {
+      const wait = plan.forMs > 0 ? plan.forMs : plan.intervalMs;
+      io.stderr.write(`measuring for ${formatDuration(wait)}…\n`);
+      await realClock.sleep(Math.max(0, roundStart + wait - realClock.now()), signal);
+      const snap = signal.aborted ? first : await poller.pollOnce(signal);
+      if (!signal.aborted) reporter(snap);
+      write(io, plan, snap);
+      return exitFor(snap, io);
+    }
+
+    io.stderr.write(plan.forMs > 0 ? `every ${formatDuration(plan.intervalMs)} for ${formatDuration(plan.forMs)}…\n` : `every ${formatDuration(plan.intervalMs)}; Ctrl+C to stop\n`);
+    let last = first;
+    while (!signal.aborted && realClock.now() < deadline) {
+      const next = Math.min(roundStart + plan.intervalMs, deadline);
+      await realClock.sleep(Math.max(0, next - realClock.now()), signal);
+      if (signal.aborted) break;
+      roundStart = realClock.now();
+      last = await poller.pollOnce(signal);
+      if (signal.aborted) break;
+      reporter(last);
+      write(io, plan, last);
+    }
+    return exitFor(last, io);
+  } finally {
+    io.signal.removeEventListener('abort', stop);
+    controller.abort();
+  }
+}
+
+function write(io: CommandIO, plan: Plan, snap: MetricsSnapshot): void {
+  switch (plan.mode) {
+    case 'json':
+    case 'yaml':
+      io.stdout.write(renderStructured(queuesJson(snap, { names: plan.filter.names ?? [] }), plan.mode));
+      return;
+    case 'ndjson':
+      io.stdout.write(`${JSON.stringify(queuesJson(snap, { names: plan.filter.names ?? [] }))}\n`);
+      return;
+    default: {
+      const header = plan.stream ? `${new Date(snap.atMs).toISOString().slice(11, 19)} UTC\n` : '';
+      io.stdout.write(`${header}${renderQueuesTable(buildQueuesView(snap, plan.filter))}${plan.stream ? '\n' : ''}`);
+    }
+  }
+}
+
+/** Says on stderr, once per change, why a source failed and when it answers again. */
+function failureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
+  const said = new Map<string, string>();
+  return (snap) => {
+    for (const s of snap.sources) {
+      if (!s.ok && s.error !== null) {
+        const line = `${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`;
+        if (said.get(s.source) !== line) io.stderr.write(`error: metrics ${s.source}: ${line}\n`);
+        said.set(s.source, line);
+      } else if (s.ok && said.has(s.source)) {
+        io.stderr.write(`metrics ${s.source}: answering again\n`);
+        said.delete(s.source);
+      }
+    }
+  };
+}
+
+/** 0 when at least one source answered its last scrape; 3 when none did. */
+function exitFor(snap: MetricsSnapshot, io: CommandIO): ExitCode {
+  if (snap.sources.some((s) => s.ok)) return ExitCode.Ok;
+  const n = snap.sources.length;
+  io.stderr.write(`error: ${n === 1 ? 'the metrics source' : `none of the ${n} metrics sources`} answered its last scrape\n`);
+  return ExitCode.Cluster;
+}

@@ -1,0 +1,47 @@
+/**
+ * `--metrics` on the trace: a MetricsPoller whose snapshots feed the TUI's queues pane, and, for a
+ * --burst, the increase of the target kind's controller queue adds (workqueue_adds_total of
+ * kube-controller-manager's "deployment", "statefulset", ... queue) from a scrape just before the
+ * writes to one after the trace ended, handed to the Tracer to print beside its own workqueue's
+ * numbers.
+ */
+import { metricsSources, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import type { Kube } from '../kube/index.js';
+import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
+
+export interface TraceMetrics {
+  poller: MetricsPoller;
+  /** Scrapes every source now; the baseline of the burst's controller queue adds. */
+  beforeBurst(signal: AbortSignal): Promise<void>;
+  /** Scrapes again and tells the tracer the queue's adds since beforeBurst (or says why not). */
+  afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, kind: string, signal: AbortSignal): Promise<void>;
+}
+
+export function traceMetrics(kube: Kube, plan: MetricsPlan, opts: MetricsFlagValues, intervalMs: number, log: (line: string) => void): TraceMetrics {
+  const poller = new MetricsPoller(new MultiScraper(metricsSources(opts.metrics ?? [], plan, opts, kube)), { intervalMs });
+  let before: Map<string, TimedScrape> | undefined;
+  const good = (snap: MetricsSnapshot): Map<string, TimedScrape> => {
+    const out = new Map<string, TimedScrape>();
+    for (const s of snap.sources) {
+      const scrape = s.ok ? poller.lastScrape(s.source) : undefined;
+      if (scrape) out.set(s.source, scrape);
+      else if (s.error !== null) log(`warning: metrics ${s.source}: ${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`);
+    }
+    return out;
+  };
+  return {
+    poller,
+    async beforeBurst(signal) {
+      before = good(await poller.pollOnce(signal));
+    },
+    async afterBurst(tracer, kind, signal) {
+      const queue = controllerQueueFor(kind);
+      if (!queue) return log(`note: kube-controller-manager has no queue for ${kind}; the controller queue's adds are not measured`);
+      if (!before || before.size === 0) return log(`note: no metrics source answered before the burst; the "${queue}" queue's adds are not measured`);
+      const after = good(await poller.pollOnce(signal));
+      const result = queueAddsBetween(before, after, queue);
+      if (result.adds === null) return log(`note: no metrics source exposes workqueue_adds_total{name="${queue}"} (is it kube-controller-manager, and the leader?)`);
+      tracer.setControllerQueueAdds(queue, result.adds);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * A metrics source that answers from a script: each scrape takes the next exposition text (parsed
+ * as a real scrape is) or fails with the next ScrapeError; the last entry repeats. With a
+ * FakeClock, a MetricsPoller over these gives snapshots built from real fixtures, no sockets.
+ */
+import { readFileSync } from 'node:fs';
+import { parseExposition, ScrapeError, type Exposition, type MetricsSource, type ScrapeFailure } from '../metrics/index.js';
+
+export type Answer = string | { fail: ScrapeFailure; reason: string; hint?: string };
+
+export class FakeMetricsSource implements MetricsSource {
+  readonly timeoutMs = 1_000;
+  scrapes = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly answers: Answer[],
+  ) {}
+
+  async scrape(): Promise<Exposition> {
+    const a = this.answers[Math.min(this.scrapes, this.answers.length - 1)]!;
+    this.scrapes++;
+    if (typeof a !== 'string') throw new ScrapeError(this.name, a.fail, a.reason, { hint: a.hint });
+    return parseExposition(a, { contentType: 'text/plain; version=0.0.4' });
+  }
+}
+
+/** A file of src/metrics/fixtures. */
+export function metricsFixture(name: string): string {
+  return readFileSync(new URL(`../metrics/fixtures/${name}`, import.meta.url), 'utf8');
+}
