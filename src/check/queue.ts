@@ -15,6 +15,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
 import { computeQueueStats, MultiScraper, parseMetricsSpec, type SourceResult, type TimedScrape } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
+import { closest } from '../util/suggest.js';
 import type { RunContext } from './context.js';
 import { formatValue } from './limits.js';
 import type { CheckResult, QueueCheckSpec, QueueLimit } from './types.js';
@@ -42,8 +43,10 @@ function absent(limit: QueueLimit, samples: readonly SourceSamples[], series: st
   const seen = queuesSeen(samples);
   const sources = samples.filter((s) => s.scrapes.length > 0).map((s) => s.source).join(', ');
   if (seen.length === 0) return `no workqueue metrics (${series}) in ${sources}`;
-  const list = seen.length > 12 ? `${seen.slice(0, 12).join(', ')}, … (${seen.length})` : seen.join(', ');
-  return limit.queue === '*' ? `no ${series} in ${sources}` : `no workqueue named "${limit.queue}" with ${series} in ${sources} (queues there: ${list})`;
+  const near = limit.queue === '*' ? [] : closest(limit.queue, seen, 3);
+  const list = seen.length > 60 ? `${seen.slice(0, 60).join(', ')}, … (${seen.length})` : seen.join(', ');
+  if (limit.queue === '*') return `no ${series} in ${sources}`;
+  return `no workqueue named "${limit.queue}" with ${series} in ${sources}${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(', ')}?)` : ''} (queues there: ${list})`;
 }
 
 /** The results over everything scraped: pure. */

@@ -22,11 +22,11 @@ import type { CheckSpec, MetricsAccess } from '../check/types.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
-import { checkReportText, checkRunLines } from '../output/check-text.js';
+import { checkReportText } from '../output/check-text.js';
 import { renderStructured } from '../output/format.js';
 import { checkReportJunit } from '../output/junit.js';
 import { checkReportMarkdown } from '../output/markdown.js';
-import { parseDuration } from '../util/duration.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 
 interface CheckOptions extends CheckFlagValues {
   config?: string;
@@ -82,12 +82,29 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .addHelpText('after', ['', 'Examples:', ...EXAMPLES[program], '', 'With $GITHUB_STEP_SUMMARY set (GitHub Actions), a Markdown table of the results is appended to it.'].join('\n'));
   addConnectionFlags(cmd);
   cmd.action(async (_local: CheckOptions, command: Command) => {
-    const opts = command.optsWithGlobals<CheckOptions>();
+    const opts = withParentConnectionFlags(command) as unknown as CheckOptions;
     // --window has a default for the help text; as a flag it is only "given" when the user gave it.
     const flags: CheckFlagValues = { ...opts, window: command.getOptionValueSource('window') === 'default' ? undefined : opts.window };
     setExitCode(await runCheckCommand(io, `kubectl ${program} check`, opts, flags));
   });
   return cmd;
+}
+
+const CONNECTION_KEYS = ['kubeconfig', 'context', 'cluster', 'user', 'server', 'token', 'certificateAuthority', 'insecureSkipTlsVerify', 'requestTimeout', 'namespace', 'v'];
+
+/**
+ * This command's own options, plus the connection flags given before `check` (kubectl informer-trace
+ * --context x check …). Not optsWithGlobals: the parent's other options have defaults of their own
+ * (the trace's --timeout 2m) that are not this command's.
+ */
+function withParentConnectionFlags(command: Command): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...command.opts() };
+  for (let p = command.parent; p; p = p.parent) {
+    for (const key of CONNECTION_KEYS) {
+      if (p.getOptionValueSource(key) === 'cli' && command.getOptionValueSource(key) !== 'cli') out[key] = p.getOptionValue(key);
+    }
+  }
+  return out;
 }
 
 function accessOf(opts: CheckOptions): MetricsAccess {
@@ -157,7 +174,8 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     syncTimeoutMs,
     kube,
     onDone: (run) => {
-      for (const line of checkRunLines(run)) log(line);
+      const failed = run.results.filter((r) => r.status !== 'passed').length;
+      log(`${run.name}: done in ${formatDuration(run.durationMs)}, ${failed === 0 ? 'passed' : `${failed} of ${run.results.length} not passed`}`);
     },
   });
 

@@ -44,6 +44,8 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
     }
     await runTrace(io, target, name, command.opts<TraceOptions & Record<string, unknown>>(), setExitCode);
   });
+  // Options after a subcommand's name are the subcommand's own (check has its own --timeout, --restart, -o).
+  program.enablePositionalOptions();
   program.addCommand(createCacheCommand(io, setExitCode));
   program.addCommand(createCheckCommand(io, setExitCode, 'informer-trace'));
   program.addCommand(createQueuesCommand(io, setExitCode));

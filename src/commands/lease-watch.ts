@@ -103,6 +103,8 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
     const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
     await watchLeases(kube, plan, opts, io, setExitCode);
   });
+  // Options after `check` are its own (it has its own -o and --metrics).
+  program.enablePositionalOptions();
   program.addCommand(createCheckCommand(io, setExitCode, 'lease-watch'));
   return program;
 }

@@ -20,6 +20,7 @@
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
+import { mergedOptions } from '../cli/options.js';
 import { addMetricsFlags, metricsSources, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -84,8 +85,8 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
     ].join('\n'),
   );
   cmd.action(async (_local: QueuesOptions, command: Command) => {
-    // Flags may stand before or after the subcommand; the root's values win (optsWithGlobals).
-    const opts = command.optsWithGlobals<QueuesOptions>();
+    // Connection flags may stand before the subcommand's name too.
+    const opts = mergedOptions<QueuesOptions>(command);
     const plan = validate(opts, io);
     const kube = plan.metrics.needsCluster ? connect(connectionFlags(opts as unknown as Record<string, unknown>)) : undefined;
     setExitCode(await runQueues(kube, plan, opts, io));
@@ -178,8 +179,15 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
 
     io.stderr.write(plan.forMs > 0 ? `every ${formatDuration(plan.intervalMs)} for ${formatDuration(plan.forMs)}…\n` : `every ${formatDuration(plan.intervalMs)}; Ctrl+C to stop\n`);
     let last = first;
+    let printed = 0;
     while (!signal.aborted && realClock.now() < deadline) {
       const next = Math.min(roundStart + plan.intervalMs, deadline);
+      // A last round cut short by --for would measure rates over a sliver; it is left out
+      // unless it covers half an interval or nothing was printed yet.
+      if (next === deadline && printed > 0 && next - roundStart < plan.intervalMs / 2) {
+        await realClock.sleep(Math.max(0, deadline - realClock.now()), signal);
+        break;
+      }
       await realClock.sleep(Math.max(0, next - realClock.now()), signal);
       if (signal.aborted) break;
       roundStart = realClock.now();
@@ -187,6 +195,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
       if (signal.aborted) break;
       reporter(last);
       write(io, plan, last);
+      printed++;
     }
     return exitFor(last, io);
   } finally {

@@ -4,7 +4,8 @@
  * FakeClock, a MetricsPoller over these gives snapshots built from real fixtures, no sockets.
  */
 import { readFileSync } from 'node:fs';
-import { parseExposition, ScrapeError, type Exposition, type MetricsSource, type ScrapeFailure } from '../metrics/index.js';
+import { MetricsPoller, MultiScraper, parseExposition, ScrapeError, type Exposition, type MetricsSnapshot, type MetricsSource, type ScrapeFailure } from '../metrics/index.js';
+import { FakeClock } from './fake-clock.js';
 
 export type Answer = string | { fail: ScrapeFailure; reason: string; hint?: string };
 
@@ -28,4 +29,14 @@ export class FakeMetricsSource implements MetricsSource {
 /** A file of src/metrics/fixtures. */
 export function metricsFixture(name: string): string {
   return readFileSync(new URL(`../metrics/fixtures/${name}`, import.meta.url), 'utf8');
+}
+
+/** Two polls of fake sources, `intervalMs` apart (default: the 10.327 s of the captured fixtures). */
+export async function pollTwice(sources: Record<string, Answer[]>, intervalMs = 10_327): Promise<{ first: MetricsSnapshot; second: MetricsSnapshot; poller: MetricsPoller }> {
+  const clock = new FakeClock();
+  const poller = new MetricsPoller(new MultiScraper(Object.entries(sources).map(([name, answers]) => new FakeMetricsSource(name, answers)), clock), { clock, intervalMs });
+  const first = await poller.pollOnce();
+  await clock.step(intervalMs);
+  const second = await poller.pollOnce();
+  return { first, second, poller };
 }

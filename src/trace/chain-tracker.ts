@@ -57,8 +57,7 @@ export class ChainTracker {
   private readonly events: { regardingUid: string; event: TraceEventRef; at: number }[] = [];
   private trigger: TraceTrigger | undefined;
   private baselineGeneration: number | undefined;
-  private baselineTemplate: string | undefined;
-  private baselineReplicas: unknown;
+  private baselineSpec: string | undefined;
   private currentTarget: KubeObject | undefined;
   private convergedHop: Hop | undefined;
   private targetDeleted = false;
@@ -71,8 +70,7 @@ export class ChainTracker {
       this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: factsOf(o.ref.kind, o.obj), gone: false });
     }
     this.baselineGeneration = view.target?.obj.metadata.generation;
-    this.baselineTemplate = templateOf(view.target?.obj);
-    this.baselineReplicas = (view.target?.obj.spec as { replicas?: unknown } | undefined)?.replicas;
+    this.baselineSpec = specOf(view.target?.obj);
     this.currentTarget = view.target?.obj;
   }
 
@@ -95,14 +93,12 @@ export class ChainTracker {
   }
 
   /**
-   * True when the change gives the controller Pods to create or remove: the pod template or the
-   * replica count changed. (A Deployment's generation also moves on annotation changes, which the
-   * controller only copies to its ReplicaSets.)
+   * True when the change gives the controller work on its children: the spec itself changed (pod
+   * template, replicas, suspend, ...). A Deployment's generation also moves on annotation-only
+   * changes, which its controller merely copies to the ReplicaSets: no rollout follows those.
    */
   expectsRollout(): boolean {
-    if (!this.specChanged()) return false;
-    const t = this.currentTarget;
-    return templateOf(t) !== this.baselineTemplate || (t?.spec as { replicas?: unknown } | undefined)?.replicas !== this.baselineReplicas;
+    return this.specChanged() && specOf(this.currentTarget) !== this.baselineSpec;
   }
 
   converged(): Hop | undefined {
@@ -117,10 +113,9 @@ export class ChainTracker {
   reconcile(view: ReconcileView, reconciledAt: number): Hop[] {
     const trigger = this.trigger;
     const fresh: Hop[] = [];
-    if (!trigger) {
-      this.baseline(view);
-      return fresh;
-    }
+    // Before the trigger nothing is reported; the baseline stays what it was when it was taken,
+    // so that a write's own effects are never folded into it.
+    if (!trigger) return fresh;
     const add = (o: { ref: ObjectRef; owner?: ObjectRef | undefined }, kind: string, observedAt: number, extra: Partial<Hop> = {}, key = kind): void => {
       const id = `${key}/${o.ref.uid}`;
       if (this.byId.has(id)) return;
@@ -236,9 +231,14 @@ export class ChainTracker {
     return fresh.sort((a, b) => a.observedAt - b.observedAt);
   }
 
-  /** A rollout has visibly begun: the controller observed the new generation. */
+  /**
+   * A rollout has visibly begun: the controller observed the new generation, or — for kinds whose
+   * status has no observedGeneration, such as Jobs — it acted on a child.
+   */
   private rolloutStarted(): boolean {
-    return this.list.some((h) => h.kind === 'controller-observed');
+    if (this.list.some((h) => h.kind === 'controller-observed')) return true;
+    const status = this.currentTarget?.status as { observedGeneration?: unknown } | undefined;
+    return status?.observedGeneration === undefined && this.list.some((h) => h.object.kind !== this.targetKind);
   }
 
   /**
@@ -301,9 +301,8 @@ export class ChainTracker {
   }
 }
 
-function templateOf(obj: KubeObject | undefined): string | undefined {
-  const t = (obj?.spec as { template?: unknown } | undefined)?.template;
-  return t === undefined ? undefined : JSON.stringify(t);
+function specOf(obj: KubeObject | undefined): string | undefined {
+  return obj?.spec === undefined ? undefined : JSON.stringify(obj.spec);
 }
 
 function escapeRegExp(s: string): string {

@@ -155,6 +155,8 @@ export class Tracer {
             this.targetWatchEvents++;
             const rv = obj.metadata.resourceVersion;
             if (rv && !this.targetVersions.has(rv)) this.targetVersions.set(rv, n.receivedAt);
+            // Watching: the first version after the baseline is the change being traced.
+            if (this.watching && !this.firstChange && rv !== this.watchBaselineRv) this.firstChange = { at: n.receivedAt, rv };
           }
           this.enqueue();
         },
@@ -295,9 +297,9 @@ export class Tracer {
   private reconcile(): void {
     this.reconciles++;
     const view = this.view();
-    if (!this.trigger && this.watching && view.target) {
-      const baselineRv = this.watchBaselineRv;
-      if (view.target.obj.metadata.resourceVersion !== baselineRv) this.setTrigger({ kind: 'watch', wrote: '', at: view.target.observedAt, resourceVersion: view.target.obj.metadata.resourceVersion, generation: view.target.obj.metadata.generation, writes: 0 });
+    if (!this.trigger && this.watching && view.target && view.target.obj.metadata.resourceVersion !== this.watchBaselineRv) {
+      const first = this.firstChange ?? { at: view.target.observedAt, rv: view.target.obj.metadata.resourceVersion };
+      this.setTrigger({ kind: 'watch', wrote: '', at: first.at, resourceVersion: first.rv, generation: view.target.obj.metadata.generation, writes: 0 });
     }
     if (!this.trigger && this.watching && !view.target && this.targetUid) {
       const d = this.deletions.get(this.targetUid);
@@ -356,7 +358,7 @@ export class Tracer {
         const changedChildren = this.tracker.hops().filter((h) => h.object.uid !== this.targetUid).length;
         this.end(
           'no-rollout',
-          `metadata-only change: ${specChanged ? `generation ${gen} observed by the controller, pod template and replicas unchanged` : `generation unchanged (${gen ?? '-'})`}; ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`,
+          `metadata-only change: ${specChanged ? `generation ${gen} observed by the controller, spec unchanged` : `generation unchanged (${gen ?? '-'})`}; ${changedChildren === 0 ? 'no ReplicaSet or Pod changed' : `${changedChildren} child hop(s)`} within ${this.settleMs / 1000}s: no rollout follows`,
         );
       });
     }
@@ -403,12 +405,15 @@ export class Tracer {
 
   private watching = false;
   private watchBaselineRv: string | undefined;
+  private firstChange: { at: number; rv: string | undefined } | undefined;
 
   /** Makes the requested write(s), or starts watching for someone else's change. */
   async fire(request: TriggerRequest, signal: AbortSignal): Promise<TraceTrigger | undefined> {
     const { info, namespace, name } = this.target;
     const current = this.targetObject();
     if (!current) throw new UsageError(`${this.targetLabel()} is not in the cache`);
+    // What exists now is the baseline: the chain's hops are what changes from here.
+    this.tracker.baseline(this.view());
     if (request.kind === 'watch') {
       this.watching = true;
       this.watchBaselineRv = current.metadata.resourceVersion;

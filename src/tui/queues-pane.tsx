@@ -7,7 +7,7 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { QueueRow } from '../metrics/index.js';
-import { controllerCells, queueCells, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
+import { controllerCells, queueCells, rateCell, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
 
 export interface QueuesPaneProps {
   view: QueuesView;
@@ -57,7 +57,7 @@ function SourceBlock({ source: s, queueWidth, maxRows }: { source: QueuesSourceV
   const more = s.queues.length - rows.length;
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end" {...(failed ? { color: 'yellow' } : {})}>
+      <Text wrap={failed ? 'wrap' : 'truncate-end'} {...(failed ? { color: 'yellow' } : {})}>
         {s.source} · {failed ? `${s.state}: ${s.error ?? ''}` : sourceSummary(s)}
       </Text>
       {rows.length > 0 ? (
@@ -72,10 +72,17 @@ function SourceBlock({ source: s, queueWidth, maxRows }: { source: QueuesSourceV
       {s.controllers.length > 0 ? (
         <Box flexDirection="column" marginLeft={INDENT}>
           {s.controllers.map((c) => {
-            const [name, rate, errors, results, p50, p99, workers] = controllerCells(c);
+            const [name, rate, errors, , p50, p99, workers] = controllerCells(c);
+            // Results last, and only those that happened: what a cut line loses matters least.
+            const results = Object.entries(c.resultsPerSecond)
+              .filter(([, v]) => v !== null && v > 0)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, v]) => `${k} ${rateCell(v)}`)
+              .join(' ');
             return (
               <Text key={c.controller} wrap="truncate-end">
-                controller {name}: {rate}/s reconciles · {errors}/s errors · {results} · p50 {p50} p99 {p99} · workers {workers}
+                controller {name}: {rate} reconciles/s · errors {errors}/s · p50 {p50} p99 {p99} · workers {workers}
+                {results ? ` · ${results}` : ''}
               </Text>
             );
           })}

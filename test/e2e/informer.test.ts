@@ -261,8 +261,9 @@ describe('the informer on the real control plane', () => {
   afterAll(async () => {
     informerStop.abort();
     await informerDone;
-    // The API server may still be coming back if a test failed half-way.
-    if (!(await cluster().healthy())) await cluster().startApiServer().catch(() => undefined);
+    // A test that failed half-way may have left the API server stopped.
+    if (!cluster().pid('kube-apiserver')) await cluster().startApiServer();
+    await reviveControllers();
     await Promise.all(namespaces.map((ns) => deleteNamespace(kube, ns)));
   });
 
@@ -338,6 +339,7 @@ describe('the informer on the real control plane', () => {
     expect(after.watchRestarts).toBeGreaterThan(before.watchRestarts);
     expect(after.synced).toBe(true);
     recovery.b = { errors: errs, relists: after.relists - before.relists };
+    await reviveControllers();
   });
 
   it('(c) etcd compacted while kube-apiserver is down: the re-watch gets 410, the informer relists, counts it and converges', async () => {
@@ -383,6 +385,7 @@ describe('the informer on the real control plane', () => {
     expect(after.relists).toBeGreaterThanOrEqual(before.relists + 1);
     expect(events.some((e) => e.kind === 'list' && e.at >= expired!.at)).toBe(true);
     expect(Number(informer.lastSyncResourceVersion())).toBeGreaterThan(compacted);
+    await reviveControllers();
   });
 
   it('(d) watches a CRD made by the test, found through discovery by its short name', async () => {
@@ -573,6 +576,17 @@ function expectIndexesMatch(inf: SharedIndexInformer, list: ListResult): void {
   expect(count(expected.tier!)).toBe(list.items.length);
   expect(indexer.byIndex('color', 'no-such-color')).toEqual([]);
   expect(() => indexer.byIndex('no-such-index', 'x')).toThrow(/Index with name no-such-index does not exist/);
+}
+
+/**
+ * kube-controller-manager and kube-scheduler exit when they cannot renew their leader Lease for
+ * 10 s ("leaderelection lost"), which stopping the API server causes. Start them again so the
+ * cluster is whole for the tests that follow.
+ */
+async function reviveControllers(): Promise<void> {
+  for (const name of ['kube-controller-manager', 'kube-scheduler'] as const) {
+    if (!cluster().pid(name)) await cluster().startComponentAgain(name);
+  }
 }
 
 async function etcdctl(...args: string[]): Promise<string> {

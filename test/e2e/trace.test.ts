@@ -128,7 +128,7 @@ describe('kubectl informer-trace on the real control plane', () => {
     expectSaneTimes(t);
     expect(at(t, 'target-modified', 'Deployment').sinceTriggerMs).toBeLessThan(5_000);
     expect(t.hops.filter((h) => h.object.kind !== 'Deployment')).toEqual([]);
-    expect(t.summary.message).toMatch(/pod template and replicas unchanged.*no ReplicaSet or Pod changed.*no rollout follows/);
+    expect(t.summary.message).toMatch(/spec unchanged.*no ReplicaSet or Pod changed.*no rollout follows/);
   });
 
   it('--scale: the ReplicaSet is scaled and only the new Pods are created', async () => {
@@ -183,6 +183,72 @@ describe('kubectl informer-trace on the real control plane', () => {
     }
     expect(at(t, 'deleted', 'Pod', 'db-1').observedAt).toBeLessThan(at(t, 'deleted', 'Pod', 'db-0').observedAt);
     expect(at(t, 'converged', 'StatefulSet').observedAt).toBeGreaterThanOrEqual(Math.max(...t.hops.filter((h) => h.kind === 'ready').map((h) => h.observedAt)));
+  });
+
+  it('a DaemonSet restart: one Pod per node is replaced and the status converges', async () => {
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/daemonsets`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'agent' },
+        spec: {
+          selector: { matchLabels: { app: 'agent' } },
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+          template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/agent:1' }] } },
+        },
+      },
+    });
+    const nodes = cluster().nodes.length;
+    await eventually('agent ready on every node', async () => {
+      const d = await kube.client.json<{ status?: { numberReady?: number; desiredNumberScheduled?: number } }>(`/apis/apps/v1/namespaces/${ns}/daemonsets/agent`);
+      return d.status?.desiredNumberScheduled === nodes && d.status.numberReady === nodes;
+    }, 120_000);
+    const { code, json: t } = await trace(['ds/agent', '--restart']);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('converged');
+    expectSaneTimes(t);
+    const created = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod');
+    expect(created).toHaveLength(nodes);
+    expectPodChains(t, created.map((h) => h.object.name));
+    const scheduledNodes = new Set(t.hops.filter((h) => h.kind === 'scheduled').map((h) => h.detail));
+    expect(scheduledNodes.size).toBe(nodes);
+    expect(t.hops.filter((h) => h.kind === 'deleted' && h.object.kind === 'Pod')).toHaveLength(nodes);
+  });
+
+  it('a Job unsuspended by someone else (--watch): Pods run to completion and the Job completes', async () => {
+    await kube.client.json(`/apis/batch/v1/namespaces/${ns}/jobs`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'batch' },
+        spec: {
+          suspend: true,
+          completions: 2,
+          parallelism: 2,
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.invalid/batch:1' }] } },
+        },
+      },
+    });
+    const running = runCli(createInformerTraceProgram, ['job/batch', '--watch', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '120s']);
+    await new Promise((r) => setTimeout(r, 3000));
+    await kube.client.json(`/apis/batch/v1/namespaces/${ns}/jobs/batch`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { suspend: false } } });
+    const r = await running;
+    expect(r.code).toBe(0);
+    const t = JSON.parse(r.stdout) as TraceJson;
+    expect(t.trigger.kind).toBe('watch');
+    expect(t.outcome).toBe('converged');
+    expectSaneTimes(t);
+    const pods = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod');
+    expect(pods).toHaveLength(2);
+    for (const p of pods) {
+      expect(at(t, 'scheduled', 'Pod', p.object.name).observedAt).toBeGreaterThanOrEqual(p.observedAt);
+      expect(at(t, 'succeeded', 'Pod', p.object.name).observedAt).toBeGreaterThanOrEqual(p.observedAt);
+    }
+    const done = at(t, 'converged', 'Job');
+    expect(done.detail).toBe('Complete');
+    expect(at(t, 'complete', 'Job').observedAt).toBeLessThanOrEqual(done.observedAt);
   });
 
   it('deletion with a finalizer: deletionTimestamp set, finalizer removed, DELETED', async () => {

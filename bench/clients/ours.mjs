@@ -1,0 +1,177 @@
+// The measured process for this project's informer (imports ../../dist, so it measures what
+// ships), plus the two floors it is compared against. Modes:
+//
+//   sync     SharedIndexInformer over Pods: time until the handler's registration has synced,
+//            peak RSS. --transform default|none (default = stripManagedFields).
+//   limit    the floor for sync: GET every page of the same list the reflector asks for
+//            (resourceVersion=0, limit=500) and JSON.parse it; no informer.
+//   events   an informer whose onUpdate records when it saw each write (by sequence number).
+//   offline  a recorded watch stream replayed from a file through WatchStream (line splitting and
+//            JSON.parse) → Reflector → DeltaFIFO → Indexer → handler.
+//   parse    the floor for offline: the same file, the same chunked read, split into lines and
+//            JSON.parse'd; nothing else.
+import { createReadStream } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { metaNamespaceIndexFunc, NamespaceIndex, SharedIndexInformer } from '../../dist/informer/index.js';
+import { connect, ResourceListerWatcher } from '../../dist/kube/index.js';
+import { WatchStream } from '../../dist/kube/watch-stream.js';
+import { emit, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
+
+const podsResource = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], singularName: 'pod', verbs: ['list', 'watch'] };
+const args = parseArgs(process.argv.slice(2));
+const mode = args._[0];
+
+function listerWatcher() {
+  const kube = connect({ kubeconfig: args.kubeconfig });
+  const lw = new ResourceListerWatcher(kube.client, podsResource, {
+    namespace: args.namespace || undefined,
+    ...(args.selector ? { labelSelector: args.selector } : {}),
+  });
+  return { kube, lw };
+}
+
+function newInformer(lw) {
+  return new SharedIndexInformer(lw, {
+    indexers: { [NamespaceIndex]: metaNamespaceIndexFunc },
+    ...(args.transform === 'none' ? { transform: null } : {}),
+  });
+}
+
+async function sync() {
+  const { lw } = listerWatcher();
+  const informer = newInformer(lw);
+  let adds = 0;
+  const reg = informer.addEventHandler({ onAdd: () => void adds++ });
+  const ac = new AbortController();
+  const start = performance.now();
+  const running = informer.run(ac.signal);
+  await until(() => reg.hasSynced(), 5 * 60_000, 'the cache to sync');
+  const syncMs = performance.now() - start;
+  const result = { syncMs, objects: informer.getStore().size(), adds, peakRssKB: peakRssKB(), heapUsedMB: process.memoryUsage().heapUsed / 2 ** 20 };
+  ac.abort();
+  await running;
+  emit(result);
+}
+
+async function limit() {
+  const { kube } = listerWatcher();
+  const path = args.namespace ? `/api/v1/namespaces/${args.namespace}/pods` : '/api/v1/pods';
+  const start = performance.now();
+  let items = 0;
+  let pages = 0;
+  let bytes = 0;
+  let cont;
+  const kept = [];
+  do {
+    const res = await kube.client.raw(path, {
+      query: { resourceVersion: cont ? undefined : '0', limit: 500, continue: cont, labelSelector: args.selector || undefined },
+    });
+    bytes += res.body.length;
+    const list = JSON.parse(res.body);
+    pages++;
+    items += list.items.length;
+    for (const it of list.items) kept.push(it); // what a cache would keep
+    cont = list.metadata?.continue || undefined;
+  } while (cont);
+  const ms = performance.now() - start;
+  emit({ syncMs: ms, objects: items, pages, mbytes: bytes / 2 ** 20, peakRssKB: peakRssKB(), kept: kept.length });
+}
+
+async function events() {
+  const { lw } = listerWatcher();
+  const informer = newInformer(lw);
+  const rec = eventRecorder(Number(args.expect), Number(args['seq-start'] ?? 0), Number(args['idle-ms'] ?? 10_000));
+  const reg = informer.addEventHandler({ onUpdate: (_old, obj) => rec.record(obj) });
+  const ac = new AbortController();
+  const running = informer.run(ac.signal);
+  await until(() => reg.hasSynced(), 5 * 60_000, 'the cache to sync');
+  emit({ ready: true });
+  await rec.start();
+  const result = rec.result();
+  ac.abort();
+  await running;
+  emit(result);
+}
+
+/** A ListerWatcher over a recorded stream: an empty list, then the file as the first watch. */
+function fileListerWatcher(file) {
+  let watched = false;
+  return {
+    description: `replay of ${file}`,
+    list: async () => ({ items: [], resourceVersion: '1' }),
+    watch: async (_opts, signal) => {
+      if (!watched) {
+        watched = true;
+        // A file stream has what WatchStream uses of an IncomingMessage: setEncoding, data/end/
+        // error/close events, pause/resume/isPaused and destroy.
+        return new WatchStream(createReadStream(file), 'replay');
+      }
+      // Later watches stay open and empty until the informer stops.
+      return {
+        stop() {},
+        async *[Symbol.asyncIterator]() {
+          await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
+        },
+      };
+    },
+  };
+}
+
+async function offline() {
+  const expect = Number(args.expect);
+  const informer = newInformer(fileListerWatcher(args.file));
+  let n = 0;
+  let resolveDone;
+  const done = new Promise((r) => (resolveDone = r));
+  const count = () => {
+    if (++n === expect) resolveDone();
+  };
+  informer.addEventHandler({ onAdd: count, onUpdate: count, onDelete: count });
+  const ac = new AbortController();
+  const start = performance.now();
+  const running = informer.run(ac.signal);
+  const timer = setTimeout(() => fail(new Error(`offline: saw ${n} of ${expect} events`)), 5 * 60_000);
+  await done;
+  const ms = performance.now() - start;
+  clearTimeout(timer);
+  const result = { ms, events: n, objects: informer.getStore().size(), peakRssKB: peakRssKB() };
+  ac.abort();
+  await running;
+  emit(result);
+}
+
+async function parse() {
+  const expect = Number(args.expect);
+  const start = performance.now();
+  let n = 0;
+  let partial = '';
+  let sink = 0;
+  await new Promise((resolve, reject) => {
+    const s = createReadStream(args.file);
+    s.setEncoding('utf8');
+    s.on('data', (chunk) => {
+      const text = partial + chunk;
+      let begin = 0;
+      let nl = text.indexOf('\n');
+      while (nl !== -1) {
+        if (nl > begin) {
+          const ev = JSON.parse(text.slice(begin, nl));
+          sink += ev.type.length;
+          n++;
+        }
+        begin = nl + 1;
+        nl = text.indexOf('\n', begin);
+      }
+      partial = text.slice(begin);
+    });
+    s.on('end', resolve);
+    s.on('error', reject);
+  });
+  const ms = performance.now() - start;
+  if (n !== expect) throw new Error(`parse: ${n} lines, expected ${expect}`);
+  emit({ ms, events: n, sink, peakRssKB: peakRssKB() });
+}
+
+const modes = { sync, limit, events, offline, parse };
+if (!modes[mode]) fail(new Error(`usage: ours.mjs ${Object.keys(modes).join('|')} [--flags]`));
+modes[mode]().then(() => process.exit(0), fail);

@@ -1,0 +1,487 @@
+// Benchmarks against client-go and @kubernetes/client-node, side by side, in one run (issue #9).
+//
+//   npm run bench                 full run (~25 min on 2 cores; the first run also builds the Go
+//                                 program, a few minutes more)
+//   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
+//
+// Options: --reps N, --phases sync,events,offline,workqueue, --cluster-dir DIR (default
+// $TMPDIR/informer-trace-bench-cluster), --keep-cluster (leave it running and its Pods in place
+// for the next run), --kubeconfig FILE (use a running local cluster as it is; nothing is stopped),
+// --json FILE (raw results), --verbose (children's stderr).
+//
+// What it does (BENCHMARKS.md has the method and the figures):
+// 1. Starts a local control plane of its own (dist/cluster/launcher.js), stops the controller
+//    manager and the scheduler (Pods are created bound to kwok nodes), creates the Pods once
+//    (kwok gives them a realistic status), then stops kwok so nothing else writes.
+// 2. Runs every measured client in a process of its own (RSS is per client), repetition after
+//    repetition with the order rotated, and collects one JSON line from each.
+// 3. Prints one Markdown table: medians, the spread, and ratios to client-go and client-node.
+// Every request goes to the local API server only; every loop is bounded in count and time.
+import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, homedir, tmpdir, totalmem, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { LocalCluster } from '../dist/cluster/launcher.js';
+import { connect } from '../dist/kube/index.js';
+import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
+import { parseArgs } from './clients/common.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = parseArgs(process.argv.slice(2));
+const QUICK = args.quick === 'true';
+const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
+const PHASES = new Set((args.phases ?? 'sync,events,offline,workqueue').split(','));
+const VERBOSE = args.verbose === 'true';
+const log = (s) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+
+// ---- sizes ---------------------------------------------------------------------------------------
+
+const SYNC_NS_A = 'bench-sync-a'; // 10,000 Pods
+const SYNC_NS_B = 'bench-sync-b'; // 40,000 more; both carry bench-sync=true
+const WATCH_NS = 'bench-watch'; // 1,000 Pods the writer updates
+const WATCH_PODS = 1000;
+const SYNC_SIZES = QUICK
+  ? [{ n: 10_000, namespace: SYNC_NS_A }]
+  : [
+      { n: 10_000, namespace: SYNC_NS_A },
+      { n: 50_000, selector: 'bench-sync=true' },
+    ];
+const EVENT_SECONDS = QUICK ? 5 : 10;
+const MAX_RATE_WRITES = QUICK ? 5_000 : 10_000;
+const RATES = [100, 1000, 0]; // 0 = as fast as the server allows
+const OFFLINE_WRITES = QUICK ? 5_000 : 20_000;
+const OFFLINE_REPS = QUICK ? 3 : 5;
+const WORKQUEUE_REPS = QUICK ? 2 : 3;
+const CHILD_TIMEOUT_MS = 6 * 60_000;
+
+// ---- processes -----------------------------------------------------------------------------------
+
+const children = new Set();
+/**
+ * Runs one child; resolves with its last JSON line. onReady is called at a {"ready":true} line.
+ * Killed (by its pid) after timeoutMs.
+ */
+function runChild(cmd, argv, { env, onReady, timeoutMs = CHILD_TIMEOUT_MS, label = cmd } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    children.add(child);
+    let out = '';
+    let err = '';
+    let last;
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d) => {
+      out += d;
+      let nl;
+      while ((nl = out.indexOf('\n')) !== -1) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        if (!line.trim()) continue;
+        let obj;
+        try {
+          obj = JSON.parse(line);
+        } catch {
+          if (VERBOSE) process.stderr.write(`  ${label}: ${line}\n`);
+          continue;
+        }
+        if (obj.ready) onReady?.();
+        else last = obj;
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (err.length > 20_000) err = err.slice(-10_000);
+      if (VERBOSE) process.stderr.write(d.replace(/^/gm, `  ${label}: `));
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code === 0 && last) resolve(last);
+      else reject(new Error(`${label} exited with ${code ?? signal}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+    });
+  });
+}
+
+function stopChildren() {
+  for (const c of children) c.kill('SIGKILL');
+}
+process.on('SIGINT', () => {
+  stopChildren();
+  process.exit(130);
+});
+
+// ---- the Go program ------------------------------------------------------------------------------
+
+function clientGoBinary() {
+  const src = join(here, 'clientgo');
+  const hash = createHash('sha256');
+  for (const f of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(src, f)));
+  const dir = join(homedir(), '.cache', 'informer-trace', 'bench');
+  const bin = join(dir, `clientgo-${hash.digest('hex').slice(0, 12)}`);
+  if (existsSync(bin)) return bin;
+  mkdirSync(dir, { recursive: true });
+  log(`building the client-go program (k8s.io/client-go v0.37.2) into ${bin}; the first build takes a few minutes`);
+  const tmp = `${bin}.tmp-${process.pid}`;
+  execFileSync('go', ['build', '-o', tmp, '.'], { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
+  renameSync(tmp, bin);
+  return bin;
+}
+
+// ---- the cluster ---------------------------------------------------------------------------------
+
+async function setUpCluster() {
+  if (args.kubeconfig) return { kubeconfig: args.kubeconfig, cluster: undefined };
+  const dir = args['cluster-dir'] ?? join(tmpdir(), 'informer-trace-bench-cluster');
+  log(`starting (or reusing) the benchmark's own control plane in ${dir}`);
+  const cluster = await LocalCluster.up({ dir, log: (l) => VERBOSE && process.stderr.write(`  ${l}\n`) });
+  // Pods are created bound to nodes: nothing needs scheduling or controlling, and neither should
+  // add load while we measure.
+  for (const c of ['kube-controller-manager', 'kube-scheduler']) if (cluster.pid(c)) await cluster.stopComponent(c);
+  return { kubeconfig: cluster.kubeconfigPath, cluster };
+}
+
+function assertLocal(kubeconfig) {
+  const { connection } = connect({ kubeconfig });
+  const host = new URL(connection.server).hostname;
+  if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host)) {
+    throw new Error(`the benchmark only runs against a local API server; ${kubeconfig} points at ${connection.server}`);
+  }
+}
+
+async function countPods(client, namespace, fieldSelector) {
+  // One page with limit=1 gives remainingItemCount without downloading the list.
+  const res = await client.json(`/api/v1/namespaces/${namespace}/pods`, { query: { limit: 1, ...(fieldSelector ? { fieldSelector } : {}) } });
+  return (res.items?.length ?? 0) + (res.metadata?.remainingItemCount ?? 0);
+}
+
+async function createObjects(go, kubeconfig, cluster) {
+  const { client } = connect({ kubeconfig });
+  const wanted = [
+    { namespace: WATCH_NS, count: WATCH_PODS, labels: 'bench-watch=true' },
+    { namespace: SYNC_NS_A, count: 10_000, labels: 'bench-sync=true' },
+    ...(QUICK ? [] : [{ namespace: SYNC_NS_B, count: 40_000, labels: 'bench-sync=true' }]),
+  ];
+  const nodes = cluster?.nodes ?? ['kwok-node-0', 'kwok-node-1'];
+  for (const w of wanted) {
+    const have = await countPods(client, w.namespace).catch(() => 0);
+    if (have >= w.count) continue;
+    if (cluster && !cluster.pid('kwok')) await cluster.startComponentAgain('kwok');
+    log(`creating ${fmtNum(w.count - have, 0)} Pods in ${w.namespace} (bound to ${nodes.join(', ')})`);
+    const r = await runChild(go, ['create', '-kubeconfig', kubeconfig, '-namespace', w.namespace, '-count', String(w.count), '-prefix', 'web', '-nodes', nodes.join(','), '-labels', w.labels, '-concurrency', '24'], { timeoutMs: 20 * 60_000, label: 'create' });
+    log(`  created ${r.created}, already there ${r.existed}, in ${fmtNum(r.ms / 1000, 1)} s`);
+  }
+  // kwok moves each Pod to Running (conditions, IPs, container statuses): realistic objects.
+  const deadline = performance.now() + 10 * 60_000;
+  for (const w of wanted) {
+    for (;;) {
+      const pending = await countPods(client, w.namespace, 'status.phase!=Running');
+      if (pending === 0) break;
+      if (performance.now() > deadline) {
+        log(`  ${pending} Pods in ${w.namespace} are still not Running; going on`);
+        break;
+      }
+      if (cluster && !cluster.pid('kwok')) await cluster.startComponentAgain('kwok');
+      log(`  waiting for kwok: ${fmtNum(pending, 0)} Pods in ${w.namespace} not Running yet`);
+      await sleep(5000);
+    }
+  }
+  if (cluster?.pid('kwok')) await cluster.stopComponent('kwok'); // no writes while we measure
+}
+
+// ---- measurements --------------------------------------------------------------------------------
+
+const node = process.execPath;
+const ours = join(here, 'clients', 'ours.mjs');
+const clientNode = join(here, 'clients', 'client-node.mjs');
+/** client-go 1.35+ streams the initial list (WatchListClient); the comparisons use list + watch like the other two. */
+const listEnv = { KUBE_FEATURE_WatchListClient: 'false' };
+
+function syncVariants(go, kubeconfig, size) {
+  const sel = size.namespace ? { ns: size.namespace } : { sel: size.selector };
+  const nodeArgs = [`--kubeconfig=${kubeconfig}`, ...(sel.ns ? [`--namespace=${sel.ns}`] : [`--selector=${sel.sel}`])];
+  const goArgs = ['-kubeconfig', kubeconfig, ...(sel.ns ? ['-namespace', sel.ns] : ['-selector', sel.sel])];
+  return [
+    { client: 'ours', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours' }) },
+    { client: 'ours, no transform', run: () => runChild(node, [ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
+    { client: 'client-node', run: () => runChild(node, [clientNode, 'sync', ...nodeArgs], { label: 'client-node' }) },
+    { client: 'client-go', run: () => runChild(go, ['sync', ...goArgs], { env: listEnv, label: 'client-go' }) },
+    { client: 'client-go, strip managedFields', run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }) },
+    { client: 'client-go, watch-list (its default)', run: () => runChild(go, ['sync', ...goArgs], { label: 'client-go-wl' }) },
+    { client: 'client-go, protobuf', run: () => runChild(go, ['sync', '-protobuf', ...goArgs], { env: listEnv, label: 'client-go-pb' }) },
+    { client: 'floor: download + JSON.parse', run: () => runChild(node, [ours, 'limit', ...nodeArgs], { label: 'limit' }) },
+  ];
+}
+
+/** Runs each variant `reps` times, rotating the order every repetition; returns samples per client. */
+async function interleaved(variants, reps, what) {
+  const samples = new Map(variants.map((v) => [v.client, []]));
+  for (let r = 0; r < reps; r++) {
+    for (let k = 0; k < variants.length; k++) {
+      const v = variants[(k + r) % variants.length];
+      const t0 = performance.now();
+      try {
+        const res = await v.run(r);
+        samples.get(v.client).push(res);
+        log(`${what} rep ${r + 1}/${reps} ${v.client}: ${summarise(res)} (${fmtNum((performance.now() - t0) / 1000, 1)} s)`);
+      } catch (err) {
+        log(`${what} rep ${r + 1}/${reps} ${v.client} FAILED: ${err.message}`);
+      }
+    }
+  }
+  return samples;
+}
+
+function summarise(res) {
+  const parts = [];
+  if (res.syncMs !== undefined) parts.push(`${fmtNum(res.syncMs, 0)} ms`);
+  if (res.ms !== undefined) parts.push(`${fmtNum(res.ms, 0)} ms`);
+  if (res.objects !== undefined) parts.push(`${res.objects} objects`);
+  if (res.peakRssKB !== undefined) parts.push(`peak RSS ${fmtNum(res.peakRssKB / 1024, 0)} MiB`);
+  if (res.eventsPerSec !== undefined) parts.push(`${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, writes ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`);
+  return parts.join(', ');
+}
+
+let nextSeq = 1;
+
+async function eventRun(go, kubeconfig, client, rate) {
+  const count = rate > 0 ? rate * EVENT_SECONDS : MAX_RATE_WRITES;
+  const seqStart = nextSeq;
+  nextSeq += count;
+  const common = { expect: count, seqStart };
+  let resolveReady;
+  const ready = new Promise((r) => (resolveReady = r));
+  const onReady = () => resolveReady();
+  let clientDone;
+  if (client === 'ours' || client === 'client-node') {
+    const script = client === 'ours' ? ours : clientNode;
+    clientDone = runChild(node, [script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${common.expect}`, `--seq-start=${seqStart}`, '--idle-ms=10000'], { onReady, label: client });
+  } else {
+    clientDone = runChild(go, ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '10s'], { env: listEnv, onReady, label: client });
+  }
+  await Promise.race([ready, clientDone]);
+  const writer = await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', String(rate), '-count', String(count), '-seq-start', String(seqStart), '-workers', '64'], { label: 'writer' });
+  const seen = await clientDone;
+  const lags = [];
+  let first = Infinity;
+  let last = -Infinity;
+  let missed = 0;
+  for (let i = 0; i < count; i++) {
+    const w = writer.times[i];
+    const h = seen.times[i];
+    if (h > 0) {
+      first = Math.min(first, h);
+      last = Math.max(last, h);
+    }
+    if (!(w > 0)) continue; // the write failed
+    if (!(h > 0)) {
+      missed++;
+      continue;
+    }
+    lags.push(h - w);
+  }
+  const handled = seen.seen;
+  return {
+    eventsPerSec: handled > 1 ? ((handled - 1) / (last - first)) * 1000 : NaN,
+    writesPerSec: ((count - writer.failed) / writer.ms) * 1000,
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    missed,
+    writeFailures: writer.failed,
+    peakRssKB: seen.peakRssKB,
+  };
+}
+
+async function recordWatchStream(go, kubeconfig, file) {
+  const { client } = connect({ kubeconfig });
+  const seqStart = nextSeq;
+  nextSeq += OFFLINE_WRITES;
+  const res = await client.open(`/api/v1/namespaces/${WATCH_NS}/pods`, { query: { watch: 'true', resourceVersion: '0' }, timeoutMs: 0 });
+  const out = createWriteStream(file);
+  const expect = WATCH_PODS + OFFLINE_WRITES;
+  let lines = 0;
+  const complete = new Promise((resolve) => {
+    res.on('data', (chunk) => {
+      out.write(chunk);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      if (lines >= expect) resolve();
+    });
+    res.on('end', resolve);
+  });
+  await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', '0', '-count', String(OFFLINE_WRITES), '-seq-start', String(seqStart), '-workers', '64'], { label: 'writer' });
+  await Promise.race([complete, sleep(60_000)]);
+  res.destroy();
+  await new Promise((r) => out.end(r));
+  const text = readFileSync(file, 'utf8');
+  const n = text.split('\n').filter((l) => l.length > 0).length;
+  // A cut-off last line would not parse: keep whole lines only.
+  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+  writeFileSync(file, whole);
+  return { events: whole.split('\n').filter((l) => l.length > 0).length, mbytes: statSync(file).size / 2 ** 20, recorded: n };
+}
+
+function parseWorkqueueTable(stdout) {
+  // Columns of bench/workqueue.mjs: scenario, distinct keys, calls/run, median, min, max, items/s.
+  const rows = [];
+  for (const line of stdout.split('\n').slice(2)) {
+    const cells = line.trim().split(/\s{2,}/);
+    if (cells.length < 7) continue;
+    rows.push({ name: cells[0], keys: Number(cells[1].replace(/,/g, '')), median: Number(cells[3].replace(/,/g, '')) });
+  }
+  return rows;
+}
+
+function runWorkqueueMjs() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [join(here, 'workqueue.mjs'), '--runs', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => VERBOSE && process.stderr.write(d));
+    child.on('exit', (code) => {
+      children.delete(child);
+      code === 0 ? resolve({ scenarios: parseWorkqueueTable(out) }) : reject(new Error(`workqueue.mjs exited with ${code}`));
+    });
+  });
+}
+
+// ---- main ----------------------------------------------------------------------------------------
+
+async function main() {
+  const started = performance.now();
+  const go = clientGoBinary();
+  const { kubeconfig, cluster } = await setUpCluster();
+  assertLocal(kubeconfig);
+  const rows = [];
+  const raw = { date: new Date().toISOString(), quick: QUICK, reps: REPS, machine: machine(), results: {} };
+  const add = (measurement, unit, samples, pick, floorClient) => {
+    const med = new Map();
+    for (const [client, list] of samples) med.set(client, median(list.map(pick)));
+    for (const [client, list] of samples) {
+      const vals = list.map(pick).filter(Number.isFinite);
+      const m = med.get(client);
+      rows.push([
+        measurement,
+        client,
+        `${fmtNum(m)} ${unit}`,
+        vals.length ? `${fmtNum(Math.min(...vals))}–${fmtNum(Math.max(...vals))}` : '-',
+        fmtRatio(m / med.get('client-go')),
+        fmtRatio(m / med.get('client-node')),
+        floorClient && med.has(floorClient) ? fmtRatio(m / med.get(floorClient)) : '',
+        String(vals.length),
+      ]);
+    }
+  };
+
+  try {
+    if (PHASES.has('sync') || PHASES.has('events') || PHASES.has('offline')) await createObjects(go, kubeconfig, cluster);
+
+    if (PHASES.has('sync')) {
+      for (const size of SYNC_SIZES) {
+        const what = `initial sync of ${fmtNum(size.n, 0)} Pods`;
+        const samples = await interleaved(syncVariants(go, kubeconfig, size), REPS, what);
+        raw.results[what] = Object.fromEntries(samples);
+        add(`${what}: time to synced`, 'ms', samples, (r) => r.syncMs, 'floor: download + JSON.parse');
+        add(`${what}: peak RSS`, 'MiB', samples, (r) => r.peakRssKB / 1024);
+      }
+    }
+
+    if (PHASES.has('events')) {
+      for (const rate of RATES) {
+        const what = rate > 0 ? `events at ${fmtNum(rate, 0)} writes/s` : 'events, writes as fast as the server allows';
+        const variants = ['ours', 'client-node', 'client-go'].map((client) => ({ client, run: () => eventRun(go, kubeconfig, client, rate) }));
+        const samples = await interleaved(variants, REPS, what);
+        raw.results[what] = Object.fromEntries(samples);
+        if (rate === 0) {
+          add(`${what}: writes/s achieved`, 'writes/s', samples, (r) => r.writesPerSec);
+          add(`${what}: handled`, 'events/s', samples, (r) => r.eventsPerSec);
+        }
+        add(`${what}: p50 lag`, 'ms', samples, (r) => r.p50);
+        add(`${what}: p99 lag`, 'ms', samples, (r) => r.p99);
+      }
+    }
+
+    if (PHASES.has('offline')) {
+      const file = join(tmpdir(), `informer-trace-bench-watch-${process.pid}.jsonl`);
+      try {
+        const rec = await recordWatchStream(go, kubeconfig, file);
+        const what = `offline pipeline, ${fmtNum(rec.events, 0)} recorded watch events (${fmtNum(rec.mbytes, 0)} MiB)`;
+        log(`${what}: recorded`);
+        const e = String(rec.events);
+        const variants = [
+          { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
+          { client: 'ours', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
+          { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
+          { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { label: 'client-go' }) },
+        ];
+        const samples = await interleaved(variants, OFFLINE_REPS, 'offline');
+        raw.results[what] = Object.fromEntries(samples);
+        add(`${what}: time`, 'ms', samples, (r) => r.ms, 'floor: JSON.parse of the lines');
+      } finally {
+        rmSync(file, { force: true });
+      }
+    }
+  } finally {
+    if (cluster && args['keep-cluster'] !== 'true') {
+      log('stopping the benchmark cluster');
+      await cluster.down();
+    }
+  }
+
+  if (PHASES.has('workqueue')) {
+    const samples = new Map([
+      ['ours', []],
+      ['client-go', []],
+    ]);
+    for (let r = 0; r < WORKQUEUE_REPS; r++) {
+      const pair = r % 2 === 0 ? ['ours', 'client-go'] : ['client-go', 'ours'];
+      for (const who of pair) {
+        const res = who === 'ours' ? await runWorkqueueMjs() : normaliseGo(await runChild(go, ['workqueue', '-runs', '3'], { label: 'workqueue' }));
+        samples.get(who).push(res);
+        log(`workqueue rep ${r + 1}/${WORKQUEUE_REPS} ${who}: ${res.scenarios.map((s) => `${s.name} ${s.keys}: ${fmtNum(s.median / 1e6, 2)} M/s`).join('; ')}`);
+      }
+    }
+    raw.results.workqueue = Object.fromEntries(samples);
+    const first = samples.get('ours')[0]?.scenarios ?? [];
+    first.forEach((s, i) => {
+      const per = new Map([...samples].map(([who, list]) => [who, list.map((x) => ({ v: x.scenarios[i]?.median }))]));
+      add(`workqueue ${s.name}, ${fmtNum(s.keys, 0)} keys`, 'calls/s', per, (x) => x.v);
+    });
+  }
+
+  const header = ['measurement', 'client', 'median', 'range', '÷ client-go', '÷ client-node', '÷ floor', 'n'];
+  process.stdout.write(`\n${markdownTable(header, rows)}\n\n`);
+  process.stdout.write(`${machine().summary}; ${QUICK ? 'quick mode, ' : ''}${REPS} repetitions, interleaved; took ${fmtNum((performance.now() - started) / 60_000, 1)} min\n`);
+  if (args.json) writeFileSync(args.json, JSON.stringify({ ...raw, rows }, null, 1));
+}
+
+function normaliseGo(res) {
+  return { scenarios: res.scenarios.map((s) => ({ name: s.name, keys: s.keys, median: median(s.rates) })) };
+}
+
+function machine() {
+  const c = cpus();
+  const go = (() => {
+    try {
+      return execFileSync('go', ['version'], { encoding: 'utf8' }).trim().split(' ')[2];
+    } catch {
+      return '?';
+    }
+  })();
+  const summary = `${c.length} × ${c[0]?.model ?? '?'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, node ${process.version}, ${go}, load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+  return { cpus: c.length, model: c[0]?.model, memGiB: totalmem() / 2 ** 30, node: process.version, go, summary };
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    stopChildren();
+    process.stderr.write(`bench: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
