@@ -129,7 +129,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
         items = indexer.byIndex(plan.byIndex.name, plan.byIndex.value) as KubeObject[];
         if (items.length === 0) {
           setExitCode(ExitCode.CheckFailed);
-          io.stderr.write(`no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).slice(0, 10).join(', ') || 'none'}\n`);
+          io.stderr.write(`no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}\n`);
         }
       } else {
         items = indexer.list() as KubeObject[];

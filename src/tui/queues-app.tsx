@@ -6,6 +6,7 @@
 import { Box, render, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
+import { formatDuration } from '../util/duration.js';
 import { QueuesPane } from './queues-pane.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 
@@ -36,7 +37,7 @@ export function QueuesApp({ feed, names, includeIdle, onExit, width }: QueuesApp
   return (
     <Box flexDirection="column" width={w}>
       <Text>
-        <Text bold>queues</Text> {view ? `${new Date(view.atMs).toISOString().slice(11, 19)} UTC · every ${view.intervalMs / 1000}s` : ''}
+        <Text bold>queues</Text> {view ? `${new Date(view.atMs).toISOString().slice(11, 19)} UTC · every ${formatDuration(view.intervalMs)}` : ''}
         <Text dimColor> (a {idle ? 'hide' : 'show'} idle queues, q quit)</Text>
       </Text>
       {view ? <QueuesPane view={view} width={w} maxRows={40} title="" /> : null}

@@ -144,3 +144,21 @@ describe('the queues pane in the trace TUI', () => {
     expect(harness.frame()).not.toContain('Controller queues');
   });
 });
+
+describe('queues -o tui', () => {
+  it('shows the pane full screen; a shows and hides the idle queues, q quits', async () => {
+    const { QueuesApp } = await import('./queues-app.js');
+    const { second } = await pollTwice({ [KCM]: kcm });
+    const exits: string[] = [];
+    harness = renderInk(<QueuesApp feed={new StubFeed(second)} names={[]} includeIdle={false} width={TEST_WIDTH} onExit={(r) => exits.push(r)} />);
+    let f = await harness.waitFor('deployment');
+    expect(f).toMatch(/^queues \d\d:\d\d:\d\d UTC · every 10\.3s \(a show idle queues, q quit\)/);
+    expect(f).toContain('(49 idle hidden)');
+    expect(f).not.toMatch(/^\s+cronjob\s/m);
+    harness.stdin.write('a');
+    f = await harness.waitFor((fr) => /^\s+cronjob\s+0\s+0\s+0\s+-\s+-\s+-\s+-\s+0\s+0/m.test(fr), 10_000);
+    expect(f).toContain('(a hide idle queues, q quit)');
+    harness.stdin.write('q');
+    expect(exits).toEqual(['quit']);
+  }, 20_000);
+});

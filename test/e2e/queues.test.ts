@@ -226,8 +226,8 @@ describe('sources that fail, next to the real one', () => {
       '--metrics', url,
       ...badUrls.flatMap((u) => ['--metrics', u]),
       '--metrics-insecure-skip-tls-verify',
-      '--metrics-timeout', '1s',
-      '--interval', '1500ms',
+      '--metrics-timeout', '3s',
+      '--interval', '3s',
       '-o', 'json',
       '--kubeconfig', kubeconfig,
     ]);
@@ -243,7 +243,7 @@ describe('sources that fail, next to the real one', () => {
     expect(by.get(`${badBase}/401`)!.error).toMatch(/^401 Unauthorized/);
     expect(by.get(`${badBase}/403`)).toMatchObject({ ok: false, kind: 'forbidden' });
     expect(by.get(`${badBase}/403`)!.hint).toMatch(/pass a bearer token/);
-    expect(by.get(`${badBase}/hang`)).toMatchObject({ ok: false, kind: 'timeout', error: 'no answer within 1s' });
+    expect(by.get(`${badBase}/hang`)).toMatchObject({ ok: false, kind: 'timeout', error: 'no answer within 3s' });
 
     // stderr: one line per failing source (said once, both scrapes failed the same way), no stack.
     const lines = res.stderr.split('\n').filter((l) => l.startsWith('error: '));
@@ -276,6 +276,18 @@ describe('sources that fail, next to the real one', () => {
     expect(s.ok).toBe(true);
     // The API server's own work queues (e.g. its APIService and CRD controllers).
     expect(s.queues.length).toBeGreaterThan(3);
+  });
+});
+
+describe('without --metrics', () => {
+  it("scrapes the API server and says that no control-plane pods run here to discover", async () => {
+    const res = await runCli(createInformerTraceProgram, ['queues', '-o', 'json', '--interval', '500ms', '--kubeconfig', kubeconfig]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('no --metrics given and no control-plane pods found in kube-system');
+    expect(res.stderr).toContain('hint: add kube-controller-manager with --metrics https://HOST:10257/metrics --metrics-insecure-skip-tls-verify');
+    const json = JSON.parse(res.stdout) as QueuesJson;
+    expect(json.sources.map((s) => [s.source, s.ok])).toEqual([['apiserver', true]]);
+    expect(json.sources[0]!.queues.length).toBeGreaterThan(3);
   });
 });
 

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../errors.js';
+import { defaultSampleInterval, readLease, readScale, readTarget, specsFromFlags } from './flags.js';
+import { formatValue, readCount, readDuration, readQueueLimit, readRate } from './limits.js';
+import type { MetricsAccess } from './types.js';
+
+const access: MetricsAccess = { insecureSkipTlsVerify: true, kubeconfigCredentials: false, token: undefined, timeoutMs: 5_000 };
+
+describe('limits as users write them', () => {
+  it('reads durations, counts, rates and per-queue limits', () => {
+    expect(readDuration('1m30s')).toBe(90_000);
+    expect(() => readDuration('0s')).toThrow('"0s" must be longer than 0');
+    expect(() => readDuration('fast')).toThrow('"fast" is not a duration');
+    expect(readCount('3')).toBe(3);
+    expect(() => readCount('-1')).toThrow('not a whole number');
+    expect(readRate('1/s')).toBe(1);
+    expect(readRate('30/m')).toBe(0.5);
+    expect(readRate('36/h')).toBe(0.01);
+    expect(readRate('2')).toBe(2);
+    expect(readRate('0.5 / min')).toBeCloseTo(1 / 120);
+    expect(() => readRate('1/d')).toThrow('"1/d" is not a rate');
+    expect(readQueueLimit('deployment=10', readCount)).toEqual({ queue: 'deployment', limit: 10, text: 'deployment=10' });
+    expect(readQueueLimit('10', readCount)).toEqual({ queue: '*', limit: 10, text: '10' });
+    expect(readQueueLimit('*=1/s', readRate)).toEqual({ queue: '*', limit: 1, text: '*=1/s' });
+    expect(() => readQueueLimit('a b=1', readCount)).toThrow('"a b" is not a workqueue name');
+    expect(readTarget('deploy/web')).toBe('deploy/web');
+    expect(() => readTarget('demo/deploy/web')).toThrow('is not TYPE/NAME');
+    expect(readScale('sts/db=3')).toEqual({ target: 'sts/db', replicas: 3 });
+    expect(readLease('kube-system/kcm')).toEqual({ namespace: 'kube-system', name: 'kcm' });
+    expect(readLease('kcm')).toEqual({ namespace: undefined, name: 'kcm' });
+    expect(() => readLease('a/b/c')).toThrow('is not a Lease');
+  });
+
+  it('formats values by unit', () => {
+    expect(formatValue(null, 'ms')).toBe('-');
+    expect(formatValue(1500, 'ms')).toBe('1.50s');
+    expect(formatValue(7, 'count')).toBe('7');
+    expect(formatValue(0.0523, 'per-second')).toBe('0.052/s');
+    expect(formatValue(2.345, 'per-second')).toBe('2.35/s');
+    expect(formatValue(0, 'per-second')).toBe('0/s');
+  });
+
+  it('spaces queue samples a sixth of the window apart, between 1 s and 10 s', () => {
+    expect(defaultSampleInterval(3_000)).toBe(1_000);
+    expect(defaultSampleInterval(30_000)).toBe(5_000);
+    expect(defaultSampleInterval(600_000)).toBe(10_000);
+  });
+});
+
+describe('checks from flags', () => {
+  it('makes one rollout check per --restart/--scale, one lease check per --lease and one queue check over all --metrics', () => {
+    const specs = specsFromFlags(
+      { restart: ['deploy/web'], scale: ['sts/db=2'], maxConverge: '60s', maxHop: '20s', lease: ['kube-system/kcm', 'other'], maxRenewAge: '20s', window: '5m', metrics: ['apiserver', 'pod/kube-system/kcm:10257'], maxDepth: ['deployment=10'], maxRetryRate: ['1/s'] },
+      'demo',
+      access,
+    );
+    expect(specs.map((s) => s.name)).toEqual(['rollout deploy/web in demo', 'rollout sts/db in demo', 'lease kube-system/kcm', 'lease demo/other', 'queues of apiserver, pod/kube-system/kcm:10257']);
+    expect(specs[1]).toMatchObject({ trigger: { kind: 'scale', replicas: 2 }, maxConvergeMs: 60_000, maxHopMs: 20_000, timeoutMs: 60_000, origin: { source: 'flags' } });
+    expect(specs[3]).toMatchObject({ kind: 'lease', namespace: 'demo', lease: 'other', maxRenewAgeMs: 20_000, maxTransitions: undefined, windowMs: 300_000 });
+    expect(specs[4]).toMatchObject({ kind: 'queue', access, windowMs: 300_000, sampleIntervalMs: 10_000, maxRetryRate: [{ queue: '*', limit: 1 }] });
+  });
+
+  it('takes --timeout over --max-converge for the deadline, 5m without either', () => {
+    expect(specsFromFlags({ restart: ['deploy/web'], maxConverge: '1m', timeout: '3m' }, undefined, access)[0]).toMatchObject({ timeoutMs: 180_000, name: 'rollout deploy/web' });
+    expect(specsFromFlags({ restart: ['deploy/web'] }, undefined, access)[0]).toMatchObject({ timeoutMs: 300_000, maxConvergeMs: undefined });
+  });
+
+  it('refuses a limit without its subject and a subject without a limit, naming the flags', () => {
+    const refused = (opts: Parameters<typeof specsFromFlags>[0]): string => {
+      try {
+        specsFromFlags(opts, undefined, access);
+      } catch (err) {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    expect(refused({ maxHop: '1s' })).toBe('--max-hop applies to a rollout check: give --restart TYPE/NAME or --scale TYPE/NAME=N');
+    expect(refused({ maxTransitions: '1' })).toBe('--max-transitions applies to a lease check: give --lease NAMESPACE/NAME');
+    expect(refused({ maxDepth: ['3'] })).toBe('--max-depth applies to a queue check: give --metrics SOURCE');
+    expect(refused({ window: '1m' })).toBe('--window applies to lease and queue checks: give --lease or --metrics');
+    expect(refused({ lease: ['a/b'] })).toBe('a lease check needs a limit: --max-renew-age DURATION and/or --max-transitions N');
+    expect(refused({ metrics: ['apiserver'] })).toBe('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE');
+    expect(refused({ metrics: ['gopher://x'], maxDepth: ['1'] })).toMatch(/^--metrics "gopher:\/\/x": gopher:\/\/ is not supported/);
+    expect(refused({ restart: ['web'] })).toBe('--restart: "web" is not TYPE/NAME (e.g. deploy/web, sts/db)');
+    expect(refused({ scale: ['deploy/web'] })).toBe('--scale: "deploy/web" is not TYPE/NAME=REPLICAS (e.g. deploy/web=5)');
+    expect(refused({ restart: ['deploy/web'], maxConverge: 'soon' })).toBe('--max-converge: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)');
+  });
+
+  it('asks for nothing when no check flag is given', () => {
+    expect(specsFromFlags({}, 'demo', access)).toEqual([]);
+  });
+});
