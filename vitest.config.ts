@@ -8,6 +8,8 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
           environment: 'node',
+          // Generous: a loaded 2-core CI machine must not turn slow into failed. No test asserts time.
+          testTimeout: 30_000,
         },
       },
       {

@@ -99,7 +99,7 @@ describe('check config files', () => {
       'health.yaml:4:18: checks[0].maxConverge: 60 has no unit: write e.g. 60s or 60ms',
       'health.yaml:5:13: checks[0].maxHop: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)',
       'health.yaml:9:5: checks[1].winodw: unknown key for a lease check (did you mean "window"?); known: kind, name, lease, namespace, maxRenewAge, maxTransitions, window',
-      'health.yaml:11:29: checks[2].metrics[1]: "ftp://x": ftp:// is not supported, only http:// and https://',
+      'health.yaml:11:26: checks[2].metrics[1]: "ftp://x": ftp:// is not supported, only http:// and https://',
       'health.yaml:12:29: checks[2].maxDepth.deployment: "many" is not a whole number ≥ 0',
       'health.yaml:13:19: checks[2].maxRetryRate: "1/fortnight" is not a rate (e.g. 1/s, 30/m, 0.5/s)',
       'health.yaml:14:5: checks[3].replicas: missing: the replica count to scale to (trigger: scale)',

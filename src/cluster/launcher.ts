@@ -474,9 +474,20 @@ export class LocalCluster {
     await this.stopComponent('kube-apiserver');
   }
 
-  /** Starts kube-apiserver again with the same flags and port, and waits for /readyz. */
+  /**
+   * Starts kube-apiserver again with the same flags and port, and waits for /readyz. Components that
+   * exited while it was down (kube-controller-manager and kube-scheduler exit when they cannot renew
+   * their leader Lease for RenewDeadline) are started again, as a kubelet would restart them.
+   */
   async startApiServer(): Promise<void> {
     await this.startComponent('kube-apiserver', () => this.apiReady());
+    for (const name of ['kube-controller-manager', 'kube-controller-manager-2', 'kube-scheduler', 'kwok'] as const) {
+      const c = this.state.components[name];
+      if (c?.pid && !isAlive(c.pid)) {
+        this.log(`local cluster: ${name} exited while kube-apiserver was down; starting it again`);
+        await this.startComponentAgain(name);
+      }
+    }
   }
 
   /** Starts a second kube-controller-manager that competes for the same Lease. */

@@ -96,6 +96,20 @@ describe('kubectl informer-trace queues: input checked before any request', () =
     expect(r.stderr).toContain('kubeconfig /nonexistent/kubeconfig does not exist');
   });
 
+  it('takes connection flags written before the subcommand too, while its own flags keep their values', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const io: CommandIO = { stdout, stderr, env: { CI: 'true' }, signal: new AbortController().signal };
+    const code = await runProgram(createInformerTraceProgram, ['--kubeconfig', '/nonexistent/before', 'queues', '--metrics', 'apiserver', '--metrics-timeout', '2s', '-o', 'json'], io);
+    expect(code).toBe(2);
+    expect(err).toContain('kubeconfig /nonexistent/before does not exist');
+    // The root has --metrics and --metrics-timeout too (for the trace), with defaults that must not win.
+    const bad = await run(['--metrics', 'https://h:1/metrics', '--metrics-timeout', '0']);
+    expect(bad.stderr).toContain('error: --metrics-timeout must be a positive duration');
+  });
+
   it('--help lists the flags and examples', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);

@@ -83,7 +83,7 @@ describe('JUnit XML', () => {
     expect(xml).toContain('<system-out>time to converge: 4.00s (limit 1m)\nconverged in 4.00s</system-out>');
     expect(xml).toContain('<failure message="renew age: 21.0s (limit 10.0s): no renewal: a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;&#10;&#9;tab \uFFFD bell \uFFFD \uFFFD lone ]]&gt; end" type="LimitExceeded">');
     expect(xml).toContain('<error message="transitions: - (limit 2): forbidden (403)" type="NotMeasured">');
-    expect(xml).toContain('defined in: health.yaml:3');
+    expect(xml).toContain('measured: 21.0s\nlimit: 10.0s\ndefined in: flags\n');
     expect(xml.match(/<testcase /g)).toHaveLength(3);
   });
 });
