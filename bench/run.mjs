@@ -281,32 +281,60 @@ async function eventRun(go, kubeconfig, client, rate) {
   };
 }
 
+/**
+ * Records the watch stream of the writer's namespace to a file: the initial ADDED events of a
+ * watch from resourceVersion 0, then the MODIFIED events of OFFLINE_WRITES writes. A loaded API
+ * server may close a watch it finds too slow; the recorder then goes on from the last
+ * resourceVersion it wrote, as a reflector would, so the file is one gapless stream.
+ */
 async function recordWatchStream(go, kubeconfig, file) {
   const { client } = connect({ kubeconfig });
   const seqStart = nextSeq;
   nextSeq += OFFLINE_WRITES;
-  const res = await client.open(`/api/v1/namespaces/${WATCH_NS}/pods`, { query: { watch: 'true', resourceVersion: '0' }, timeoutMs: 0 });
   const out = createWriteStream(file);
   const expect = WATCH_PODS + OFFLINE_WRITES;
   let lines = 0;
-  const complete = new Promise((resolve) => {
-    res.on('data', (chunk) => {
-      out.write(chunk);
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-      if (lines >= expect) resolve();
-    });
-    res.on('end', resolve);
-  });
+  let rv = '0';
+  let stopped = false;
+  let current;
+  const deadline = performance.now() + 5 * 60_000;
+  const recording = (async () => {
+    while (!stopped && lines < expect && performance.now() < deadline) {
+      const res = await client.open(`/api/v1/namespaces/${WATCH_NS}/pods`, { query: { watch: 'true', resourceVersion: rv }, timeoutMs: 0 });
+      current = res;
+      await new Promise((resolve) => {
+        let partial = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          const text = partial + chunk;
+          let begin = 0;
+          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', begin)) {
+            const line = text.slice(begin, nl);
+            begin = nl + 1;
+            if (!line || lines >= expect) continue;
+            const ev = JSON.parse(line);
+            if (ev.type === 'ERROR') {
+              rv = '0'; // expired: start over
+              continue;
+            }
+            out.write(`${line}\n`);
+            rv = ev.object.metadata.resourceVersion;
+            lines++;
+          }
+          partial = text.slice(begin);
+          if (lines >= expect) res.destroy();
+        });
+        res.on('close', resolve);
+        res.on('error', resolve);
+      });
+    }
+  })();
   await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', '0', '-count', String(OFFLINE_WRITES), '-seq-start', String(seqStart), '-workers', '64'], { label: 'writer' });
-  await Promise.race([complete, sleep(60_000)]);
-  res.destroy();
+  await Promise.race([recording, sleep(60_000)]);
+  stopped = true;
+  current?.destroy();
   await new Promise((r) => out.end(r));
-  const text = readFileSync(file, 'utf8');
-  const n = text.split('\n').filter((l) => l.length > 0).length;
-  // A cut-off last line would not parse: keep whole lines only.
-  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
-  writeFileSync(file, whole);
-  return { events: whole.split('\n').filter((l) => l.length > 0).length, mbytes: statSync(file).size / 2 ** 20, recorded: n };
+  return { events: lines, mbytes: statSync(file).size / 2 ** 20 };
 }
 
 function parseWorkqueueTable(stdout) {
@@ -391,7 +419,7 @@ async function main() {
     }
 
     if (PHASES.has('offline')) {
-      const file = join(tmpdir(), `informer-trace-bench-watch-${process.pid}.jsonl`);
+      const file = args['keep-recording'] ?? join(tmpdir(), `informer-trace-bench-watch-${process.pid}.jsonl`);
       try {
         const rec = await recordWatchStream(go, kubeconfig, file);
         const what = `offline pipeline, ${fmtNum(rec.events, 0)} recorded watch events (${fmtNum(rec.mbytes, 0)} MiB)`;
@@ -401,13 +429,13 @@ async function main() {
           { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
           { client: 'ours', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
           { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
-          { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { label: 'client-go' }) },
+          { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { env: listEnv, label: 'client-go' }) },
         ];
         const samples = await interleaved(variants, OFFLINE_REPS, 'offline');
         raw.results[what] = Object.fromEntries(samples);
         add(`${what}: time`, 'ms', samples, (r) => r.ms, 'floor: JSON.parse of the lines');
       } finally {
-        rmSync(file, { force: true });
+        if (!args['keep-recording']) rmSync(file, { force: true });
       }
     }
   } finally {

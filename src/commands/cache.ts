@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { mergedOptions } from '../cli/options.js';
 import type { CommandIO } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -77,7 +78,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   addConnectionFlags(cmd);
   cmd.action(async (resource: string, _local: CacheOptions, command: Command) => {
     // Connection flags may stand before or after the subcommand; merge them with the root's.
-    const opts = command.optsWithGlobals<CacheOptions>();
+    const opts = mergedOptions<CacheOptions>(command);
     const plan = validate(opts);
     const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
     const info = await kube.discovery.resolve(resource);

@@ -1,13 +1,20 @@
 /**
  * Turns a watch response (one JSON object per line) into an async iterable of events, with
  * back-pressure: the socket is paused while more than `highWater` events wait to be consumed.
+ *
+ * Lines are kept as text and decoded when the consumer takes them (client-go's StreamWatcher also
+ * decodes at the consumer's pace): decoded objects waiting in a buffer outlive V8's young
+ * generation and get copied and promoted, which cost as much as the decoding itself
+ * (BENCHMARKS.md, offline pipeline). A line that is not JSON ends the stream with an error after
+ * the events before it.
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
 export class WatchStream implements Watch {
-  private readonly buffered: WatchEvent[] = [];
+  /** Undecoded lines. */
+  private readonly buffered: string[] = [];
   private head = 0;
   private partial = '';
   private ended = false;
@@ -38,7 +45,7 @@ export class WatchStream implements Watch {
     while (nl !== -1) {
       const line = text.slice(start, nl);
       start = nl + 1;
-      if (line.length > 0) this.pushLine(line);
+      if (line.length > 0) this.buffered.push(line);
       nl = text.indexOf('\n', start);
     }
     this.partial = start === 0 ? text : text.slice(start);
@@ -47,17 +54,17 @@ export class WatchStream implements Watch {
     this.notify();
   }
 
-  private pushLine(line: string): void {
+  private decode(line: string): WatchEvent {
     try {
-      this.buffered.push(JSON.parse(line) as WatchEvent);
+      return JSON.parse(line) as WatchEvent;
     } catch (err) {
-      this.finish(new ApiError(`watch of ${this.describe} sent a line that is not JSON: ${line.slice(0, 80)}`, { code: 0, cause: err }));
+      throw new ApiError(`watch of ${this.describe} sent a line that is not JSON: ${line.slice(0, 80)}`, { code: 0, cause: err });
     }
   }
 
   private finish(err?: Error): void {
     if (this.ended) return;
-    if (this.partial.trim().length > 0 && !err) this.pushLine(this.partial);
+    if (this.partial.trim().length > 0 && !err) this.buffered.push(this.partial);
     this.partial = '';
     this.ended = true;
     if (err && !this.stopped) this.failure = err;
@@ -81,8 +88,8 @@ export class WatchStream implements Watch {
     try {
       for (;;) {
         if (this.head < this.buffered.length) {
-          const ev = this.buffered[this.head]!;
-          this.buffered[this.head] = undefined as unknown as WatchEvent;
+          const line = this.buffered[this.head]!;
+          this.buffered[this.head] = '';
           this.head++;
           if (this.head > 4096 && this.head * 2 > this.buffered.length) {
             this.buffered.splice(0, this.head);
@@ -90,6 +97,13 @@ export class WatchStream implements Watch {
           }
           if (this.res.isPaused() && this.buffered.length - this.head < this.highWater / 2) this.res.resume();
           if (this.stopped) return;
+          let ev: WatchEvent;
+          try {
+            ev = this.decode(line);
+          } catch (err) {
+            this.stop();
+            throw err;
+          }
           yield ev;
           continue;
         }

@@ -5,7 +5,6 @@ import { checkReportJunit, escapeAttr, escapeText, xmlSafe } from './junit.js';
 /** A strict enough well-formedness check: balanced tags, quoted attributes, valid entities, only XML 1.0 characters. */
 function assertWellFormed(xml: string): void {
   expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
-  // eslint-disable-next-line no-control-regex
   expect(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(xml)).toBe(false);
   const body = xml.slice(xml.indexOf('\n') + 1);
   const entity = /&(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/y;

@@ -13,7 +13,6 @@ import { formatValue } from '../check/limits.js';
 import type { CheckReport, CheckResult, CheckRun } from '../check/types.js';
 
 /** Characters XML 1.0 allows: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
-// eslint-disable-next-line no-control-regex
 const INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function xmlSafe(text: string): string {

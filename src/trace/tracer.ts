@@ -452,11 +452,12 @@ export class Tracer {
     if (request.kind === 'burst') {
       this.reconcilesAtTrigger = this.reconciles;
       this.targetWatchEventsAtTrigger = this.targetWatchEvents;
-      let obj: KubeObject | undefined;
-      for (let i = 1; i <= request.count; i++) {
-        obj = await writer.mergePatch(info, namespace, name, { metadata: { annotations: { 'informer-trace/burst': String(i) } } }, signal);
-      }
-      last = obj!;
+      // All at once, as a busy writer would: the server applies them one after another, so the
+      // informer sees N MODIFIED events in quick succession.
+      const written = await Promise.all(
+        Array.from({ length: request.count }, (_, i) => writer.mergePatch(info, namespace, name, { metadata: { annotations: { 'informer-trace/burst': String(i + 1) } } }, signal)),
+      );
+      last = written.reduce((a, b) => ((b.metadata.generation ?? 0) > (a.metadata.generation ?? 0) ? b : a));
       this.burst = { writes: request.count, watchEvents: 0, reconciles: 0 };
     } else {
       last = await writer.mergePatch(info, namespace, name, patch, signal);

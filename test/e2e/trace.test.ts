@@ -144,7 +144,8 @@ describe('kubectl informer-trace on the real control plane', () => {
   });
 
   it('--burst: N writes give N watch events and fewer reconciles', async () => {
-    const { code, json: t } = await trace(['deploy/web', '--burst', '20', '--settle', '2s']);
+    await createReadyDeployment(ns, 'burst', 1);
+    const { code, json: t } = await trace(['deploy/burst', '--burst', '20', '--settle', '2s']);
     expect(code).toBe(0);
     expect(t.burst?.writes).toBe(20);
     expect(t.burst!.watchEvents).toBeGreaterThanOrEqual(20);

@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
+
+const run = promisify(execFile);
+
+/** An unpacked script-build archive, with a stand-in for the bundle that reports how it was run. */
+function unpacked(packageType: 'module' | 'commonjs'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'launchers-'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: packageType }));
+  writeFileSync(join(dir, 'kubectl-informer_trace'), SCRIPT_LAUNCHER);
+  writeFileSync(join(dir, 'kubectl-lease_watch'), LEASE_WATCH_WRAPPER);
+  writeFileSync(join(dir, 'informer-trace.mjs'), "process.stdout.write(JSON.stringify({ program: process.env.INFORMER_TRACE_PROGRAM ?? 'informer-trace', args: process.argv.slice(2) }));\n");
+  chmodSync(join(dir, 'kubectl-informer_trace'), 0o755);
+  chmodSync(join(dir, 'kubectl-lease_watch'), 0o755);
+  return dir;
+}
+
+/** PATH with this Node and readlink, and nothing else. */
+function path(): string {
+  const tools = mkdtempSync(join(tmpdir(), 'tools-'));
+  const readlink = ['/usr/bin/readlink', '/bin/readlink'].find((p) => existsSync(p))!;
+  symlinkSync(readlink, join(tools, 'readlink'));
+  return `${tools}:${dirname(process.execPath)}`;
+}
+
+describe('the files beside the program in an archive', () => {
+  it('the script launcher runs the bundle beside it whatever a package.json above says, passing the arguments', async () => {
+    for (const type of ['module', 'commonjs'] as const) {
+      const dir = unpacked(type);
+      const { stdout } = await run(join(dir, 'kubectl-informer_trace'), ['check', '--help'], { env: { PATH: path() } });
+      expect(JSON.parse(stdout)).toEqual({ program: 'informer-trace', args: ['check', '--help'] });
+    }
+  });
+
+  it('kubectl-lease_watch runs its sibling as lease-watch, directly and through chains of symlinks as krew makes', async () => {
+    const dir = unpacked('commonjs');
+    const env = { PATH: path() };
+    expect(JSON.parse((await run(join(dir, 'kubectl-lease_watch'), ['-o', 'json'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['-o', 'json'] });
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(join(dir, 'kubectl-lease_watch'), join(bin, 'relay'));
+    symlinkSync('relay', join(bin, 'kubectl-lease_watch'));
+    expect(JSON.parse((await run(join(bin, 'kubectl-lease_watch'), ['x y'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['x y'] });
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * Packaging as kubectl plugins: the linux/amd64 archive that `npm run package` builds (only that
+ * platform here, to keep the suite short; `npm run package` builds all four), checked against the
+ * krew manifest written with it, its executable run with no Node.js anywhere on PATH; the committed
+ * manifests' shape; and `npm install -g` of the packed package putting both plugins where kubectl
+ * finds them.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { list } from 'tar';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { cluster } from './helpers.js';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+const out = mkdtempSync(join(tmpdir(), 'informer-trace-package-'));
+const archive = `kubectl-informer-trace_v${pkg.version}_linux_amd64.tar.gz`;
+
+interface Platform {
+  selector: { matchLabels: { os: string; arch: string } };
+  uri: string;
+  sha256: string;
+  bin: string;
+}
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: { version: string; homepage: string; shortDescription: string; description: string; caveats: string; platforms: Platform[] };
+}
+
+function manifest(file: string): Manifest {
+  return parse(readFileSync(file, 'utf8')) as Manifest;
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+async function entries(file: string): Promise<Map<string, { mode: number; size: number }>> {
+  const found = new Map<string, { mode: number; size: number }>();
+  await list({ file, onReadEntry: (e) => void found.set(e.path, { mode: e.mode ?? 0, size: e.size ?? 0 }) });
+  return found;
+}
+
+/** A folder holding only the tools the lease-watch wrapper uses: no node, no npm. */
+function toolsOnly(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'informer-trace-tools-'));
+  for (const tool of ['readlink']) {
+    const found = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
+    if (!found) throw new Error(`no ${tool} in /usr/bin or /bin`);
+    symlinkSync(found, join(dir, tool));
+  }
+  return dir;
+}
+
+function expectNoNode(path: string): void {
+  for (const d of path.split(delimiter).filter(Boolean)) {
+    expect(existsSync(join(d, 'node')), `${d} holds a node`).toBe(false);
+  }
+}
+
+describe('kubectl plugin packaging', () => {
+  beforeAll(async () => {
+    await run(process.execPath, [join(root, 'dist', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], { cwd: root, timeout: 9 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  }, 10 * 60_000);
+
+  it('the archive matches the krew manifests written with it: sha256, uri, bin, the files in it', async () => {
+    expect(readdirSync(out).sort()).toEqual(['SHA256SUMS', 'build', 'krew-manifest-lease-watch.yaml', 'krew-manifest.yaml', archive]);
+    const digest = sha256(join(out, archive));
+    expect(readFileSync(join(out, 'SHA256SUMS'), 'utf8')).toBe(`${digest}  ${archive}\n`);
+    const files = await entries(join(out, archive));
+    expect([...files.keys()]).toEqual(['kubectl-informer_trace', 'kubectl-lease_watch', 'LICENSE', 'LICENSE.node']);
+    expect(files.get('kubectl-informer_trace')!.mode & 0o777).toBe(0o755);
+    expect(files.get('kubectl-lease_watch')!.mode & 0o777).toBe(0o755);
+    expect(files.get('LICENSE')!.mode & 0o777).toBe(0o644);
+    // A Node binary with the program in it.
+    expect(files.get('kubectl-informer_trace')!.size).toBeGreaterThan(50 * 1024 * 1024);
+    for (const [file, name, bin] of [['krew-manifest.yaml', 'informer-trace', 'kubectl-informer_trace'], ['krew-manifest-lease-watch.yaml', 'lease-watch', 'kubectl-lease_watch']] as const) {
+      const m = manifest(join(out, file));
+      expect(m.metadata.name).toBe(name);
+      expect(m.spec.version).toBe(`v${pkg.version}`);
+      expect(m.spec.platforms).toHaveLength(1);
+      const p = m.spec.platforms[0]!;
+      expect(p.selector.matchLabels).toEqual({ os: 'linux', arch: 'amd64' });
+      expect(p.sha256).toBe(digest);
+      expect(p.uri.endsWith(`/${archive}`)).toBe(true);
+      expect(p.bin).toBe(bin);
+      expect(files.has(p.bin)).toBe(true);
+    }
+  });
+
+  it('the linux/amd64 executable runs with no Node.js on PATH, as both plugins, also through a symlink as krew makes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'informer-trace-unpacked-'));
+    await run('tar', ['xzf', join(out, archive), '-C', dir]);
+    const tools = toolsOnly();
+    expectNoNode(tools);
+    const env = { PATH: tools, HOME: dir };
+    const help = await run(join(dir, 'kubectl-informer_trace'), ['--help'], { env });
+    expect(help.stdout).toMatch(/^Usage: kubectl informer-trace \[options\] \[command\] \[target\] \[name\]/);
+    expect(help.stdout).toContain('check [options]');
+    const version = await run(join(dir, 'kubectl-informer_trace'), ['--version'], { env: { PATH: '' } });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    // krew links ~/.krew/bin/kubectl-lease_watch to the file in its store.
+    const krewBin = join(dir, 'krew-bin');
+    mkdirSync(krewBin);
+    symlinkSync(join(dir, 'kubectl-lease_watch'), join(krewBin, 'kubectl-lease_watch'));
+    const lw = await run(join(krewBin, 'kubectl-lease_watch'), ['--help'], { env });
+    expect(lw.stdout).toMatch(/^Usage: kubectl lease-watch \[options\] \[command\] \[lease\]/);
+    const check = await run(join(dir, 'kubectl-lease_watch'), ['check', '--help'], { env });
+    expect(check.stdout).toMatch(/^Usage: kubectl lease-watch check \[options\]/);
+    // Bad flags: exit 2 from the standalone program, as from the npm one.
+    const bad = await run(join(dir, 'kubectl-informer_trace'), ['check'], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('error: nothing to check');
+  });
+
+  it('the committed manifests cover the four platforms, one archive each, the same for both plugins', () => {
+    const it = manifest(join(root, 'krew-manifest.yaml'));
+    const lw = manifest(join(root, 'krew-manifest-lease-watch.yaml'));
+    for (const [m, name, bin] of [[it, 'informer-trace', 'kubectl-informer_trace'], [lw, 'lease-watch', 'kubectl-lease_watch']] as const) {
+      expect(m.apiVersion).toBe('krew.googlecontainertools.github.com/v1alpha2');
+      expect(m.kind).toBe('Plugin');
+      expect(m.metadata.name).toBe(name);
+      expect(m.spec.version).toMatch(/^v\d+\.\d+\.\d+$/);
+      expect(m.spec.homepage).toMatch(/^https:\/\//);
+      expect(m.spec.caveats).toContain('informer-trace-reader and informer-trace-trigger');
+      expect(m.spec.caveats).toContain('On darwin/arm64 this is not a standalone executable');
+      expect(m.spec.platforms.map((p) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).toEqual(['linux/amd64', 'linux/arm64', 'darwin/amd64', 'darwin/arm64']);
+      for (const p of m.spec.platforms) {
+        expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(p.uri).toMatch(new RegExp(`^https://\\S+/kubectl-informer-trace_${m.spec.version}_${p.selector.matchLabels.os}_${p.selector.matchLabels.arch}\\.tar\\.gz$`));
+        expect(p.bin).toBe(bin);
+      }
+    }
+    expect(lw.spec.platforms.map((p) => [p.uri, p.sha256])).toEqual(it.spec.platforms.map((p) => [p.uri, p.sha256]));
+    expect(new Set(it.spec.platforms.map((p) => p.sha256)).size).toBe(4);
+  });
+
+  it('npm install -g of the packed package puts both plugins on PATH, and kubectl runs them', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'informer-trace-npm-'));
+    const node = dirname(process.execPath);
+    const env = { ...process.env, PATH: [node, '/usr/bin', '/bin'].join(delimiter), npm_config_update_notifier: 'false' };
+    // dist/ is built already (npm test builds first): no prepare script needed.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
+    const tgz = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+    const prefix = join(work, 'prefix');
+    await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env, timeout: 5 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    const bin = join(prefix, 'bin');
+    expect(readdirSync(bin).sort()).toEqual(['kubectl-informer_trace', 'kubectl-lease_watch']);
+    const pathWithPlugins = [bin, node, '/usr/bin', '/bin'].join(delimiter);
+    const direct = await run(join(bin, 'kubectl-informer_trace'), ['--help'], { env: { ...env, PATH: pathWithPlugins } });
+    expect(direct.stdout).toMatch(/^Usage: kubectl informer-trace /);
+    const kubectl = join(cluster().binDir, 'kubectl');
+    const viaKubectl = await run(kubectl, ['informer-trace', '--help'], { env: { ...env, PATH: pathWithPlugins } });
+    expect(viaKubectl.stdout).toMatch(/^Usage: kubectl informer-trace /);
+    const leaseWatch = await run(kubectl, ['lease-watch', 'check', '--help'], { env: { ...env, PATH: pathWithPlugins } });
+    expect(leaseWatch.stdout).toMatch(/^Usage: kubectl lease-watch check /);
+    const plugins = await run(kubectl, ['plugin', 'list', '--name-only'], { env: { ...env, PATH: pathWithPlugins } });
+    expect(plugins.stdout).toContain('kubectl-informer_trace');
+    expect(plugins.stdout).toContain('kubectl-lease_watch');
+  }, 8 * 60_000);
+});
