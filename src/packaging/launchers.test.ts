@@ -1,16 +1,27 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
 
 const run = promisify(execFile);
+const made: string[] = [];
+
+function temp(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), `informer-trace-${prefix}`));
+  made.push(d);
+  return d;
+}
+
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 /** An unpacked script-build archive, with a stand-in for the bundle that reports how it was run. */
 function unpacked(packageType: 'module' | 'commonjs'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'launchers-'));
+  const dir = temp('launchers-');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: packageType }));
   writeFileSync(join(dir, 'kubectl-informer_trace'), SCRIPT_LAUNCHER);
   writeFileSync(join(dir, 'kubectl-lease_watch'), LEASE_WATCH_WRAPPER);
@@ -22,7 +33,7 @@ function unpacked(packageType: 'module' | 'commonjs'): string {
 
 /** PATH with this Node and readlink, and nothing else. */
 function path(): string {
-  const tools = mkdtempSync(join(tmpdir(), 'tools-'));
+  const tools = temp('tools-');
   const readlink = ['/usr/bin/readlink', '/bin/readlink'].find((p) => existsSync(p))!;
   symlinkSync(readlink, join(tools, 'readlink'));
   return `${tools}:${dirname(process.execPath)}`;

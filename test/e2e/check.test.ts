@@ -6,7 +6,7 @@
  *
  * The failing lease check kills kube-controller-manager, so it runs last and starts it again.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -96,6 +96,7 @@ describe('check on the real control plane', () => {
   afterAll(async () => {
     await deleteNamespace(kube, ns);
     await deleteNamespace(kube, quotaNs);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('rollout, passing: --restart converges within --max-converge with no hop over --max-hop; json, JUnit and step summary', async () => {

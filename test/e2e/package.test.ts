@@ -7,12 +7,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { list } from 'tar';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cluster } from './helpers.js';
 
@@ -21,6 +21,14 @@ const root = resolve(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
 const out = mkdtempSync(join(tmpdir(), 'informer-trace-package-'));
 const archive = `kubectl-informer-trace_v${pkg.version}_linux_amd64.tar.gz`;
+/** Temporary folders, removed at the end: the build and the npm prefix are hundreds of MiB. */
+const scratch: string[] = [out];
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(d);
+  return d;
+}
 
 interface Platform {
   selector: { matchLabels: { os: string; arch: string } };
@@ -51,7 +59,7 @@ async function entries(file: string): Promise<Map<string, { mode: number; size: 
 
 /** A folder holding only the tools the lease-watch wrapper uses: no node, no npm. */
 function toolsOnly(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'informer-trace-tools-'));
+  const dir = tempDir('informer-trace-tools-');
   for (const tool of ['readlink']) {
     const found = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
     if (!found) throw new Error(`no ${tool} in /usr/bin or /bin`);
@@ -70,6 +78,9 @@ describe('kubectl plugin packaging', () => {
   beforeAll(async () => {
     await run(process.execPath, [join(root, 'dist', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], { cwd: root, timeout: 9 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   }, 10 * 60_000);
+  afterAll(() => {
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
+  });
 
   it('the archive matches the krew manifests written with it: sha256, uri, bin, the files in it', async () => {
     expect(readdirSync(out).sort()).toEqual(['SHA256SUMS', 'build', 'krew-manifest-lease-watch.yaml', 'krew-manifest.yaml', archive]);
@@ -97,7 +108,7 @@ describe('kubectl plugin packaging', () => {
   });
 
   it('the linux/amd64 executable runs with no Node.js on PATH, as both plugins, also through a symlink as krew makes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'informer-trace-unpacked-'));
+    const dir = tempDir('informer-trace-unpacked-');
     await run('tar', ['xzf', join(out, archive), '-C', dir]);
     const tools = toolsOnly();
     expectNoNode(tools);
@@ -147,7 +158,7 @@ describe('kubectl plugin packaging', () => {
   });
 
   it('npm install -g of the packed package puts both plugins on PATH, and kubectl runs them', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'informer-trace-npm-'));
+    const work = tempDir('informer-trace-npm-');
     const node = dirname(process.execPath);
     const env = { ...process.env, PATH: [node, '/usr/bin', '/bin'].join(delimiter), npm_config_update_notifier: 'false' };
     // dist/ is built already (npm test builds first): no prepare script needed.

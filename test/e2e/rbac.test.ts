@@ -5,7 +5,7 @@
  * that names the verb and resource), until informer-trace-trigger is bound in the namespace.
  * SubjectAccessReviews pin what the reader role allows and what it does not.
  */
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -127,6 +127,8 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
   afterAll(async () => {
     await kube.client.json(`${RBAC}/clusterrolebindings/${USER}`, { method: 'DELETE' }).catch(() => undefined);
     await deleteNamespace(kube, ns);
+    // It holds a copy of the cluster CA's key.
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the reader role allows exactly the verbs the tools use, and nothing that writes or reads Secrets', async () => {
