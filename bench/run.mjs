@@ -138,8 +138,18 @@ function clientGoBinary() {
 async function setUpCluster() {
   if (args.kubeconfig) return { kubeconfig: args.kubeconfig, cluster: undefined };
   const dir = args['cluster-dir'] ?? join(tmpdir(), 'informer-trace-bench-cluster');
-  log(`starting (or reusing) the benchmark's own control plane in ${dir}`);
-  const cluster = await LocalCluster.up({ dir, log: (l) => VERBOSE && process.stderr.write(`  ${l}\n`) });
+  // A cluster kept from an earlier run has its controller manager, scheduler and kwok stopped, so
+  // LocalCluster.up() would find it unhealthy and start afresh: reuse it while its API server and
+  // etcd run, and keep its Pods.
+  const kept = LocalCluster.attach(dir);
+  let cluster;
+  if (kept?.pid('etcd') && kept.pid('kube-apiserver')) {
+    log(`reusing the benchmark's control plane in ${dir}`);
+    cluster = kept;
+  } else {
+    log(`starting the benchmark's own control plane in ${dir}`);
+    cluster = await LocalCluster.up({ dir, log: (l) => VERBOSE && process.stderr.write(`  ${l}\n`) });
+  }
   // Pods are created bound to the kwok nodes: nothing needs scheduling or controlling, and nothing
   // but the benchmark should write while we measure. kwok would give each Pod a status, but at
   // about 30 status patches/s it would take hours for 50,000 Pods on this machine.
@@ -193,6 +203,7 @@ function syncVariants(go, kubeconfig, size) {
   return [
     { client: 'ours', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours' }) },
     { client: 'ours, no transform', run: () => runChild(node, [ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
+    { client: 'ours, watch-list', run: () => runChild(node, [ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
     { client: 'client-node', run: () => runChild(node, [clientNode, 'sync', ...nodeArgs], { label: 'client-node' }) },
     { client: 'client-go', run: () => runChild(go, ['sync', ...goArgs], { env: listEnv, label: 'client-go' }) },
     { client: 'client-go, strip managedFields', run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }) },
@@ -427,6 +438,7 @@ async function main() {
         const e = String(rec.events);
         const variants = [
           { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
+          { client: 'floor: JSON.parse + keep newest per key', run: () => runChild(node, [ours, 'parse', '--keep', `--file=${file}`, `--expect=${e}`], { label: 'parse-keep' }) },
           { client: 'ours', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
           { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
           { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { env: listEnv, label: 'client-go' }) },

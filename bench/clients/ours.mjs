@@ -2,14 +2,17 @@
 // ships), plus the two floors it is compared against. Modes:
 //
 //   sync     SharedIndexInformer over Pods: time until the handler's registration has synced,
-//            peak RSS. --transform default|none (default = stripManagedFields).
+//            peak RSS. --transform default|none (default = stripManagedFields); --watch-list for a
+//            streaming list (sendInitialEvents) instead of list + watch.
 //   limit    the floor for sync: GET every page of the same list the reflector asks for
 //            (resourceVersion=0, limit=500) and JSON.parse it; no informer.
 //   events   an informer whose onUpdate records when it saw each write (by sequence number).
 //   offline  a recorded watch stream replayed from a file through WatchStream (line splitting and
 //            JSON.parse) → Reflector → DeltaFIFO → Indexer → handler.
 //   parse    the floor for offline: the same file, the same chunked read, split into lines and
-//            JSON.parse'd; nothing else.
+//            JSON.parse'd; nothing else. With --keep, also what any cache must do: keep the newest
+//            object per namespace/name in a Map (managedFields dropped, as our default transform
+//            does), so the objects live long enough to be promoted by V8's garbage collector.
 import { createReadStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { metaNamespaceIndexFunc, NamespaceIndex, SharedIndexInformer } from '../../dist/informer/index.js';
@@ -34,6 +37,7 @@ function newInformer(lw) {
   return new SharedIndexInformer(lw, {
     indexers: { [NamespaceIndex]: metaNamespaceIndexFunc },
     ...(args.transform === 'none' ? { transform: null } : {}),
+    ...(args['watch-list'] === 'true' ? { useWatchList: true } : {}),
   });
 }
 
@@ -146,6 +150,7 @@ async function parse() {
   let n = 0;
   let partial = '';
   let sink = 0;
+  const keep = args.keep === 'true' ? new Map() : undefined;
   await new Promise((resolve, reject) => {
     const s = createReadStream(args.file);
     s.setEncoding('utf8');
@@ -157,6 +162,11 @@ async function parse() {
         if (nl > begin) {
           const ev = JSON.parse(text.slice(begin, nl));
           sink += ev.type.length;
+          if (keep) {
+            const m = ev.object.metadata;
+            delete m.managedFields;
+            keep.set(`${m.namespace}/${m.name}`, ev.object);
+          }
           n++;
         }
         begin = nl + 1;

@@ -1,22 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CommandIO } from '../cli/io.js';
-import { runProgram } from '../cli/run.js';
+import { runCli, type CliResult } from '../testing/cli.js';
 import { UsageError } from '../errors.js';
 import type { MetricsSnapshot } from '../metrics/index.js';
 import { createLeaseWatchProgram, metricsInput, parseLeaseArg } from './lease-watch.js';
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = { CI: 'true' }): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
+function run(argv: string[], env: NodeJS.ProcessEnv = { CI: 'true' }): Promise<CliResult> {
   // No cluster: every case here must fail before a request; a kubeconfig that does not exist proves it.
-  const io: CommandIO = { stdout, stderr, env, signal: new AbortController().signal };
-  const code = await runProgram(createLeaseWatchProgram, [...argv, '--kubeconfig', '/nonexistent/kubeconfig'], io);
-  return { code, stdout: out, stderr: err };
+  return runCli(createLeaseWatchProgram, [...argv, '--kubeconfig', '/nonexistent/kubeconfig'], env);
 }
 
 describe('kubectl lease-watch: input checked before any request', () => {

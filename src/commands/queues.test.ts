@@ -5,24 +5,14 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIO } from '../cli/io.js';
-import { runProgram } from '../cli/run.js';
+import { runCli, type CliResult } from '../testing/cli.js';
 import type { QueueRow } from '../metrics/index.js';
 import { metricsFixture } from '../testing/fake-metrics-source.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CommandIO = { stdout, stderr, env: { CI: 'true' }, signal: new AbortController().signal };
-  const code = await runProgram(createInformerTraceProgram, ['queues', ...argv, '--kubeconfig', '/nonexistent/kubeconfig'], io);
-  return { code, stdout: out, stderr: err };
+function run(argv: string[]): Promise<CliResult> {
+  return runCli(createInformerTraceProgram, ['queues', ...argv, '--kubeconfig', '/nonexistent/kubeconfig'], { CI: 'true' });
 }
 
 interface QueuesJson {
@@ -97,12 +87,7 @@ describe('kubectl informer-trace queues: input checked before any request', () =
   });
 
   it('takes connection flags written before the subcommand too, while its own flags keep their values', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const io: CommandIO = { stdout, stderr, env: { CI: 'true' }, signal: new AbortController().signal };
-    const code = await runProgram(createInformerTraceProgram, ['--kubeconfig', '/nonexistent/before', 'queues', '--metrics', 'apiserver', '--metrics-timeout', '2s', '-o', 'json'], io);
+    const { code, stderr: err } = await runCli(createInformerTraceProgram, ['--kubeconfig', '/nonexistent/before', 'queues', '--metrics', 'apiserver', '--metrics-timeout', '2s', '-o', 'json'], { CI: 'true' });
     expect(code).toBe(2);
     expect(err).toContain('kubeconfig /nonexistent/before does not exist');
     // The root has --metrics and --metrics-timeout too (for the trace), with defaults that must not win.

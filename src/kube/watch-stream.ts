@@ -1,20 +1,13 @@
 /**
  * Turns a watch response (one JSON object per line) into an async iterable of events, with
  * back-pressure: the socket is paused while more than `highWater` events wait to be consumed.
- *
- * Lines are kept as text and decoded when the consumer takes them (client-go's StreamWatcher also
- * decodes at the consumer's pace): decoded objects waiting in a buffer outlive V8's young
- * generation and get copied and promoted, which cost as much as the decoding itself
- * (BENCHMARKS.md, offline pipeline). A line that is not JSON ends the stream with an error after
- * the events before it.
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
 export class WatchStream implements Watch {
-  /** Undecoded lines. */
-  private readonly buffered: string[] = [];
+  private readonly buffered: WatchEvent[] = [];
   private head = 0;
   private partial = '';
   private ended = false;
@@ -45,7 +38,7 @@ export class WatchStream implements Watch {
     while (nl !== -1) {
       const line = text.slice(start, nl);
       start = nl + 1;
-      if (line.length > 0) this.buffered.push(line);
+      if (line.length > 0) this.pushLine(line);
       nl = text.indexOf('\n', start);
     }
     this.partial = start === 0 ? text : text.slice(start);
@@ -54,17 +47,17 @@ export class WatchStream implements Watch {
     this.notify();
   }
 
-  private decode(line: string): WatchEvent {
+  private pushLine(line: string): void {
     try {
-      return JSON.parse(line) as WatchEvent;
+      this.buffered.push(JSON.parse(line) as WatchEvent);
     } catch (err) {
-      throw new ApiError(`watch of ${this.describe} sent a line that is not JSON: ${line.slice(0, 80)}`, { code: 0, cause: err });
+      this.finish(new ApiError(`watch of ${this.describe} sent a line that is not JSON: ${line.slice(0, 80)}`, { code: 0, cause: err }));
     }
   }
 
   private finish(err?: Error): void {
     if (this.ended) return;
-    if (this.partial.trim().length > 0 && !err) this.buffered.push(this.partial);
+    if (this.partial.trim().length > 0 && !err) this.pushLine(this.partial);
     this.partial = '';
     this.ended = true;
     if (err && !this.stopped) this.failure = err;
@@ -88,8 +81,8 @@ export class WatchStream implements Watch {
     try {
       for (;;) {
         if (this.head < this.buffered.length) {
-          const line = this.buffered[this.head]!;
-          this.buffered[this.head] = '';
+          const ev = this.buffered[this.head]!;
+          this.buffered[this.head] = undefined as unknown as WatchEvent;
           this.head++;
           if (this.head > 4096 && this.head * 2 > this.buffered.length) {
             this.buffered.splice(0, this.head);
@@ -97,13 +90,6 @@ export class WatchStream implements Watch {
           }
           if (this.res.isPaused() && this.buffered.length - this.head < this.highWater / 2) this.res.resume();
           if (this.stopped) return;
-          let ev: WatchEvent;
-          try {
-            ev = this.decode(line);
-          } catch (err) {
-            this.stop();
-            throw err;
-          }
           yield ev;
           continue;
         }

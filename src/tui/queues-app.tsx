@@ -3,12 +3,13 @@
  * the metrics subscription (through useQueuesView), the keys and the terminal width; q quits,
  * a toggles idle queues.
  */
-import { Box, render, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
+import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import { formatDuration } from '../util/duration.js';
 import { QueuesPane } from './queues-pane.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { mountTui } from './mount.js';
 
 export interface QueuesAppProps {
   feed: MetricsFeed;
@@ -47,26 +48,7 @@ export function QueuesApp({ feed, names, includeIdle, onExit, width }: QueuesApp
 
 export async function runQueuesTui(feed: MetricsFeed, io: CommandIO, options: { signal: AbortSignal; forMs: number; names: readonly string[]; includeIdle: boolean }): Promise<'quit' | 'interrupt' | 'done'> {
   let reason: 'quit' | 'interrupt' | 'done' = 'done';
-  const instance = render(<QueuesApp feed={feed} names={options.names} includeIdle={options.includeIdle} onExit={(r) => (reason = r)} />, {
-    stdout: io.stdout,
-    stderr: io.stderr,
-    ...(io.stdin ? { stdin: io.stdin } : {}),
-    exitOnCtrlC: false,
-    patchConsole: false,
-    maxFps: 10,
-  });
-  const onAbort = (): void => {
-    reason = 'interrupt';
-    instance.unmount();
-  };
-  options.signal.addEventListener('abort', onAbort, { once: true });
-  const timer = options.forMs > 0 ? setTimeout(() => instance.unmount(), options.forMs) : undefined;
-  try {
-    await instance.waitUntilExit();
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort);
-    instance.cleanup();
-  }
-  return reason;
+  const app = <QueuesApp feed={feed} names={options.names} includeIdle={options.includeIdle} onExit={(r) => (reason = r)} />;
+  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
+  return how === 'interrupt' ? 'interrupt' : reason;
 }

@@ -9,11 +9,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/types.js';
-import type { CommandIO } from '../../src/cli/io.js';
-import { runProgram, type ProgramFactory } from '../../src/cli/run.js';
+import type { ProgramFactory } from '../../src/cli/run.js';
+import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
@@ -26,22 +25,10 @@ const quotaNs = uniqueName('it-check-quota');
 const dir = mkdtempSync(join(tmpdir(), 'informer-trace-check-'));
 const kcmMetrics = c.metricsUrl('kube-controller-manager');
 
-interface LiveCli {
-  stderr(): string;
-  done: Promise<CliResult>;
-}
 
 /** Like runCli, but stderr can be read while the command runs. */
 function startCli(factory: ProgramFactory, argv: string[], env: NodeJS.ProcessEnv = {}): LiveCli {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true', GITHUB_STEP_SUMMARY: '', ...env }, signal: new AbortController().signal };
-  const done = runProgram(factory, argv, io).then((code) => ({ code, stdout: out, stderr: err }));
-  return { stderr: () => err, done };
+  return startCliWith(factory, argv, { ...process.env, CI: 'true', GITHUB_STEP_SUMMARY: '', ...env });
 }
 
 function check(factory: ProgramFactory, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {

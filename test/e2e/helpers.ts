@@ -2,10 +2,9 @@
  * Shared pieces of the e2e tests: the running local cluster, an admin client, namespaces that are
  * removed afterwards, polling, and running the plugins in-process.
  */
-import { PassThrough } from 'node:stream';
 import { LocalCluster } from '../../src/cluster/launcher.js';
-import { runProgram, type ProgramFactory } from '../../src/cli/run.js';
-import type { CommandIO } from '../../src/cli/io.js';
+import type { ProgramFactory } from '../../src/cli/run.js';
+import { runCli as runCliWith, type CliResult } from '../../src/testing/cli.js';
 import { connect, type Kube } from '../../src/kube/index.js';
 
 export function cluster(): LocalCluster {
@@ -47,21 +46,9 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
   }
 }
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from '../../src/testing/cli.js';
 
 /** Runs a plugin's program in-process, as bin/ would, with captured output. */
-export async function runCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<CliResult> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true', ...options.env }, signal: options.signal ?? new AbortController().signal };
-  const code = await runProgram(factory, argv, io);
-  return { code, stdout: out, stderr: err };
+export function runCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<CliResult> {
+  return runCliWith(factory, argv, { ...process.env, CI: 'true', ...options.env }, options.signal);
 }

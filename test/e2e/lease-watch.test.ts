@@ -3,17 +3,15 @@
  * (two instances, the leader killed without releasing), a node lease going stale when kwok stops
  * heartbeating, the master-status metric beside the lease, and the bad-input answers.
  */
+import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CommandIO } from '../../src/cli/io.js';
-import { runProgram } from '../../src/cli/run.js';
 import type { ComponentName } from '../../src/cluster/launcher.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import type { LeaseChange, LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, eventually, runCli, type CliResult } from './helpers.js';
+import { adminKube, cluster, eventually, runCli } from './helpers.js';
 
 /** KCM's defaults: --leader-elect-lease-duration=15s, --leader-elect-retry-period=2s; client-go's jitter 1.2. */
 const LEASE_DURATION_MS = 15_000;
@@ -21,23 +19,10 @@ const RETRY_MS = 2_000 * 1.2;
 /** kwok in the launcher: --node-lease-duration-seconds=40. */
 const NODE_LEASE_DURATION_MS = 40_000;
 
-interface LiveCli {
-  stdout(): string;
-  stderr(): string;
-  done: Promise<CliResult>;
-}
 
 /** Like runCli, but the output can be read while the command runs. */
 function startCli(argv: string[]): LiveCli {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true' }, signal: new AbortController().signal };
-  const done = runProgram(createLeaseWatchProgram, argv, io).then((code) => ({ code, stdout: out, stderr: err }));
-  return { stdout: () => out, stderr: () => err, done };
+  return startCliWith(createLeaseWatchProgram, argv, { ...process.env, CI: 'true' });
 }
 
 function ndjson(text: string): LeaseChange[] {

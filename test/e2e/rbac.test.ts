@@ -8,15 +8,13 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/types.js';
-import type { CommandIO } from '../../src/cli/io.js';
-import { runProgram } from '../../src/cli/run.js';
 import { makeClientCert } from '../../src/cluster/pki.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
+import { startCli } from '../../src/testing/cli.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
 import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
 
@@ -155,17 +153,10 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
   });
 
   it('traces a rollout someone else makes (--watch) with list and watch only', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d: Buffer) => (out += d.toString()));
-    stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true' }, signal: new AbortController().signal };
-    const done = runProgram(createInformerTraceProgram, ['deploy/web', '-n', ns, '--watch', '-o', 'json', '--timeout', '120s', '--kubeconfig', readerKubeconfig], io);
-    await eventually('the trace to start watching', async () => err.includes('watching'), 60_000, 50);
+    const live = startCli(createInformerTraceProgram, ['deploy/web', '-n', ns, '--watch', '-o', 'json', '--timeout', '120s', '--kubeconfig', readerKubeconfig], { ...process.env, CI: 'true' });
+    await eventually('the trace to start watching', async () => live.stderr().includes('watching'), 60_000, 50);
     await restartAsAdmin();
-    const code = await done;
+    const { code, stdout: out, stderr: err } = await live.done;
     expect(err).not.toMatch(/^(error|warning)/m);
     expect(code, err).toBe(0);
     const trace = JSON.parse(out) as { outcome: string; hops: { kind: string; object: { kind: string }; events: { reason: string }[] }[] };
