@@ -421,7 +421,7 @@ func write(args []string) error {
 	count := fs.Int("count", 1000, "")
 	seqStart := fs.Int("seq-start", 0, "")
 	workers := fs.Int("workers", 64, "")
-	maxDuration := fs.Duration("max-duration", 2*time.Minute, "")
+	duration := fs.Duration("duration", time.Minute, "stop starting writes after this long")
 	_ = fs.Parse(args)
 	cfg, err := restConfig(*kubeconfig, false)
 	if err != nil {
@@ -432,8 +432,10 @@ func write(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *maxDuration)
+	// Writes in flight when the duration is up may finish within 30 s more.
+	ctx, cancel := context.WithTimeout(context.Background(), *duration+30*time.Second)
 	defer cancel()
+	rc := cs.CoreV1().RESTClient()
 	times := make([]float64, *count)
 	var failed atomic.Int64
 	var firstErr atomic.Value
@@ -447,7 +449,9 @@ func write(args []string) error {
 				seq := *seqStart + i
 				body := fmt.Sprintf(`{"metadata":{"annotations":{"bench/seq":"%d"}}}`, seq)
 				name := fmt.Sprintf("%s-%d", *prefix, i%*pods)
-				_, err := cs.CoreV1().Pods(*ns).Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
+				// DoRaw: the answer is read, not decoded, so the response time is not inflated
+				// by the writer's own decoding.
+				_, err := rc.Patch(types.MergePatchType).Namespace(*ns).Resource("pods").Name(name).Body([]byte(body)).DoRaw(ctx)
 				if err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
@@ -458,7 +462,8 @@ func write(args []string) error {
 		}()
 	}
 	start := time.Now()
-	for i := 0; i < *count && ctx.Err() == nil; i++ {
+	sent := 0
+	for i := 0; i < *count && time.Since(start) < *duration; i++ {
 		if *rate > 0 {
 			due := start.Add(time.Duration(float64(i) / *rate * float64(time.Second)))
 			if d := time.Until(due); d > 0 {
@@ -466,11 +471,12 @@ func write(args []string) error {
 			}
 		}
 		next <- i
+		sent++
 	}
 	close(next)
 	wg.Wait()
 	elapsed := time.Since(start)
-	out := map[string]any{"times": times, "failed": failed.Load(), "ms": float64(elapsed.Microseconds()) / 1000, "startMs": float64(start.UnixNano()) / 1e6}
+	out := map[string]any{"times": times, "sent": sent, "failed": failed.Load(), "ms": float64(elapsed.Microseconds()) / 1000, "startMs": float64(start.UnixNano()) / 1e6}
 	if e := firstErr.Load(); e != nil {
 		out["firstError"] = e
 	}

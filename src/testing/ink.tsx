@@ -30,7 +30,7 @@ export function renderInk(tree: ReactElement): InkHarness {
   return {
     frame,
     allOutput: () => inst.frames.join('\n'),
-    async waitFor(what, timeoutMs = 2_000) {
+    async waitFor(what, timeoutMs = 10_000) {
       const ok = typeof what === 'string' ? (f: string) => f.includes(what) : what;
       const deadline = Date.now() + timeoutMs;
       for (;;) {

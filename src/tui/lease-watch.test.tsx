@@ -77,7 +77,8 @@ describe('lease-watch TUI', () => {
       model.handler.onUpdate!(kcm(B, t - 2_000, 5), kcm(B, t, 5), info(clock));
       model.handler.onUpdate!(nodeLease('kwok-node-1', t - 2_000), nodeLease('kwok-node-1', t), info(clock));
     }
-    const frame = await harness!.waitFor('node leases: 2, 1 stale');
+    // Redraws are throttled on real time: wait for the frame of the last step, not an earlier one.
+    const frame = await harness!.waitFor((f) => f.includes('node leases: 2, 1 stale') && f.includes('expired 28s ago'), 10_000);
     expect(frame).toContain('HOLDER CHANGES');
     expect(frame).toMatch(/· held ≥17s, expired 28s ago · control-plane-host_1b4e28ba/);
     expect(frame).toMatch(/▸ holding 26s · gap 2\.0s \(17s since last renew\) · control-plane-host_6fa45\S*…\S*e160355e/);
