@@ -437,6 +437,7 @@ func write(args []string) error {
 	defer cancel()
 	rc := cs.CoreV1().RESTClient()
 	times := make([]float64, *count)
+	sentAt := make([]float64, *count)
 	var failed atomic.Int64
 	var firstErr atomic.Value
 	next := make(chan int, *workers)
@@ -451,6 +452,7 @@ func write(args []string) error {
 				name := fmt.Sprintf("%s-%d", *prefix, i%*pods)
 				// DoRaw: the answer is read, not decoded, so the response time is not inflated
 				// by the writer's own decoding.
+				sentAt[i] = nowMs()
 				_, err := rc.Patch(types.MergePatchType).Namespace(*ns).Resource("pods").Name(name).Body([]byte(body)).DoRaw(ctx)
 				if err != nil {
 					failed.Add(1)
@@ -476,7 +478,7 @@ func write(args []string) error {
 	close(next)
 	wg.Wait()
 	elapsed := time.Since(start)
-	out := map[string]any{"times": times, "sent": sent, "failed": failed.Load(), "ms": float64(elapsed.Microseconds()) / 1000, "startMs": float64(start.UnixNano()) / 1e6}
+	out := map[string]any{"times": times, "sentAt": sentAt, "sent": sent, "failed": failed.Load(), "ms": float64(elapsed.Microseconds()) / 1000, "startMs": float64(start.UnixNano()) / 1e6}
 	if e := firstErr.Load(); e != nil {
 		out["firstError"] = e
 	}

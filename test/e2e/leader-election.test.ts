@@ -88,6 +88,8 @@ describe('leader election on the real API server', () => {
     const second = await eventually('a leader after the release', async () => leaders()[0], 30_000, 20);
     const releaseHandover = Date.now() - t0;
     expect([b, c]).toContain(second);
+    // The observer polls every 100 ms: let it see each holder before the next hand-over.
+    await eventually(`the observer to see ${second.id}`, async () => observer.snapshotOf(ns, leaseName)?.holder === second.id, 10_000, 20);
     expect(releaseHandover).toBeLessThan(DEFAULT_RETRY_PERIOD_MS * JITTER_FACTOR * 2 + 1_500);
 
     // Make C the leader: if B won, release it too (a second release hand-over).
@@ -95,6 +97,7 @@ describe('leader election on the real API server', () => {
       b.controller.abort();
       await b.done;
       await eventually('candidate-c to lead', async () => c.elector.isLeader(), 30_000, 20);
+      await eventually('the observer to see candidate-c', async () => observer.snapshotOf(ns, leaseName)?.holder === 'candidate-c', 10_000, 20);
     }
 
     // 2. Stop C WITHOUT release: its Lease is left to expire, so D waits about LeaseDuration.
