@@ -7,7 +7,7 @@
  * global setup, a test file) can attach to a running cluster, restart a component, or stop it all.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
@@ -543,13 +543,21 @@ export class LocalCluster {
     return revision;
   }
 
-  /** Stops every process it started, by pid, and removes the cluster folder. */
+  /**
+   * Stops every process it started, by pid, and removes the cluster folder. The pids are read from
+   * state.json again first: another process (a test file) may have restarted a component since this
+   * object was made. Then any process still running with this cluster's folder in its arguments
+   * (all of them carry it) is stopped too, so nothing is left behind.
+   */
   async down(options: { keepLogs?: boolean } = {}): Promise<void> {
+    const fresh = LocalCluster.attach(this.dir, this.log);
+    if (fresh) this.state = fresh.state;
     const order: ComponentName[] = ['kwok', 'kube-scheduler', 'kube-controller-manager-2', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
     for (const name of order) {
       const c = this.state.components[name];
       if (c?.pid) await stopPid(c.pid, 10_000);
     }
+    await Promise.all(processesMentioning(this.dir).map((pid) => stopPid(pid, 10_000)));
     if (options.keepLogs) {
       for (const sub of ['data', 'pki', 'kwok']) rmSync(join(this.dir, sub), { recursive: true, force: true });
       rmSync(join(this.dir, 'state.json'), { force: true });
@@ -565,6 +573,33 @@ export class LocalCluster {
     }
     return { server: this.server, kubeconfig: this.kubeconfigPath, startedAt: this.state.startedAt, nodes: this.state.nodes, components };
   }
+}
+
+const componentBinaries = new Set(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok']);
+
+/**
+ * Pids of control-plane processes (etcd, kube-*, kwok) whose arguments mention the folder `text`
+ * (Linux /proc; elsewhere none).
+ */
+export function processesMentioning(text: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const argv = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+      const binary = argv[0]?.split('/').pop() ?? '';
+      if (componentBinaries.has(binary) && argv.some((arg) => arg.includes(`${text}/`))) pids.push(Number(e));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return pids;
 }
 
 /** Builds (or finds cached) control-plane binaries via the project's build script. */
