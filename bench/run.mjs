@@ -56,6 +56,7 @@ const RATES = [100, 1000, 0]; // 0 = as fast as the server allows
 const OFFLINE_WRITES = QUICK ? 5_000 : 20_000;
 const OFFLINE_REPS = QUICK ? 3 : 5;
 const WORKQUEUE_REPS = QUICK ? 2 : 3;
+const WORKQUEUE_RUNS = QUICK ? 7 : 15;
 const CHILD_TIMEOUT_MS = 6 * 60_000;
 
 // ---- processes -----------------------------------------------------------------------------------
@@ -111,9 +112,12 @@ function runChild(cmd, argv, { env, onReady, timeoutMs = CHILD_TIMEOUT_MS, label
 function stopChildren() {
   for (const c of children) c.kill('SIGKILL');
 }
+/** The cluster this run started or reused, to stop on Ctrl-C too (unless --keep-cluster). */
+let ownCluster;
 process.on('SIGINT', () => {
   stopChildren();
-  process.exit(130);
+  const down = ownCluster && args['keep-cluster'] !== 'true' ? ownCluster.down().catch(() => {}) : Promise.resolve();
+  down.then(() => process.exit(130));
 });
 
 // ---- the Go program ------------------------------------------------------------------------------
@@ -239,6 +243,7 @@ function summarise(res) {
   if (res.objects !== undefined) parts.push(`${res.objects} objects`);
   if (res.peakRssKB !== undefined) parts.push(`peak RSS ${fmtNum(res.peakRssKB / 1024, 0)} MiB`);
   if (res.eventsPerSec !== undefined) parts.push(`${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, ${res.written} writes at ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`);
+  if (res.inProcessP99 !== undefined) parts.push(`in-process p50/p99 ${res.inProcessP50}/${res.inProcessP99} ms`);
   return parts.join(', ');
 }
 
@@ -298,6 +303,8 @@ async function eventRun(go, kubeconfig, client, rate) {
     missed,
     writeFailures: writer.failed,
     peakRssKB: seen.peakRssKB,
+    inProcessP50: seen.inProcessP50,
+    inProcessP99: seen.inProcessP99,
   };
 }
 
@@ -370,7 +377,8 @@ function parseWorkqueueTable(stdout) {
 
 function runWorkqueueMjs() {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [join(here, 'workqueue.mjs'), '--runs', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // 15 runs: V8 needs several runs of these short loops to reach its optimised code.
+    const child = spawn(node, [join(here, 'workqueue.mjs'), '--runs', String(WORKQUEUE_RUNS)], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -388,6 +396,7 @@ async function main() {
   const started = performance.now();
   const go = clientGoBinary();
   const { kubeconfig, cluster } = await setUpCluster();
+  ownCluster = cluster;
   assertLocal(kubeconfig);
   const rows = [];
   const raw = { date: new Date().toISOString(), quick: QUICK, reps: REPS, machine: machine(), results: {} };
@@ -435,6 +444,7 @@ async function main() {
         add(`${what}: p99 lag from the response`, 'ms', samples, (r) => r.p99);
         add(`${what}: p50 lag from the request`, 'ms', samples, (r) => r.p50FromRequest);
         add(`${what}: p99 lag from the request`, 'ms', samples, (r) => r.p99FromRequest);
+        add(`${what}: p99 in-process lag (event read → handler)`, 'ms', new Map([['ours', samples.get('ours')]]), (r) => r.inProcessP99);
       }
     }
 
@@ -474,7 +484,7 @@ async function main() {
     for (let r = 0; r < WORKQUEUE_REPS; r++) {
       const pair = r % 2 === 0 ? ['ours', 'client-go'] : ['client-go', 'ours'];
       for (const who of pair) {
-        const res = who === 'ours' ? await runWorkqueueMjs() : normaliseGo(await runChild(go, ['workqueue', '-runs', '3'], { label: 'workqueue' }));
+        const res = who === 'ours' ? await runWorkqueueMjs() : normaliseGo(await runChild(go, ['workqueue', '-runs', String(WORKQUEUE_RUNS)], { label: 'workqueue' }));
         samples.get(who).push(res);
         log(`workqueue rep ${r + 1}/${WORKQUEUE_REPS} ${who}: ${res.scenarios.map((s) => `${s.name} ${s.keys}: ${fmtNum(s.median / 1e6, 2)} M/s`).join('; ')}`);
       }

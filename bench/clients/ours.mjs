@@ -85,13 +85,22 @@ async function events() {
   const { lw } = listerWatcher();
   const informer = newInformer(lw);
   const rec = eventRecorder(Number(args.expect), Number(args['seq-start'] ?? 0), Number(args['idle-ms'] ?? 10_000));
-  const reg = informer.addEventHandler({ onUpdate: (_old, obj) => rec.record(obj) });
+  // Also the part of the lag spent inside this process: from the reflector reading the watch
+  // event (NotificationInfo.receivedAt, Date.now()) to the handler call.
+  const inProcess = [];
+  const reg = informer.addEventHandler({
+    onUpdate: (_old, obj, info) => {
+      inProcess.push(Date.now() - info.receivedAt);
+      rec.record(obj);
+    },
+  });
   const ac = new AbortController();
   const running = informer.run(ac.signal);
   await until(() => reg.hasSynced(), 5 * 60_000, 'the cache to sync');
   emit({ ready: true });
   await rec.start();
-  const result = rec.result();
+  inProcess.sort((a, b) => a - b);
+  const result = { ...rec.result(), inProcessP50: inProcess[Math.floor(inProcess.length * 0.5)], inProcessP99: inProcess[Math.min(inProcess.length - 1, Math.ceil(inProcess.length * 0.99) - 1)] };
   ac.abort();
   await running;
   emit(result);
