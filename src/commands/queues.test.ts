@@ -112,7 +112,8 @@ describe('kubectl informer-trace queues against local endpoints', () => {
     expect(served.get(url.slice(base.length))).toBe(2);
     const s = (JSON.parse(r.stdout) as QueuesJson).sources[0]!;
     expect(s).toMatchObject({ source: url, ok: true, state: 'ok', leader: 'leader' });
-    expect(s.windowSeconds).toBeGreaterThanOrEqual(0.2);
+    // About the 200 ms interval: timers may fire a millisecond early against the wall clock.
+    expect(s.windowSeconds).toBeGreaterThanOrEqual(0.19);
     expect(s.queues).toHaveLength(55);
     const d = s.queues.find((q) => q.name === 'deployment')!;
     expect(d.addsTotal).toBe(12);
