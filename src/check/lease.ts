@@ -12,23 +12,13 @@
  *   other limit is then reported over the part of the window that was watched.
  */
 import { runUntilSynced } from '../commands/informer-session.js';
+import { LEASES } from '../kube/index.js';
 import { SharedIndexInformer, isDeletedFinalStateUnknown, splitMetaNamespaceKey } from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
 import { LeaseObserver, parseMicroTime, type LeaseEvent, type LeaseSnapshot } from '../lease/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunContext } from './context.js';
 import type { CheckResult, LeaseCheckSpec } from './types.js';
-
-const LEASES: ResourceInfo = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  resource: 'leases',
-  kind: 'Lease',
-  namespaced: true,
-  shortNames: [],
-  singularName: 'lease',
-  verbs: ['get', 'list', 'watch'],
-};
 
 export const SAMPLE_MS = 250;
 

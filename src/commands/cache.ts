@@ -4,6 +4,7 @@
  * informer sees against `kubectl get`.
  */
 import { Command, Option } from 'commander';
+import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { mergedOptions } from '../cli/options.js';
 import type { CommandIO } from '../cli/io.js';
@@ -32,7 +33,7 @@ import {
 import { ApiError, connect, groupResource, ResourceListerWatcher, type KubeObject } from '../kube/index.js';
 import { age, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { formatDuration } from '../util/duration.js';
 import { runUntilSynced } from './informer-session.js';
 
 interface CacheOptions {
@@ -216,14 +217,7 @@ function validate(opts: CacheOptions): Plan {
       throw new UsageError(`--by-index: no index named "${byIndex.name}"`, { hint: `indexes: ${Object.keys(indexers).join(', ')} (add one with --index NAME=FIELD.PATH)` });
     }
   }
-  const duration = (flag: string, v: string | undefined): number => {
-    if (v === undefined) return 0;
-    try {
-      return parseDuration(v);
-    } catch (err) {
-      throw new UsageError(`${flag}: ${(err as Error).message}`);
-    }
-  };
+  const duration = durationFlag;
   return { indexers, customIndexNames, byIndex, forMs: duration('--for', opts.for), syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000 };
 }
 

@@ -9,6 +9,8 @@
  * change as it happens). Every mode ends by itself with --for; all end on SIGINT/SIGTERM.
  */
 import { Command, Option } from 'commander';
+import { LEASES } from '../kube/index.js';
+import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
@@ -18,7 +20,7 @@ import { ApiError, connect, ResourceListerWatcher, type Kube, type ResourceInfo 
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { runLeaseWatchTui } from '../tui/lease-watch-tui.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
@@ -26,17 +28,6 @@ import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { createCheckCommand } from './check.js';
 import { runUntilSynced } from './informer-session.js';
 
-/** coordination.k8s.io/v1 has served Leases since Kubernetes 1.14, so no discovery round trip. */
-export const LEASES: ResourceInfo = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  resource: 'leases',
-  kind: 'Lease',
-  namespaced: true,
-  shortNames: [],
-  singularName: 'lease',
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-};
 
 type OutputFormat = 'tui' | 'table' | 'json' | 'ndjson';
 
@@ -136,14 +127,7 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
     throw new UsageError(`the Lease ${lease.namespace}/${lease.name} is not in namespace ${opts.namespace} (-n)`, { hint: 'drop -n, or the namespace in the Lease argument' });
   }
   if (lease && opts.selector) throw new UsageError('a Lease name and --selector cannot be used together');
-  const duration = (flag: string, v: string | undefined): number => {
-    if (v === undefined) return 0;
-    try {
-      return parseDuration(v);
-    } catch (err) {
-      throw new UsageError(`${flag}: ${(err as Error).message}`);
-    }
-  };
+  const duration = durationFlag;
   const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
   if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
   if (opts.watch && mode === 'json') throw new UsageError('--watch does not apply to -o json, which prints one snapshot', { hint: 'use -o ndjson to stream holder changes, or -o table --watch' });

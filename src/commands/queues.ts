@@ -18,6 +18,7 @@
  * command shows its own workqueue beside them.
  */
 import { Command, Option } from 'commander';
+import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { mergedOptions } from '../cli/options.js';
@@ -28,7 +29,7 @@ import { connect, type Kube } from '../kube/index.js';
 import { discoverControlPlane, MetricsPoller, MultiScraper, type MetricsSnapshot } from '../metrics/index.js';
 import { renderStructured } from '../output/format.js';
 import { renderQueuesTable } from '../output/queues-table.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { formatDuration } from '../util/duration.js';
 import { buildQueuesView, queuesJson, type QueuesFilter } from '../view/queues-view.js';
 import { realClock } from '../clock.js';
 
@@ -94,14 +95,7 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
   return cmd;
 }
 
-function duration(flag: string, v: string | undefined): number {
-  if (v === undefined) return 0;
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    throw new UsageError(`${flag}: ${(err as Error).message}`);
-  }
-}
+const duration = durationFlag;
 
 /** Every flag checked before any request is sent. */
 function validate(opts: QueuesOptions, io: CommandIO): Plan {

@@ -4,6 +4,7 @@
  * one it watches for a change someone else makes.
  */
 import { Option, type Command } from 'commander';
+import { durationFlag } from '../cli/duration-flag.js';
 import { connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
@@ -15,7 +16,7 @@ import { traceEventText, traceSummaryText, treeText } from '../output/trace-text
 import { Tracer, type TriggerRequest } from '../trace/tracer.js';
 import type { TraceOutcome } from '../trace/types.js';
 import { closest } from '../util/suggest.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { formatDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { runUntilSynced } from './informer-session.js';
 import { traceMetrics } from './trace-metrics.js';
@@ -63,13 +64,7 @@ interface Plan {
   metricsIntervalMs: number;
 }
 
-function duration(flag: string, v: string): number {
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    throw new UsageError(`${flag}: ${(err as Error).message}`);
-  }
-}
+const duration = durationFlag;
 
 function positiveInt(flag: string, v: string, min: number): number {
   if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${v}")`);

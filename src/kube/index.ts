@@ -16,7 +16,7 @@ export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTime
 export { KubeClient, isAbortError, type RequestInit, type RawResponse } from './client.js';
 export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
-export { ApiLeaseClient } from './lease-client.js';
+export { ApiLeaseClient, LEASES } from './lease-client.js';
 export { toCliError, type ErrorContext } from './cli-errors.js';
 export { kubeconfigHttpsCredentials, type HttpsCredentials } from './https-credentials.js';
 

@@ -1,6 +1,6 @@
 import { isNotFound } from './api-error.js';
 import type { KubeClient } from './client.js';
-import type { Lease, LeaseClient } from './types.js';
+import type { Lease, LeaseClient, ResourceInfo } from './types.js';
 
 const base = '/apis/coordination.k8s.io/v1';
 const resource = 'leases.coordination.k8s.io';
@@ -42,3 +42,15 @@ export class ApiLeaseClient implements LeaseClient {
     });
   }
 }
+
+/** coordination.k8s.io/v1 has served Leases since Kubernetes 1.14, so no discovery round trip. */
+export const LEASES: ResourceInfo = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+  shortNames: [],
+  singularName: 'lease',
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+};
