@@ -4,7 +4,7 @@
 //                                 program, a few minutes more)
 //   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
 //
-// Options: --reps N, --phases sync,events,offline,workqueue, --cluster-dir DIR (default
+// Options: --reps N, --phases sync,events,replay,offline,workqueue, --cluster-dir DIR (default
 // $TMPDIR/informer-trace-bench-cluster), --keep-cluster (leave it running and its Pods in place
 // for the next run), --kubeconfig FILE (use a running local cluster as it is; nothing is stopped),
 // --json FILE (raw results), --verbose (children's stderr).
@@ -27,14 +27,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { LocalCluster } from '../dist/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
+import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
+import { startReplayServer } from './lib/replay-server.mjs';
 import { parseArgs } from './clients/common.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = parseArgs(process.argv.slice(2));
 const QUICK = args.quick === 'true';
 const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
-const PHASES = new Set((args.phases ?? 'sync,events,offline,workqueue').split(','));
+const PHASES = new Set((args.phases ?? 'sync,events,replay,offline,workqueue').split(','));
 const VERBOSE = args.verbose === 'true';
 const log = (s) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
@@ -53,6 +55,7 @@ const SYNC_SIZES = QUICK
 const EVENT_SECONDS = QUICK ? 5 : 10;
 const MAX_RATE_WRITES = QUICK ? 5_000 : 10_000;
 const RATES = [100, 1000, 0]; // 0 = as fast as the server allows
+const REPLAY_RATES = [1000, 5000]; // events/s from the stand-in server (bench/lib/replay-server.mjs)
 const OFFLINE_WRITES = QUICK ? 5_000 : 20_000;
 const OFFLINE_REPS = QUICK ? 3 : 5;
 const WORKQUEUE_REPS = QUICK ? 2 : 3;
@@ -197,6 +200,10 @@ async function createObjects(go, kubeconfig, cluster) {
 const node = process.execPath;
 const ours = join(here, 'clients', 'ours.mjs');
 const clientNode = join(here, 'clients', 'client-node.mjs');
+// Ours runs with the Node flags the plugin itself runs with (bin/, the executables); the rows
+// "Node defaults" run without them, and "client-node, plugin flags" gives client-node the same.
+const oursFlags = [...PLUGIN_NODE_FLAGS];
+const FLAGS_NOTE = PLUGIN_NODE_FLAGS.join(' ');
 /** client-go 1.35+ streams the initial list (WatchListClient); the comparisons use list + watch like the other two. */
 const listEnv = { KUBE_FEATURE_WatchListClient: 'false' };
 
@@ -205,10 +212,12 @@ function syncVariants(go, kubeconfig, size) {
   const nodeArgs = [`--kubeconfig=${kubeconfig}`, ...(sel.ns ? [`--namespace=${sel.ns}`] : [`--selector=${sel.sel}`])];
   const goArgs = ['-kubeconfig', kubeconfig, ...(sel.ns ? ['-namespace', sel.ns] : ['-selector', sel.sel])];
   return [
-    { client: 'ours', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours' }) },
-    { client: 'ours, no transform', run: () => runChild(node, [ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
-    { client: 'ours, watch-list', run: () => runChild(node, [ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
+    { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
+    { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
+    { client: 'ours, watch-list', run: () => runChild(node, [...oursFlags, ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
+    { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours-defaults' }) },
     { client: 'client-node', run: () => runChild(node, [clientNode, 'sync', ...nodeArgs], { label: 'client-node' }) },
+    { client: `client-node, plugin flags (${FLAGS_NOTE})`, run: () => runChild(node, [...oursFlags, clientNode, 'sync', ...nodeArgs], { label: 'client-node-flags' }) },
     { client: 'client-go', run: () => runChild(go, ['sync', ...goArgs], { env: listEnv, label: 'client-go' }) },
     { client: 'client-go, strip managedFields', run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }) },
     { client: 'client-go, watch-list (its default)', run: () => runChild(go, ['sync', ...goArgs], { label: 'client-go-wl' }) },
@@ -242,7 +251,8 @@ function summarise(res) {
   if (res.ms !== undefined) parts.push(`${fmtNum(res.ms, 0)} ms`);
   if (res.objects !== undefined) parts.push(`${res.objects} objects`);
   if (res.peakRssKB !== undefined) parts.push(`peak RSS ${fmtNum(res.peakRssKB / 1024, 0)} MiB`);
-  if (res.eventsPerSec !== undefined) parts.push(`${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, ${res.written} writes at ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`);
+  if (res.sentPerSec !== undefined) parts.push(`sent ${fmtNum(res.sentPerSec, 0)}/s, handled ${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, missed ${res.missed}`);
+  else if (res.eventsPerSec !== undefined) parts.push(`${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, ${res.written} writes at ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`);
   if (res.inProcessP99 !== undefined) parts.push(`in-process p50/p99 ${res.inProcessP50}/${res.inProcessP99} ms`);
   return parts.join(', ');
 }
@@ -263,7 +273,7 @@ async function eventRun(go, kubeconfig, client, rate) {
   let clientDone;
   if (client === 'ours' || client === 'client-node') {
     const script = client === 'ours' ? ours : clientNode;
-    clientDone = runChild(node, [script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${common.expect}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], { onReady, label: client });
+    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${common.expect}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], { onReady, label: client });
   } else {
     clientDone = runChild(go, ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { env: listEnv, onReady, label: client });
   }
@@ -304,6 +314,58 @@ async function eventRun(go, kubeconfig, client, rate) {
     writeFailures: writer.failed,
     peakRssKB: seen.peakRssKB,
     inProcessP50: seen.inProcessP50,
+    inProcessP99: seen.inProcessP99,
+  };
+}
+
+/**
+ * One client against the replay server: start it on the server's kubeconfig, wait until it has
+ * synced, send rate × EVENT_SECONDS MODIFIED events at that rate, and compare its handler times
+ * with the send times.
+ */
+async function replayRun(go, replayKubeconfig, server, client, rate) {
+  const count = rate * EVENT_SECONDS;
+  const seqStart = nextSeq;
+  nextSeq += count;
+  let resolveReady;
+  const ready = new Promise((r) => (resolveReady = r));
+  const onReady = () => resolveReady();
+  let clientDone;
+  if (client === 'ours' || client === 'client-node') {
+    const script = client === 'ours' ? ours : clientNode;
+    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${replayKubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${count}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], { onReady, label: client, timeoutMs: 3 * 60_000 });
+  } else {
+    clientDone = runChild(go, ['events', '-kubeconfig', replayKubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { env: listEnv, onReady, label: client, timeoutMs: 3 * 60_000 });
+  }
+  await Promise.race([ready, clientDone]);
+  // The watch request follows the list; give it a moment to arrive.
+  const deadline = performance.now() + 10_000;
+  while (server.watchers() === 0 && performance.now() < deadline) await sleep(10);
+  const sent = await server.replay({ rate, count, seqStart });
+  const seen = await clientDone;
+  const lags = [];
+  let first = Infinity;
+  let last = -Infinity;
+  let missed = 0;
+  for (let i = 0; i < count; i++) {
+    const h = seen.times[i];
+    if (!(h > 0)) {
+      missed++;
+      continue;
+    }
+    first = Math.min(first, h);
+    last = Math.max(last, h);
+    lags.push(h - sent.times[i]);
+  }
+  const handled = seen.seen;
+  return {
+    sentPerSec: ((count - 1) / (sent.times[count - 1] - sent.times[0])) * 1000,
+    eventsPerSec: handled > 1 ? ((handled - 1) / (last - first)) * 1000 : NaN,
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    max: lags.length ? Math.max(...lags) : NaN,
+    missed,
+    peakRssKB: seen.peakRssKB,
     inProcessP99: seen.inProcessP99,
   };
 }
@@ -420,7 +482,7 @@ async function main() {
   };
 
   try {
-    if (PHASES.has('sync') || PHASES.has('events') || PHASES.has('offline')) await createObjects(go, kubeconfig, cluster);
+    if (PHASES.has('sync') || PHASES.has('events') || PHASES.has('replay') || PHASES.has('offline')) await createObjects(go, kubeconfig, cluster);
 
     if (PHASES.has('sync')) {
       for (const size of SYNC_SIZES) {
@@ -448,6 +510,29 @@ async function main() {
       }
     }
 
+    if (PHASES.has('replay')) {
+      // The same clients at rates the API server here cannot take, from a stand-in server.
+      const { items: pods } = await connect({ kubeconfig }).client.json(`/api/v1/namespaces/${WATCH_NS}/pods`);
+      const server = await startReplayServer({ namespace: WATCH_NS, pods });
+      const replayKubeconfig = server.writeKubeconfig(join(tmpdir(), `informer-trace-bench-replay-${process.pid}.kubeconfig`));
+      try {
+        for (const rate of REPLAY_RATES) {
+          const what = `events from a stand-in server at ${fmtNum(rate, 0)} events/s`;
+          const variants = ['ours', 'client-node', 'client-go'].map((client) => ({ client, run: () => replayRun(go, replayKubeconfig, server, client, rate) }));
+          const samples = await interleaved(variants, REPS, what);
+          raw.results[what] = Object.fromEntries(samples);
+          add(`${what}: sent`, 'events/s', samples, (r) => r.sentPerSec);
+          add(`${what}: handled`, 'events/s', samples, (r) => r.eventsPerSec);
+          add(`${what}: p50 lag from the send`, 'ms', samples, (r) => r.p50);
+          add(`${what}: p99 lag from the send`, 'ms', samples, (r) => r.p99);
+          add(`${what}: missed`, 'events', samples, (r) => r.missed);
+        }
+      } finally {
+        await server.close();
+        rmSync(replayKubeconfig, { force: true });
+      }
+    }
+
     if (PHASES.has('offline')) {
       const file = args['keep-recording'] ?? join(tmpdir(), `informer-trace-bench-watch-${process.pid}.jsonl`);
       try {
@@ -458,8 +543,10 @@ async function main() {
         const variants = [
           { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
           { client: 'floor: JSON.parse + keep newest per key', run: () => runChild(node, [ours, 'parse', '--keep', `--file=${file}`, `--expect=${e}`], { label: 'parse-keep' }) },
-          { client: 'ours', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
+          { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
+          { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours-defaults' }) },
           { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
+          { client: `client-node, plugin flags (${FLAGS_NOTE})`, run: () => runChild(node, [...oursFlags, clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node-flags' }) },
           { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { env: listEnv, label: 'client-go' }) },
         ];
         const samples = await interleaved(variants, OFFLINE_REPS, 'offline');

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { CoreV1Api, KubeConfig, ListWatch, makeInformer } from '@kubernetes/client-node';
-import { emit, eventRecorder, fail, parseArgs, peakRssKB } from './common.mjs';
+import { emit, exitWhenFlushed, eventRecorder, fail, parseArgs, peakRssKB } from './common.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const mode = args._[0];
@@ -101,4 +101,4 @@ async function offline() {
 
 const modes = { sync, events, offline };
 if (!modes[mode]) fail(new Error(`usage: client-node.mjs ${Object.keys(modes).join('|')} [--flags]`));
-modes[mode]().then(() => process.exit(0), fail);
+modes[mode]().then(exitWhenFlushed, fail);

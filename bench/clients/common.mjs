@@ -70,6 +70,11 @@ export function eventRecorder(expect, seqStart, idleMs) {
   return { record, start, result };
 }
 
+/** Exits 0 once stdout has taken everything: a result line can be larger than a pipe's buffer. */
+export function exitWhenFlushed() {
+  process.stdout.write('', () => process.exit(0));
+}
+
 export function fail(err) {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { metaNamespaceIndexFunc, NamespaceIndex, SharedIndexInformer } from '../../dist/informer/index.js';
 import { connect, ResourceListerWatcher } from '../../dist/kube/index.js';
 import { WatchStream } from '../../dist/kube/watch-stream.js';
-import { emit, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
+import { emit, exitWhenFlushed, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
 
 const podsResource = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], singularName: 'pod', verbs: ['list', 'watch'] };
 const args = parseArgs(process.argv.slice(2));
@@ -193,4 +193,4 @@ async function parse() {
 
 const modes = { sync, limit, events, offline, parse };
 if (!modes[mode]) fail(new Error(`usage: ours.mjs ${Object.keys(modes).join('|')} [--flags]`));
-modes[mode]().then(() => process.exit(0), fail);
+modes[mode]().then(exitWhenFlushed, fail);

@@ -11,7 +11,7 @@
  * lets the caller count requests.
  */
 import { isExpired } from '../kube/api-error.js';
-import type { KubeObject, ListerWatcher, ListOptions } from '../kube/types.js';
+import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
 import { untilAborted } from './abort.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
@@ -31,6 +31,8 @@ export interface PagerOptions {
   fullListIfExpired?: boolean;
   signal?: AbortSignal;
   onRequest?: (options: ListOptions) => void;
+  /** Passed to every list call (the informer's transform, applied as items are decoded). */
+  decode?: ListDecodeOptions;
 }
 
 export async function listAllPages(lw: ListerWatcher, options: ListOptions, pager: PagerOptions): Promise<PagedListResult> {
@@ -51,7 +53,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       pages++;
       const sent = { ...opts };
       pager.onRequest?.(sent);
-      page = await (pager.signal ? untilAborted(lw.list(sent, pager.signal), pager.signal) : lw.list(sent));
+      page = await (pager.signal ? untilAborted(lw.list(sent, pager.signal, pager.decode), pager.signal) : lw.list(sent, undefined, pager.decode));
     } catch (err) {
       // Only an Expired continuation page falls back to a full list: the first page's RV fell out
       // of the compaction window while we were paging.
@@ -65,7 +67,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       else delete full.resourceVersionMatch;
       pages++;
       pager.onRequest?.(full);
-      const result = await (pager.signal ? untilAborted(lw.list(full, pager.signal), pager.signal) : lw.list(full));
+      const result = await (pager.signal ? untilAborted(lw.list(full, pager.signal, pager.decode), pager.signal) : lw.list(full, undefined, pager.decode));
       return { items: result.items, resourceVersion: result.resourceVersion, paginated, pages };
     }
     if (!page.continue && items === undefined) {

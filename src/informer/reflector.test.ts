@@ -123,6 +123,30 @@ describe('Reflector list', () => {
     expect(h.r.lastSyncResourceVersion()).toBe('103');
   });
 
+  it("passes the store's transform to every list page, so items are transformed as they are decoded", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher({ objects: [pod('a'), pod('b'), pod('c')], watchCache: false });
+    const seen: string[] = [];
+    const transformer = (o: KubeObject): KubeObject => {
+      seen.push(o.metadata.name ?? '');
+      o.metadata.labels = { transformed: 'yes' };
+      return o;
+    };
+    const store = newStore(undefined, { transformer });
+    const r = new Reflector(lw, store, { clock, random: () => 0, watchListPageSize: 2 });
+    const abort = new AbortController();
+    const done = r.run(abort.signal);
+    await clock.step(0);
+    expect(lw.listCalls).toHaveLength(2);
+    expect(lw.listDecodes.map((d) => d?.transform)).toEqual([transformer, transformer]);
+    // Once while decoding, once on the way into the store (transforms are idempotent).
+    expect(seen).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+    expect(store.list().map((o) => o.metadata.labels)).toEqual([{ transformed: 'yes' }, { transformed: 'yes' }, { transformed: 'yes' }]);
+    abort.abort();
+    await clock.step(0);
+    await done;
+  });
+
   it('paginates via continue: continuation pages clear the RV, the list RV is the first page\'s', async () => {
     const h = start({ objects: 5, lw: { watchCache: false }, reflector: { watchListPageSize: 2 } });
     await h.settle();

@@ -34,6 +34,10 @@
  * - Selectors belong to the ListerWatcher; the reflector sends only RV, limit, continue, timeout
  *   and bookmark/streaming options.
  * - `useWatchList` defaults to false (client-go enables WatchListClient by default since 1.35).
+ * - list() hands the store's transform to the ListerWatcher, which applies it to each item as it
+ *   is decoded, so what the transform drops (managedFields by default) is never held for a whole
+ *   list; the DeltaFIFO applies it again (transforms are idempotent). client-go transforms only
+ *   in the DeltaFIFO, after the whole list is decoded.
  */
 import type { Clock } from '../clock.js';
 import { realClock } from '../clock.js';
@@ -368,7 +372,8 @@ export class Reflector {
       pageSize = 0;
     }
     const start = this.clock.now();
-    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++ };
+    const transform = this.store.transformer;
+    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, ...(transform ? { decode: { transform } } : {}) };
     this.countList();
     this.emit('list', 'info', `listing at resourceVersion ${JSON.stringify(rv)}${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, { resourceVersion: rv });
     let result: PagedListResult;

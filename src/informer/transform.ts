@@ -4,15 +4,20 @@
  * metadata-only informer (client-go metadatainformer, PartialObjectMetadata) would hold.
  *
  * Both are idempotent, as transforms must be: a streaming list passes its objects through the
- * transform twice (temporary store, then the DeltaFIFO), as in client-go.
+ * transform twice (temporary store, then the DeltaFIFO), as in client-go, and so does a list (as
+ * each item is decoded, then the DeltaFIFO).
  */
 import type { KubeObject } from '../kube/types.js';
 import type { TransformFunc } from './store.js';
 
-/** Drops metadata.managedFields, in place (like client-go). Other fields are untouched. */
+/**
+ * Drops metadata.managedFields, in place: sets it to undefined, as client-go sets it to nil
+ * (JSON and YAML output leave it out). Deleting the property instead would turn every cached
+ * object's metadata into a slower dictionary-mode object in V8. Other fields are untouched.
+ */
 export const stripManagedFields: TransformFunc = (obj) => {
   const meta = obj?.metadata;
-  if (meta && typeof meta === 'object' && 'managedFields' in meta) delete meta.managedFields;
+  if (meta && typeof meta === 'object' && meta.managedFields !== undefined) meta.managedFields = undefined;
   return obj;
 };
 

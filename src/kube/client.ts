@@ -8,6 +8,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { Agent, request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, type RequestDescription } from './api-error.js';
+import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import type { Status } from './types.js';
 
 export interface RequestInit {
@@ -130,6 +131,61 @@ export class KubeClient {
     if (status === 401) this.invalidateCredentials();
     if (status < 200 || status >= 300) throw errorFromResponse(status, text, init.describe);
     return { status, headers: res.headers, body: text };
+  }
+
+  /** Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. */
+  async openOk(path: string, init: RequestInit = {}): Promise<IncomingMessage> {
+    const res = await this.open(path, init);
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return res;
+    const text = await readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
+      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
+    });
+    if (status === 401) this.invalidateCredentials();
+    throw errorFromResponse(status, text, init.describe);
+  }
+
+  /**
+   * GETs a List and decodes it while it arrives: every element of `items` goes to onItem as soon
+   * as it is read (see ListStreamDecoder). Returns the rest of the List (metadata, kind), with
+   * `items` empty or absent.
+   */
+  async streamList(path: string, init: RequestInit, onItem: (item: unknown) => void): Promise<Record<string, unknown>> {
+    const res = await this.openOk(path, init);
+    const decoder = new ListStreamDecoder(onItem);
+    const notJson = (err: unknown): ApiError =>
+      new ApiError(`the API server sent a response that is not JSON for ${path}: ${(err as Error).message}`, {
+        code: res.statusCode ?? 0,
+        cause: err,
+        ...(init.describe ? { request: init.describe } : {}),
+      });
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const fail = (err: unknown): void => {
+        if (failed) return;
+        failed = true;
+        res.destroy();
+        reject(err);
+      };
+      res.on('data', (c: Buffer) => {
+        if (failed) return;
+        try {
+          decoder.write(c);
+        } catch (err) {
+          fail(err instanceof ListDecodeError ? notJson(err) : err);
+        }
+      });
+      res.on('end', () => {
+        if (!failed) resolve();
+      });
+      res.on('error', (err: NodeJS.ErrnoException) => fail(init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe)));
+      res.on('aborted', () => fail(init.signal?.aborted ? abortError(init.signal) : this.networkError(Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }), init.describe)));
+    });
+    try {
+      return decoder.end();
+    } catch (err) {
+      throw err instanceof ListDecodeError ? notJson(err) : err;
+    }
   }
 
   async json<T>(path: string, init: RequestInit = {}): Promise<T> {

@@ -6,8 +6,7 @@
 import { ApiError } from './api-error.js';
 import type { KubeClient } from './client.js';
 import { WatchStream } from './watch-stream.js';
-import { apiVersionOf, groupResource, type KubeObject, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
-import { errorFromResponse } from './client.js';
+import { apiVersionOf, groupResource, type KubeObject, type ListDecodeOptions, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
 
 export interface ListerWatcherOptions extends Selectors {
   /** Namespace to list in; undefined or "" means all namespaces (or a cluster-scoped resource). */
@@ -42,28 +41,34 @@ export class ResourceListerWatcher implements ListerWatcher {
     this.description = `${groupResource(resource)}${where}${sel ? ` (${sel})` : ''}`;
   }
 
-  async list(opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
-    const list = await this.client.json<{ kind?: string; apiVersion?: string; metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items?: KubeObject[] }>(this.path, {
-      query: {
-        resourceVersion: opts.resourceVersion,
-        resourceVersionMatch: opts.resourceVersionMatch,
-        limit: opts.limit,
-        continue: opts.continue,
-        labelSelector: opts.labelSelector ?? this.options.labelSelector,
-        fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
-      },
-      ...(this.options.metadataOnly ? { accept: metadataListAccept } : {}),
-      signal,
-      describe: { verb: 'list', resource: groupResource(this.resource), namespace: this.namespace },
-    });
-    const items = list.items ?? [];
+  async list(opts: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult> {
     // Items of a List carry no kind or apiVersion; give them the ones client-go's decoder would.
     const kind = this.options.metadataOnly ? 'PartialObjectMetadata' : this.resource.kind;
     const apiVersion = this.options.metadataOnly ? 'meta.k8s.io/v1' : apiVersionOf(this.resource);
-    for (const item of items) {
-      item.kind ??= kind;
-      item.apiVersion ??= apiVersion;
-    }
+    const transform = decode?.transform;
+    const items: KubeObject[] = [];
+    const list = (await this.client.streamList(
+      this.path,
+      {
+        query: {
+          resourceVersion: opts.resourceVersion,
+          resourceVersionMatch: opts.resourceVersionMatch,
+          limit: opts.limit,
+          continue: opts.continue,
+          labelSelector: opts.labelSelector ?? this.options.labelSelector,
+          fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
+        },
+        ...(this.options.metadataOnly ? { accept: metadataListAccept } : {}),
+        signal,
+        describe: { verb: 'list', resource: groupResource(this.resource), namespace: this.namespace },
+      },
+      (decoded) => {
+        const item = decoded as KubeObject;
+        item.kind ??= kind;
+        item.apiVersion ??= apiVersion;
+        items.push(transform ? transform(item) : item);
+      },
+    )) as { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } };
     return {
       items,
       resourceVersion: list.metadata?.resourceVersion ?? '',
@@ -74,7 +79,7 @@ export class ResourceListerWatcher implements ListerWatcher {
 
   async watch(opts: WatchOptions, signal?: AbortSignal): Promise<Watch> {
     const describe = { verb: 'watch', resource: groupResource(this.resource), namespace: this.namespace };
-    const res = await this.client.open(this.path, {
+    const res = await this.client.openOk(this.path, {
       query: {
         watch: 'true',
         resourceVersion: opts.resourceVersion,
@@ -92,11 +97,6 @@ export class ResourceListerWatcher implements ListerWatcher {
       describe,
     });
     const status = res.statusCode ?? 0;
-    if (status < 200 || status >= 300) {
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      throw errorFromResponse(status, Buffer.concat(chunks).toString('utf8'), describe);
-    }
     if (!res.headers['content-type']?.includes('json')) {
       res.destroy();
       throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON`, { code: status, request: describe });

@@ -111,9 +111,19 @@ export interface Watch extends AsyncIterable<WatchEvent> {
   stop(): void;
 }
 
+/** How list items are decoded. */
+export interface ListDecodeOptions {
+  /**
+   * Applied to every item as soon as it is decoded, while the rest of the list is still arriving,
+   * so that what it drops is never held for the whole list. The informer passes its transform
+   * (which it applies again when the items reach its store: transforms are idempotent).
+   */
+  transform?: ((obj: KubeObject) => KubeObject) | undefined;
+}
+
 /** List and watch one resource (one GVR in one namespace or all, with selectors). */
 export interface ListerWatcher {
-  list(options: ListOptions, signal?: AbortSignal): Promise<ListResult>;
+  list(options: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult>;
   watch(options: WatchOptions, signal?: AbortSignal): Promise<Watch>;
   /** Human name for logs and stats, e.g. "deployments.apps in demo". */
   readonly description: string;

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
+import { readFileSync } from 'node:fs';
+import { execNodeLine, LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
+import { PLUGIN_NODE_FLAGS } from './node-flags.js';
 
 const run = promisify(execFile);
 const made: string[] = [];
@@ -25,7 +27,7 @@ function unpacked(packageType: 'module' | 'commonjs'): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: packageType }));
   writeFileSync(join(dir, 'kubectl-informer_trace'), SCRIPT_LAUNCHER);
   writeFileSync(join(dir, 'kubectl-lease_watch'), LEASE_WATCH_WRAPPER);
-  writeFileSync(join(dir, 'informer-trace.mjs'), "process.stdout.write(JSON.stringify({ program: process.env.INFORMER_TRACE_PROGRAM ?? 'informer-trace', args: process.argv.slice(2) }));\n");
+  writeFileSync(join(dir, 'informer-trace.mjs'), "process.stdout.write(JSON.stringify({ program: process.env.INFORMER_TRACE_PROGRAM ?? 'informer-trace', args: process.argv.slice(2), execArgv: process.execArgv }));\n");
   chmodSync(join(dir, 'kubectl-informer_trace'), 0o755);
   chmodSync(join(dir, 'kubectl-lease_watch'), 0o755);
   return dir;
@@ -44,18 +46,43 @@ describe('the files beside the program in an archive', () => {
     for (const type of ['module', 'commonjs'] as const) {
       const dir = unpacked(type);
       const { stdout } = await run(join(dir, 'kubectl-informer_trace'), ['check', '--help'], { env: { PATH: path() } });
-      expect(JSON.parse(stdout)).toEqual({ program: 'informer-trace', args: ['check', '--help'] });
+      expect(JSON.parse(stdout)).toEqual({ program: 'informer-trace', args: ['check', '--help'], execArgv: PLUGIN_NODE_FLAGS });
     }
   });
 
   it('kubectl-lease_watch runs its sibling as lease-watch, directly and through chains of symlinks as krew makes', async () => {
     const dir = unpacked('commonjs');
     const env = { PATH: path() };
-    expect(JSON.parse((await run(join(dir, 'kubectl-lease_watch'), ['-o', 'json'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['-o', 'json'] });
+    expect(JSON.parse((await run(join(dir, 'kubectl-lease_watch'), ['-o', 'json'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['-o', 'json'], execArgv: PLUGIN_NODE_FLAGS });
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     symlinkSync(join(dir, 'kubectl-lease_watch'), join(bin, 'relay'));
     symlinkSync('relay', join(bin, 'kubectl-lease_watch'));
-    expect(JSON.parse((await run(join(bin, 'kubectl-lease_watch'), ['x y'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['x y'] });
+    expect(JSON.parse((await run(join(bin, 'kubectl-lease_watch'), ['x y'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['x y'], execArgv: PLUGIN_NODE_FLAGS });
   });
+
+  it('the script launcher says what it needs when there is no node on PATH', async () => {
+    const dir = unpacked('module');
+    const tools = temp('no-node-');
+    const err = await run(join(dir, 'kubectl-informer_trace'), ['--help'], { env: { PATH: tools } }).catch((e: { code: number; stderr: string }) => e);
+    expect(err).toMatchObject({ code: 2 });
+    expect((err as { stderr: string }).stderr).toContain('needs Node.js >= 22.19 on PATH');
+  });
+});
+
+describe("the npm package's bin files", () => {
+  const root = join(dirname(new URL(import.meta.url).pathname), '..', '..');
+  for (const name of ['kubectl-informer_trace', 'kubectl-lease_watch']) {
+    it(`${name} execs node with the plugin's Node flags on itself`, async () => {
+      const lines = readFileSync(join(root, 'bin', name), 'utf8').split('\n');
+      expect(lines[0]).toBe('#!/bin/sh');
+      expect(lines[1]).toBe(execNodeLine(name, '22.19'));
+      // The same file run by sh: node gets the flags; a stand-in node shows what it was given.
+      const tools = temp('fake-node-');
+      writeFileSync(join(tools, 'node'), '#!/bin/sh\nprintf "%s\\n" "$@"\n');
+      chmodSync(join(tools, 'node'), 0o755);
+      const { stdout } = await run('/bin/sh', [join(root, 'bin', name), 'a b', '--flag'], { env: { PATH: tools } });
+      expect(stdout.trim().split('\n')).toEqual([...PLUGIN_NODE_FLAGS, join(root, 'bin', name), 'a b', '--flag']);
+    });
+  }
 });

@@ -8,8 +8,10 @@
  * Where no standalone build can be made, kubectl-informer_trace is a launcher for the bundled
  * informer-trace.mjs that needs Node on PATH. It is written in the syntax common to CommonJS and
  * ESM (no require, no import declarations) so it runs whatever a package.json above it says, and
- * it says clearly when the Node it found is too old.
+ * it says clearly when the Node it found is too old. It is also a shell script: its second line,
+ * a comment to JavaScript, makes sh exec node with the plugin's Node flags on the same file.
  */
+import { PLUGIN_NODE_FLAGS } from './node-flags.js';
 import { SCRIPT_MIN_NODE } from './targets.js';
 
 export const LEASE_WATCH_WRAPPER = `#!/bin/sh
@@ -28,7 +30,8 @@ INFORMER_TRACE_PROGRAM=lease-watch exec "$dir/kubectl-informer_trace" "$@"
 
 const [MIN_MAJOR, MIN_MINOR] = SCRIPT_MIN_NODE.split('.').map(Number) as [number, number];
 
-export const SCRIPT_LAUNCHER = `#!/usr/bin/env node
+export const SCRIPT_LAUNCHER = `#!/bin/sh
+${execNodeLine('kubectl informer-trace', SCRIPT_MIN_NODE)}
 // kubectl informer-trace for a platform without a standalone build: runs informer-trace.mjs beside
 // this file with the Node.js on PATH, which must be ${SCRIPT_MIN_NODE} or newer.
 const v = process.versions.node.split('.').map(Number);
@@ -45,3 +48,12 @@ import(url.pathToFileURL(path.join(here, 'informer-trace.mjs')).href).catch((err
   process.exit(1);
 });
 `;
+
+/**
+ * The line that makes a file both a shell script and JavaScript: to sh, a no-op (`':'`) followed
+ * by a check that node is on PATH and an exec of node with the plugin's flags on this very file;
+ * to JavaScript, a string expression and a comment.
+ */
+export function execNodeLine(what: string, minNode: string): string {
+  return `':' //; command -v node >/dev/null 2>&1 || { echo 'error: ${what} needs Node.js >= ${minNode} on PATH' >&2; exit 2; }; exec node ${PLUGIN_NODE_FLAGS.join(' ')} "$0" "$@"`;
+}

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { unsign } from 'macho-unsign';
+import { PLUGIN_NODE_FLAGS } from './node-flags.js';
 
 const run = promisify(execFile);
 
@@ -48,7 +49,7 @@ export async function prepareBlob(generator: string, workDir: string, app: strin
   writeFileSync(main, SEA_MAIN);
   writeFileSync(
     join(workDir, 'sea-config.json'),
-    JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets: { 'app.mjs': app } }, null, 2),
+    JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, execArgv: [...PLUGIN_NODE_FLAGS], assets: { 'app.mjs': app } }, null, 2),
   );
   await run(generator, ['--experimental-sea-config', join(workDir, 'sea-config.json')], { cwd: workDir });
   return blob;

@@ -1,6 +1,6 @@
 import type { Clock, Timer } from '../clock.js';
 import { ApiError } from '../kube/api-error.js';
-import type { KubeObject, ListerWatcher, ListOptions, ListResult, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
+import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, ListResult, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 
 /**
  * A ListerWatcher over an in-memory set of objects that behaves like an API server with a watch
@@ -391,7 +391,19 @@ export class FakeListerWatcher implements ListerWatcher {
     return [...this.objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => clone(o));
   }
 
-  async list(options: ListOptions, signal?: AbortSignal): Promise<ListResult> {
+  /** The decode options of every list call, in order. */
+  readonly listDecodes: (ListDecodeOptions | undefined)[] = [];
+
+  /** As the real one, items pass through decode.transform before the list is returned. */
+  async list(options: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult> {
+    this.listDecodes.push(decode);
+    const result = await this.listItems(options, signal);
+    const transform = decode?.transform;
+    if (transform) result.items = result.items.map((o) => transform(o));
+    return result;
+  }
+
+  private async listItems(options: ListOptions, signal?: AbortSignal): Promise<ListResult> {
     this.listCalls.push({ ...options });
     await Promise.resolve();
     signal?.throwIfAborted();

@@ -5,7 +5,10 @@
  * Deliberate differences:
  * - Named QueueStorage (client-go's `Queue`) so it is not confused with the work queue itself.
  * - The default is a growable ring buffer: pop is O(1) without shift(), and popped slots are
- *   cleared so items can be collected (client-go re-slices and nils the head slot).
+ *   cleared so items can be collected (client-go re-slices and nils the head slot). When it
+ *   empties it keeps its capacity if the items since it last emptied filled more than a quarter
+ *   of it, and shrinks back otherwise, so a burst is not re-grown on every fill but does not pin
+ *   memory once traffic is smaller.
  */
 export interface QueueStorage<T> {
   /**
@@ -21,13 +24,15 @@ export interface QueueStorage<T> {
 }
 
 const MIN_CAPACITY = 16;
-/** Above this capacity an empty ring shrinks back, so one burst does not pin memory forever. */
+/** Above this capacity an empty ring may shrink back (see the file comment). */
 const SHRINK_ABOVE = 1024;
 
 export class RingQueueStorage<T> implements QueueStorage<T> {
   private buf: (T | undefined)[];
   private head = 0;
   private size = 0;
+  /** Largest size since the ring was last empty. */
+  private peak = 0;
 
   constructor(initialCapacity = MIN_CAPACITY) {
     let cap = MIN_CAPACITY;
@@ -42,7 +47,7 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
   push(item: T): void {
     if (this.size === this.buf.length) this.grow();
     this.buf[(this.head + this.size) & (this.buf.length - 1)] = item;
-    this.size++;
+    if (++this.size > this.peak) this.peak = this.size;
   }
 
   len(): number {
@@ -57,7 +62,10 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
     this.size--;
     if (this.size === 0) {
       this.head = 0;
-      if (this.buf.length > SHRINK_ABOVE) this.buf = new Array<T | undefined>(MIN_CAPACITY);
+      if (this.buf.length > SHRINK_ABOVE && this.peak * 4 <= this.buf.length) {
+        this.buf = new Array<T | undefined>(MIN_CAPACITY);
+      }
+      this.peak = 0;
     }
     return item;
   }

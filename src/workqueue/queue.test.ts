@@ -368,3 +368,101 @@ describe('Queue metrics', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 });
+
+/** client-go's queue.go written out with two Sets and an array, to compare the Queue against. */
+class ModelQueue {
+  readonly fifo: number[] = [];
+  readonly dirty = new Set<number>();
+  readonly processing = new Set<number>();
+  readonly touches: number[] = [];
+  add(item: number): void {
+    if (this.dirty.has(item)) {
+      if (!this.processing.has(item)) this.touches.push(item);
+      return;
+    }
+    this.dirty.add(item);
+    if (this.processing.has(item)) return;
+    this.fifo.push(item);
+  }
+  get(): number {
+    const item = this.fifo.shift()!;
+    this.processing.add(item);
+    this.dirty.delete(item);
+    return item;
+  }
+  done(item: number): void {
+    this.processing.delete(item);
+    if (this.dirty.has(item)) this.fifo.push(item);
+  }
+}
+
+describe('Queue state kept across items', () => {
+  const compareWithModel = async (withStorage: boolean, keys: number, ops: number): Promise<void> => {
+    const storage = withStorage ? new TouchCountingStorage<number>() : undefined;
+    const q = new Queue<number>(storage ? { storage } : {});
+    const model = new ModelQueue();
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const handedOut: number[] = [];
+    for (let i = 0; i < ops; i++) {
+      const op = random(10);
+      if (op < 4) {
+        const k = random(keys);
+        q.add(k);
+        model.add(k);
+      } else if (op < 8) {
+        if (model.fifo.length === 0) continue;
+        const expected = model.get();
+        const got = await getItem(q);
+        expect(got).toBe(expected);
+        handedOut.push(got);
+      } else if (op < 9 && handedOut.length > 0) {
+        // The usual done() of an item handed out earlier.
+        const k = handedOut.splice(random(handedOut.length), 1)[0]!;
+        q.done(k);
+        model.done(k);
+      } else {
+        // done() of any key, whether or not it is being processed.
+        const k = random(keys);
+        q.done(k);
+        model.done(k);
+      }
+      expect(q.len()).toBe(model.fifo.length);
+    }
+    if (storage) expect(storage.touches).toEqual(model.touches);
+    let drained = false;
+    void q.shutDownWithDrain().then(() => (drained = true));
+    await flushMicrotasks();
+    expect(drained).toBe(model.processing.size === 0);
+    q.shutDown();
+  };
+
+  it('behaves as two Sets and a FIFO over many items, including done() without get()', async () => {
+    await compareWithModel(false, 3000, 40_000);
+    await compareWithModel(false, 20, 5_000);
+  });
+
+  it('behaves as two Sets and a FIFO with a caller storage', async () => {
+    await compareWithModel(true, 3000, 40_000);
+    await compareWithModel(true, 20, 5_000);
+  });
+
+  it('stops referencing items that stay idle, and takes them again afterwards', async () => {
+    const q = new Queue<string>();
+    const held = (): number => (q as unknown as { slots: Map<string, number> }).slots.size;
+    for (let i = 0; i < 20_000; i++) {
+      q.add(`item-${i}`);
+      q.done(await getItem(q));
+    }
+    expect(held()).toBeLessThanOrEqual(2 * 1024 + 1);
+    q.add('item-0');
+    q.add('item-0');
+    expect(q.len()).toBe(1);
+    expect(await getItem(q)).toBe('item-0');
+    q.done('item-0');
+    expect(q.len()).toBe(0);
+  });
+});
