@@ -155,7 +155,9 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     ...(cluster ?? {}),
     name: clusterName,
     server,
-    skipTLSVerify: flags.insecureSkipTlsVerify ?? cluster?.skipTLSVerify ?? false,
+    // Nothing to verify over plain http:// (kubectl proxy, for one), which kubectl accepts as it
+    // is; client-node refuses http:// unless TLS verification is marked skipped.
+    skipTLSVerify: new URL(server).protocol === 'http:' || (flags.insecureSkipTlsVerify ?? cluster?.skipTLSVerify ?? false),
     ...(flags.certificateAuthority ? { caFile: flags.certificateAuthority, caData: undefined } : {}),
   } as Cluster;
   if (flags.insecureSkipTlsVerify) cluster = { ...cluster, caFile: undefined, caData: undefined } as Cluster;
