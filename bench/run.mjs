@@ -259,6 +259,24 @@ function summarise(res) {
 
 let nextSeq = 1;
 
+/**
+ * Starts one client's `events` process on WATCH_NS: `ready` resolves once it has synced,
+ * `clientDone` with its result (when each sequence number was handled).
+ */
+function startEventClient(go, kubeconfig, client, count, seqStart, timeoutMs = CHILD_TIMEOUT_MS) {
+  let resolveReady;
+  const ready = new Promise((r) => (resolveReady = r));
+  const opts = { onReady: () => resolveReady(), label: client, timeoutMs };
+  let clientDone;
+  if (client === 'ours' || client === 'client-node') {
+    const script = client === 'ours' ? ours : clientNode;
+    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${count}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], opts);
+  } else {
+    clientDone = runChild(go, ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { ...opts, env: listEnv });
+  }
+  return { ready, clientDone };
+}
+
 async function eventRun(go, kubeconfig, client, rate) {
   // Fixed rates: rate × EVENT_SECONDS writes, but no new write after EVENT_SECONDS + 5 s (a loaded
   // server may not keep up). As fast as possible: for EVENT_SECONDS, at most MAX_RATE_WRITES.
@@ -266,17 +284,7 @@ async function eventRun(go, kubeconfig, client, rate) {
   const duration = rate > 0 ? EVENT_SECONDS + 5 : EVENT_SECONDS;
   const seqStart = nextSeq;
   nextSeq += count;
-  const common = { expect: count, seqStart };
-  let resolveReady;
-  const ready = new Promise((r) => (resolveReady = r));
-  const onReady = () => resolveReady();
-  let clientDone;
-  if (client === 'ours' || client === 'client-node') {
-    const script = client === 'ours' ? ours : clientNode;
-    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${common.expect}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], { onReady, label: client });
-  } else {
-    clientDone = runChild(go, ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { env: listEnv, onReady, label: client });
-  }
+  const { ready, clientDone } = startEventClient(go, kubeconfig, client, count, seqStart);
   await Promise.race([ready, clientDone]);
   const writer = await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', String(rate), '-count', String(count), '-seq-start', String(seqStart), '-workers', '64', '-duration', `${duration}s`], { label: 'writer' });
   const seen = await clientDone;
@@ -327,16 +335,7 @@ async function replayRun(go, replayKubeconfig, server, client, rate) {
   const count = rate * EVENT_SECONDS;
   const seqStart = nextSeq;
   nextSeq += count;
-  let resolveReady;
-  const ready = new Promise((r) => (resolveReady = r));
-  const onReady = () => resolveReady();
-  let clientDone;
-  if (client === 'ours' || client === 'client-node') {
-    const script = client === 'ours' ? ours : clientNode;
-    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${replayKubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${count}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], { onReady, label: client, timeoutMs: 3 * 60_000 });
-  } else {
-    clientDone = runChild(go, ['events', '-kubeconfig', replayKubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { env: listEnv, onReady, label: client, timeoutMs: 3 * 60_000 });
-  }
+  const { ready, clientDone } = startEventClient(go, replayKubeconfig, client, count, seqStart, 3 * 60_000);
   await Promise.race([ready, clientDone]);
   // The watch request follows the list; give it a moment to arrive.
   const deadline = performance.now() + 10_000;

@@ -7,18 +7,7 @@ import { KubeClient } from './client.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { ResourceListerWatcher } from './lister-watcher.js';
 import type { KubeObject, ResourceInfo } from './types.js';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../testing/rng.js';
 
 /** Strings that stress the scanner: quotes, backslash runs, brackets, multi-byte characters. */
 const nasty = ['"', '\\', '\\\\', '\\"', '{', '}', '[', ']', '"items":[', 'é', '日本', '😀', ',', '\n', '\u0000', 'plain'];
