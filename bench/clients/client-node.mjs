@@ -27,15 +27,30 @@ function newInformer() {
   return makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces({ labelSelector }), labelSelector);
 }
 
+/**
+ * An informer error fails the run, except once we are stopping it: stop() aborts the watch
+ * request, and the informer reports that abort as an error, after stop() has resolved.
+ */
+function failUnlessStopping(informer) {
+  let stopping = false;
+  informer.on('error', (err) => {
+    if (!stopping) fail(err);
+  });
+  return () => {
+    stopping = true;
+  };
+}
+
 async function sync() {
   const informer = newInformer();
   let adds = 0;
   informer.on('add', () => void adds++);
-  informer.on('error', (err) => fail(err));
+  const stopping = failUnlessStopping(informer);
   const start = performance.now();
   await informer.start();
   const syncMs = performance.now() - start;
   const result = { syncMs, objects: informer.list().length, adds, peakRssKB: peakRssKB(), heapUsedMB: process.memoryUsage().heapUsed / 2 ** 20 };
+  stopping();
   await informer.stop();
   emit(result);
 }
@@ -44,11 +59,12 @@ async function events() {
   const informer = newInformer();
   const rec = eventRecorder(Number(args.expect), Number(args['seq-start'] ?? 0), Number(args['idle-ms'] ?? 10_000));
   informer.on('update', (obj) => rec.record(obj));
-  informer.on('error', (err) => fail(err));
+  const stopping = failUnlessStopping(informer);
   await informer.start();
   emit({ ready: true });
   await rec.start();
   const result = rec.result();
+  stopping();
   await informer.stop();
   emit(result);
 }
