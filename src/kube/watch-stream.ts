@@ -1,15 +1,20 @@
 /**
  * Turns a watch response (one JSON object per line) into an async iterable of events, with
  * back-pressure: the socket is paused while more than `highWater` events wait to be consumed.
+ * Lines are found in the raw bytes and each is decoded on its own, so a chunk is never copied
+ * into a joined string first; only a line cut by a chunk boundary is joined.
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
+const NEWLINE = 0x0a;
+
 export class WatchStream implements Watch {
   private readonly buffered: WatchEvent[] = [];
   private head = 0;
-  private partial = '';
+  /** The start of a line cut by the end of a chunk. */
+  private partial: Buffer[] = [];
   private ended = false;
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
@@ -20,8 +25,7 @@ export class WatchStream implements Watch {
     private readonly describe: string,
     private readonly highWater = 1000,
   ) {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => this.onData(chunk));
+    res.on('data', (chunk: Buffer) => this.onData(chunk));
     res.on('end', () => this.finish());
     res.on('aborted', () => this.finish(new ApiError(`watch of ${describe} was cut off`, { code: 0, networkCode: 'ECONNRESET' })));
     res.on('error', (err: NodeJS.ErrnoException) => {
@@ -31,18 +35,27 @@ export class WatchStream implements Watch {
     res.on('close', () => this.finish());
   }
 
-  private onData(chunk: string): void {
-    let text = this.partial + chunk;
-    let nl = text.indexOf('\n');
+  private onData(chunk: Buffer): void {
     let start = 0;
-    while (nl !== -1) {
-      const line = text.slice(start, nl);
-      start = nl + 1;
+    let nl = chunk.indexOf(NEWLINE);
+    if (this.partial.length > 0) {
+      if (nl === -1) {
+        this.partial.push(chunk);
+        return;
+      }
+      this.partial.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(this.partial).toString('utf8');
+      this.partial = [];
       if (line.length > 0) this.pushLine(line);
-      nl = text.indexOf('\n', start);
+      start = nl + 1;
+      nl = chunk.indexOf(NEWLINE, start);
     }
-    this.partial = start === 0 ? text : text.slice(start);
-    text = '';
+    while (nl !== -1) {
+      if (nl > start) this.pushLine(chunk.toString('utf8', start, nl));
+      start = nl + 1;
+      nl = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) this.partial.push(chunk.subarray(start));
     if (this.buffered.length - this.head > this.highWater) this.res.pause();
     this.notify();
   }
@@ -57,8 +70,11 @@ export class WatchStream implements Watch {
 
   private finish(err?: Error): void {
     if (this.ended) return;
-    if (this.partial.trim().length > 0 && !err) this.pushLine(this.partial);
-    this.partial = '';
+    if (this.partial.length > 0 && !err) {
+      const rest = Buffer.concat(this.partial).toString('utf8');
+      if (rest.trim().length > 0) this.pushLine(rest);
+    }
+    this.partial = [];
     this.ended = true;
     if (err && !this.stopped) this.failure = err;
     this.notify();
