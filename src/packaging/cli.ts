@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { makeArchive, sha256File } from './archive.js';
 import { bundle } from './bundle.js';
 import { krewManifest, type BuiltArchive } from './krew.js';
@@ -34,25 +34,26 @@ interface Options {
   homepage: string | undefined;
 }
 
-function parseArgs(argv: string[]): Options {
-  const opts: Options = { targets: [...TARGETS], out: join(root, 'dist-package'), releaseUrl: undefined, homepage: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = (): string => {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (v === undefined || v === '') throw new Error(`${a.split('=')[0]} needs a value`);
-      return v;
-    };
-    if (a.startsWith('--platforms')) opts.targets = value().split(',').map((s) => targetById(s.trim()));
-    else if (a.startsWith('--out')) opts.out = resolve(value());
-    else if (a.startsWith('--release-url')) opts.releaseUrl = value().replace(/\/+$/, '');
-    else if (a.startsWith('--homepage')) opts.homepage = value();
-    else if (a === '-h' || a === '--help') {
-      process.stdout.write('usage: node dist/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n');
-      process.exit(0);
-    } else throw new Error(`unknown argument "${a}"`);
+const USAGE = 'usage: node dist/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n';
+
+/** The options, or undefined when --help was asked for. */
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: { platforms: { type: 'string' }, out: { type: 'string' }, 'release-url': { type: 'string' }, homepage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return undefined;
+  for (const name of ['platforms', 'out', 'release-url', 'homepage'] as const) {
+    if (values[name] === '') throw new Error(`--${name} needs a value`);
   }
-  return opts;
+  return {
+    targets: values.platforms ? values.platforms.split(',').map((s) => targetById(s.trim())) : [...TARGETS],
+    out: values.out ? resolve(values.out) : join(root, 'dist-package'),
+    releaseUrl: values['release-url']?.replace(/\/+$/, ''),
+    homepage: values.homepage,
+  };
 }
 
 const log = (line: string): void => void process.stderr.write(`package: ${line}\n`);
@@ -79,7 +80,11 @@ async function generatorFor(version: string, cache: Map<string, NodeBinary>, tar
 }
 
 async function main(): Promise<void> {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseOptions(process.argv.slice(2));
+  if (!opts) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; homepage?: string };
   const version = pkg.version;
   const homepage = opts.homepage ?? pkg.homepage ?? 'https://github.com/kubectl-informer-trace/kubectl-informer-trace';
