@@ -27,7 +27,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { closest } from '../util/suggest.js';
-import { DEFAULT_ROLLOUT_TIMEOUT_MS, DEFAULT_WINDOW_MS, defaultSampleInterval, leaseName, queueName, readLease, readScale, readTarget, rolloutName } from './flags.js';
+import { DEFAULT_WINDOW_MS, defaultSampleInterval, leaseName, queueName, readLease, readScale, readTarget, rolloutSpec } from './flags.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 import type { CheckSpec, MetricsAccess, QueueLimit, RolloutTrigger, SpecOrigin } from './types.js';
 
@@ -268,17 +268,7 @@ function readCheck(r: Reader, node: Node | null, path: string, file: string, def
       const maxHopMs = has('maxHop') ? r.duration(get('maxHop'), at('maxHop')) : undefined;
       const timeoutMs = has('timeout') ? r.duration(get('timeout'), at('timeout')) : undefined;
       if (target === undefined || trigger === undefined) return undefined;
-      return {
-        kind,
-        name: name ?? rolloutName(target, namespace),
-        target,
-        namespace,
-        trigger,
-        maxConvergeMs,
-        maxHopMs,
-        timeoutMs: timeoutMs ?? maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
-        origin,
-      };
+      return rolloutSpec({ name, target, namespace, trigger, maxConvergeMs, maxHopMs, timeoutMs, origin });
     }
     case 'lease': {
       if (!has('lease')) missing('lease', 'the Lease, NAMESPACE/NAME (e.g. kube-system/kube-controller-manager)');

@@ -70,6 +70,24 @@ export function rolloutName(target: string, namespace: string | undefined): stri
   return `rollout ${target}${namespace ? ` in ${namespace}` : ''}`;
 }
 
+/** A rollout check as flags and config files both make it: named after its target unless named, timing out after maxConverge unless told. */
+export function rolloutSpec(
+  fields: Omit<RolloutCheckSpec, 'kind' | 'name' | 'timeoutMs'> & { name?: string | undefined; timeoutMs?: number | undefined },
+): RolloutCheckSpec {
+  const { target, namespace, maxConvergeMs } = fields;
+  return {
+    kind: 'rollout',
+    name: fields.name ?? rolloutName(target, namespace),
+    target,
+    namespace,
+    trigger: fields.trigger,
+    maxConvergeMs,
+    maxHopMs: fields.maxHopMs,
+    timeoutMs: fields.timeoutMs ?? maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
+    origin: fields.origin,
+  };
+}
+
 export function leaseName(namespace: string | undefined, name: string): string {
   return `lease ${namespace ? `${namespace}/` : ''}${name}`;
 }
@@ -124,18 +142,7 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
     }),
   ];
   for (const { target, trigger } of triggers) {
-    const spec: RolloutCheckSpec = {
-      kind: 'rollout',
-      name: rolloutName(target, namespace),
-      target,
-      namespace,
-      trigger,
-      maxConvergeMs,
-      maxHopMs,
-      timeoutMs: timeoutMs ?? maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
-      origin,
-    };
-    specs.push(spec);
+    specs.push(rolloutSpec({ target, namespace, trigger, maxConvergeMs, maxHopMs, timeoutMs, origin }));
   }
 
   if (leases.length > 0 && maxRenewAgeMs === undefined && maxTransitions === undefined) {
