@@ -15,7 +15,7 @@ import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
+import { adminKube, cluster, createNamespace, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
 
 const kube = adminKube();
 const c = cluster();
@@ -63,22 +63,14 @@ async function createDeployment(namespace: string, name: string, replicas: numbe
   await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments`, { method: 'POST', body: deployment(name, replicas, cpu) });
 }
 
-async function available(namespace: string, name: string, replicas: number): Promise<void> {
-  await eventually(`${name} available`, async () => {
-    const d = await kube.client.json<{ status?: { availableReplicas?: number; replicas?: number; observedGeneration?: number }; metadata: { generation?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
-    return (d.status?.availableReplicas ?? 0) === replicas && (d.status?.replicas ?? 0) === replicas && d.status?.observedGeneration === d.metadata.generation;
-  }, 120_000);
-}
-
 describe('check on the real control plane', () => {
   beforeAll(async () => {
-    await createNamespace(kube, ns);
+    await createWorkloadNamespace(kube, ns);
     await createNamespace(kube, quotaNs);
-    await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true));
     await createDeployment(ns, 'web', 2);
     // Asks for more CPU than a kwok node has (64): its Pods can never be scheduled.
     await createDeployment(ns, 'big', 0, '100');
-    await available(ns, 'web', 2);
+    await deploymentAvailable(kube, ns, 'web', 2);
   });
   afterAll(async () => {
     await deleteNamespace(kube, ns);

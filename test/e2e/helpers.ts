@@ -27,6 +27,22 @@ export async function createNamespace(kube: Kube, name: string): Promise<void> {
   await kube.client.json('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
 }
 
+/** A namespace to run Pods in: created, and its default ServiceAccount there (Pod admission needs it). */
+export async function createWorkloadNamespace(kube: Kube, name: string): Promise<void> {
+  await createNamespace(kube, name);
+  await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${name}/serviceaccounts/default`).then(() => true));
+}
+
+/** Waits until a Deployment's status has caught up with its spec and all `replicas` are updated and available. */
+export async function deploymentAvailable(kube: Kube, namespace: string, name: string, replicas: number): Promise<void> {
+  await eventually(`${name} available with ${replicas} replicas`, async () => {
+    const d = await kube.client.json<{ metadata: { generation?: number }; status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; observedGeneration?: number } }>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+    );
+    return d.status?.observedGeneration === d.metadata.generation && d.status?.availableReplicas === replicas && d.status.updatedReplicas === replicas && d.status.replicas === replicas;
+  }, 120_000);
+}
+
 export async function deleteNamespace(kube: Kube, name: string): Promise<void> {
   await kube.client.json(`/api/v1/namespaces/${name}`, { method: 'DELETE' }).catch(() => undefined);
 }

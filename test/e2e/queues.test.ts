@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createSources, MetricsPoller, MultiScraper, type MetricsSnapshot, type QueueRow, type SourceStatus } from '../../src/metrics/index.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName } from './helpers.js';
 
 const c = cluster();
 const kube = adminKube();
@@ -47,12 +47,7 @@ async function createReadyDeployment(name: string, replicas: number): Promise<vo
   await available(name, replicas);
 }
 
-async function available(name: string, replicas: number): Promise<void> {
-  await eventually(`${name} available with ${replicas} replicas`, async () => {
-    const d = await kube.client.json<{ status?: { availableReplicas?: number; replicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`);
-    return d.status?.availableReplicas === replicas && d.status.replicas === replicas;
-  }, 120_000);
-}
+const available = (name: string, replicas: number): Promise<void> => deploymentAvailable(kube, ns, name, replicas);
 
 async function scale(name: string, replicas: number): Promise<void> {
   await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`, {
@@ -93,8 +88,7 @@ let badBase: string;
 const hanging = new Set<import('node:http').ServerResponse>();
 
 beforeAll(async () => {
-  await createNamespace(kube, ns);
-  await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true));
+  await createWorkloadNamespace(kube, ns);
   bad = createServer((req, res) => {
     switch (req.url) {
       case '/html':

@@ -16,7 +16,7 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { startCli } from '../../src/testing/cli.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
+import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
 
 const USER = 'it-rbac-reader';
 const kube = adminKube();
@@ -62,12 +62,7 @@ async function restartAsAdmin(): Promise<void> {
   });
 }
 
-async function webAvailable(): Promise<void> {
-  await eventually('web available', async () => {
-    const d = await kube.client.json<{ metadata: { generation?: number }; status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; observedGeneration?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
-    return d.status?.observedGeneration === d.metadata.generation && d.status?.availableReplicas === 2 && d.status.updatedReplicas === 2 && d.status.replicas === 2;
-  }, 120_000);
-}
+const webAvailable = (): Promise<void> => deploymentAvailable(kube, ns, 'web', 2);
 
 describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
   const reader = manifest('rbac-reader.yaml');
@@ -108,8 +103,7 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader.metadata.name },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
     } as Obj);
-    await createNamespace(kube, ns);
-    await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true));
+    await createWorkloadNamespace(kube, ns);
     await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, {
       method: 'POST',
       body: {

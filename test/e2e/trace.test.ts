@@ -7,7 +7,7 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import { readerNamespace } from '../../src/cluster/launcher.js';
 import type { Hop } from '../../src/trace/types.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName } from './helpers.js';
 
 interface TraceJson {
   summary: TraceSummary;
@@ -35,10 +35,7 @@ function deployment(name: string, replicas: number, extra: Record<string, unknow
 
 async function createReadyDeployment(namespace: string, name: string, replicas: number, extra: Record<string, unknown> = {}): Promise<void> {
   await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments`, { method: 'POST', body: deployment(name, replicas, extra) });
-  await eventually(`${name} available`, async () => {
-    const d = await kube.client.json<{ status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
-    return d.status?.availableReplicas === replicas && d.status.replicas === replicas;
-  }, 120_000);
+  await deploymentAvailable(kube, namespace, name, replicas);
 }
 
 async function trace(args: string[]): Promise<{ code: number; json: TraceJson; stderr: string }> {
@@ -79,8 +76,7 @@ function expectPodChains(t: TraceJson, podNames: string[]): void {
 
 describe('kubectl informer-trace on the real control plane', () => {
   beforeAll(async () => {
-    await createNamespace(kube, ns);
-    await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true));
+    await createWorkloadNamespace(kube, ns);
   });
   afterAll(async () => {
     await deleteNamespace(kube, ns);
