@@ -123,14 +123,8 @@ export class KubeClient {
 
   /** Sends a request, reads the whole answer, and turns a non-2xx status into an ApiError. */
   async raw(path: string, init: RequestInit = {}): Promise<RawResponse> {
-    const res = await this.open(path, init);
-    const text = await readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
-      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
-    });
-    const status = res.statusCode ?? 0;
-    if (status === 401) this.invalidateCredentials();
-    if (status < 200 || status >= 300) throw errorFromResponse(status, text, init.describe);
-    return { status, headers: res.headers, body: text };
+    const res = await this.openOk(path, init);
+    return { status: res.statusCode ?? 0, headers: res.headers, body: await this.readText(res, init) };
   }
 
   /** Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. */
@@ -138,11 +132,15 @@ export class KubeClient {
     const res = await this.open(path, init);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
-    const text = await readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
-      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
-    });
+    const text = await this.readText(res, init);
     if (status === 401) this.invalidateCredentials();
     throw errorFromResponse(status, text, init.describe);
+  }
+
+  private readText(res: IncomingMessage, init: RequestInit): Promise<string> {
+    return readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
+      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
+    });
   }
 
   /**

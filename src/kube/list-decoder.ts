@@ -33,9 +33,8 @@ export class ListStreamDecoder {
   /** Inside the top-level items array (between its brackets). */
   private inItems = false;
   private itemsSeen = false;
-  /** Bytes of the item being read that came in earlier chunks. */
+  /** Bytes of the item being read that came in earlier chunks; empty between items. */
   private itemParts: Buffer[] = [];
-  private inItem = false;
   private readonly envelopeParts: Buffer[] = [];
   private itemCount = 0;
 
@@ -51,7 +50,7 @@ export class ListStreamDecoder {
     let i = 0;
     // Where the envelope (or the current item) began in this chunk; -1 when not copying it.
     let envStart = this.inItems ? -1 : 0;
-    let itemStart = this.inItem ? 0 : -1;
+    let itemStart = this.itemParts.length > 0 ? 0 : -1;
     let depth = this.depth;
     while (i < n) {
       if (this.inString) {
@@ -80,7 +79,6 @@ export class ListStreamDecoder {
       } else if (b === LBRACE || b === LBRACKET) {
         if (depth === 2 && this.inItems) {
           itemStart = i;
-          this.inItem = true;
         } else if (depth === 1 && b === LBRACKET && !this.itemsSeen && this.envelopeEndsWithItemsKey(chunk, envStart, i)) {
           this.envelopeParts.push(Buffer.from(chunk.subarray(envStart, i + 1)));
           envStart = -1;
@@ -112,7 +110,7 @@ export class ListStreamDecoder {
 
   /** Parses the envelope; throws when the document ended early or is not JSON. */
   end(): Record<string, unknown> {
-    if (this.inString || this.depth !== 0 || this.inItem || this.inItems) throw new ListDecodeError('the list ended before its JSON was complete');
+    if (this.inString || this.depth !== 0 || this.itemParts.length > 0 || this.inItems) throw new ListDecodeError('the list ended before its JSON was complete');
     const text = Buffer.concat(this.envelopeParts).toString('utf8');
     let envelope: unknown;
     try {
@@ -138,7 +136,6 @@ export class ListStreamDecoder {
     } else {
       text = chunk.toString('utf8', start, end);
     }
-    this.inItem = false;
     let item: unknown;
     try {
       item = JSON.parse(text);
