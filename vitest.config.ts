@@ -8,7 +8,10 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
           environment: 'node',
-          // Generous: a loaded 2-core CI machine must not turn slow into failed. No test asserts time.
+          // Generous: a loaded 2-core CI machine must not turn slow into failed. Two unit tests check
+          // wall-clock time, loosely: src/metrics/parse.fuzz.test.ts (pathological expositions parse
+          // within 5 s) and src/commands/queues.test.ts (`queues --for 1500ms` ends within 5 s, and its
+          // rounds last at least 80 ms); every other time a unit test checks is on the fake clock.
           testTimeout: 30_000,
         },
       },

@@ -4,10 +4,13 @@
 //                                 program, a few minutes more)
 //   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
 //
-// Options: --reps N, --phases sync,events,replay,offline,workqueue, --cluster-dir DIR (default
+// Options: --reps N, --phases sync,events,replay,offline,workqueue,startup,tracer-scale (tracer-scale
+// only in the full run by default; --tracer-replicas N, default 1000; --cpu-prof DIR: a V8 CPU profile of
+// the traced plugin), --cluster-dir DIR (default
 // $TMPDIR/informer-trace-bench-cluster), --keep-cluster (leave it running and its Pods in place
 // for the next run), --kubeconfig FILE (use a running local cluster as it is; nothing is stopped),
-// --json FILE (raw results), --verbose (children's stderr).
+// --json FILE (raw results), --kubectl PATH (the startup phase's reference; default: the one built with
+// the control plane), --verbose (children's stderr).
 //
 // What it does (BENCHMARKS.md has the method and the figures):
 // 1. Starts a local control plane of its own (dist/cluster/launcher.js), stops the controller
@@ -31,12 +34,15 @@ import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
 import { parseArgs } from './clients/common.mjs';
+import { findKubectl, measureStartup, startupRows, STARTUP_HEADER } from './startup.mjs';
+import { measureTracerScale, tracerScaleRows, TRACER_SCALE_HEADER } from './tracer-scale.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = parseArgs(process.argv.slice(2));
 const QUICK = args.quick === 'true';
 const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
-const PHASES = new Set((args.phases ?? 'sync,events,replay,offline,workqueue').split(','));
+// tracer-scale (a 1,000-replica rollout, several minutes) is in the full run only.
+const PHASES = new Set((args.phases ?? `sync,events,replay,offline,workqueue,startup${QUICK ? '' : ',tracer-scale'}`).split(','));
 const VERBOSE = args.verbose === 'true';
 const log = (s) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
@@ -60,6 +66,7 @@ const OFFLINE_WRITES = QUICK ? 5_000 : 20_000;
 const OFFLINE_REPS = QUICK ? 3 : 5;
 const WORKQUEUE_REPS = QUICK ? 2 : 3;
 const WORKQUEUE_RUNS = QUICK ? 7 : 15;
+const STARTUP_RUNS = QUICK ? 5 : 10;
 const CHILD_TIMEOUT_MS = 6 * 60_000;
 
 // ---- processes -----------------------------------------------------------------------------------
@@ -480,7 +487,19 @@ async function main() {
     }
   };
 
+  let startupTable;
+  let tracerScaleTable;
   try {
+    if (PHASES.has('startup')) {
+      // One-shot commands against kubectl, in paired runs (bench/startup.mjs).
+      const kubectl = findKubectl(args.kubectl ?? (cluster ? join(cluster.binDir, 'kubectl') : undefined));
+      const samples = await measureStartup({ kubeconfig, kubectl, runs: STARTUP_RUNS, log });
+      raw.results.startup = Object.fromEntries(samples);
+      startupTable = markdownTable(STARTUP_HEADER, startupRows(samples));
+    }
+
+    if (PHASES.has('tracer-scale')) tracerScaleTable = await tracerScale(go, kubeconfig, cluster, raw);
+
     if (PHASES.has('sync') || PHASES.has('events') || PHASES.has('replay') || PHASES.has('offline')) await createObjects(go, kubeconfig, cluster);
 
     if (PHASES.has('sync')) {
@@ -584,9 +603,38 @@ async function main() {
   }
 
   const header = ['measurement', 'client', 'median', 'range', '÷ client-go', '÷ client-node', '÷ floor', 'n'];
-  process.stdout.write(`\n${markdownTable(header, rows)}\n\n`);
+  if (rows.length) process.stdout.write(`\n${markdownTable(header, rows)}\n\n`);
+  if (startupTable) process.stdout.write(`\n${startupTable}\n\n`);
+  if (tracerScaleTable) process.stdout.write(`\n${tracerScaleTable}\n\n`);
   process.stdout.write(`${machine().summary}; ${QUICK ? 'quick mode, ' : ''}${REPS} repetitions, interleaved; took ${fmtNum((performance.now() - started) / 60_000, 1)} min\n`);
   if (args.json) writeFileSync(args.json, JSON.stringify({ ...raw, rows }, null, 1));
+}
+
+/**
+ * The tracer at scale (bench/tracer-scale.mjs), before the other phases create their Pods: a
+ * rollout needs the controller manager, the scheduler and kwok, which the benchmark's cluster
+ * otherwise runs without, and kwok would spend its time giving those unmanaged Pods a status.
+ */
+async function tracerScale(go, kubeconfig, cluster, raw) {
+  const { client } = connect({ kubeconfig });
+  const parked = (await Promise.all([WATCH_NS, SYNC_NS_A, SYNC_NS_B].map((ns) => countPods(client, ns).catch(() => 0)))).reduce((a, b) => a + b, 0);
+  if (cluster && parked > 0) {
+    log(`tracer-scale skipped: the kept cluster holds ${fmtNum(parked, 0)} of the benchmark's Pods, which kwok would be busy with; run without --keep-cluster once`);
+    return undefined;
+  }
+  const stopped = cluster ? ['kube-controller-manager', 'kube-scheduler', 'kwok'].filter((c) => !cluster.pid(c)) : [];
+  for (const c of stopped) await cluster.startComponentAgain(c);
+  try {
+    const r = await measureTracerScale({ kubeconfig, go, replicas: Number(args['tracer-replicas'] ?? 1000), log, verbose: VERBOSE, cpuProfDir: args['cpu-prof'] });
+    raw.results['tracer-scale'] = r;
+    log(`tracer-scale: ours ${fmtNum(r.ours.cpuS, 1)} CPU s, ${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB; floor ${fmtNum(r.floor.cpuS, 1)} CPU s, ${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB; hop lag p99 ${fmtNum(r.lagMs.p99, 0)} ms`);
+    return markdownTable(TRACER_SCALE_HEADER, tracerScaleRows(r));
+  } catch (err) {
+    log(`tracer-scale FAILED: ${err.message}`);
+    return undefined;
+  } finally {
+    for (const c of stopped) await cluster.stopComponent(c);
+  }
 }
 
 function normaliseGo(res) {

@@ -8,14 +8,13 @@ set -euo pipefail
 K8S_VERSION="${K8S_VERSION:-v1.37.2}"
 ETCD_VERSION="${ETCD_VERSION:-v3.7.3}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
-CACHE_ROOT="${INFORMER_TRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/informer-trace}"
+BUILD_NAME=control-plane
+. "$(dirname "${BASH_SOURCE[0]}")/go-build-lib.sh"
 OUT="$CACHE_ROOT/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 BIN="$OUT/bin"
 LOGS="$OUT/build-logs"
-say() { printf 'control-plane build: %s\n' "$*" >&2; }
-fail() { printf 'control-plane build failed: %s\n' "$*" >&2; exit 1; }
 
-command -v go >/dev/null 2>&1 || fail "no Go toolchain on PATH (Go >= 1.26 is needed to build Kubernetes $K8S_VERSION); install Go and retry"
+require_go 1.26 "Kubernetes $K8S_VERSION"
 mkdir -p "$BIN" "$LOGS" || fail "cannot create $OUT"
 avail_kb=$(df -Pk "$OUT" | awk 'NR==2 {print $4}')
 need_kb=$((6 * 1024 * 1024))
@@ -23,15 +22,7 @@ if [ "$(ls -A "$BIN" | wc -l)" -lt 7 ] && [ "${avail_kb:-0}" -lt "$need_kb" ]; t
   fail "not enough disk space under $OUT: $((avail_kb / 1024)) MiB free, about 6 GiB needed for the first build"
 fi
 
-export GOFLAGS="-buildvcs=false -mod=mod"
-export GOTOOLCHAIN=local
-# Modules come from the module proxy only: a version the proxy does not have fails at once instead
-# of falling back to fetching from version control, which has no network to reach here.
-GOPROXY="$(go env GOPROXY)"
-GOPROXY="${GOPROXY%,direct}"; GOPROXY="${GOPROXY%|direct}"
-[ -n "$GOPROXY" ] && [ "$GOPROXY" != direct ] || GOPROXY=https://proxy.golang.org
-export GOPROXY
-export CGO_ENABLED=0
+go_proxy_env "-buildvcs=false -mod=mod"
 
 have() { for b in "$@"; do [ -x "$BIN/$b" ] || return 1; done; }
 

@@ -4,6 +4,7 @@
  * 3 replicas; it says what it creates), then runs `kubectl informer-trace deployment/web --restart`
  * on it: the whole rolling update, hop by hop. Extra arguments go to the trace (e.g. `-- -o json`).
  */
+import { realClock } from './clock.js';
 import { LocalCluster } from './cluster/launcher.js';
 import { processIO } from './cli/io.js';
 import { runProgram } from './cli/run.js';
@@ -48,7 +49,7 @@ async function main(): Promise<number> {
     const d = await kube.client.json<{ status?: { availableReplicas?: number } }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
     if (d.status?.availableReplicas === 3) break;
     if (i === 0) process.stderr.write(`demo: waiting for ${namespace}/${name} to be available\n`);
-    await new Promise((r) => setTimeout(r, 500));
+    await realClock.sleep(500);
   }
   const argv = [`deployment/${name}`, '-n', namespace, '--restart', ...process.argv.slice(2)];
   process.stderr.write(`demo: kubectl informer-trace ${argv.join(' ')}\n`);

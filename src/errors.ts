@@ -7,8 +7,9 @@ export interface CliErrorOptions {
 }
 
 /**
- * The one error family the commands throw for anything a user should read. bin/ prints the message
- * and the hint on stderr (the stack only with -v) and exits with `exitCode`.
+ * The one error family the commands throw for anything a user should read. runProgram
+ * (src/cli/run.ts) prints the message and the hint on stderr (the stack only with -v) and returns
+ * `exitCode`, which bin/ exits with.
  */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
@@ -46,7 +47,7 @@ export class CheckFailedError extends CliError {
   }
 }
 
-/** Renders any thrown value as the lines bin/ prints on stderr. */
+/** Renders any thrown value as the lines runProgram prints on stderr. */
 export function formatError(err: unknown, verbose: boolean): string {
   const lines: string[] = [];
   if (err instanceof CliError) {

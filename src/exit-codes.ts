@@ -12,6 +12,11 @@ export const ExitCode = {
   Cluster: 3,
   /** Interrupted by SIGINT / SIGTERM. */
   Interrupted: 130,
+  /**
+   * stdout or stderr was closed by its reader (`| head`): what a shell reports for kubectl, which
+   * SIGPIPE kills there (128 + 13).
+   */
+  BrokenPipe: 141,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -3,7 +3,9 @@
 // One binary, one mode per run, one JSON line on stdout at the end (progress on stderr):
 //
 //	create    creates Pods bound to a kwok node (setup, not measured)
-//	sync      SharedIndexInformer initial sync: time to HasSynced, peak RSS
+//	sync      SharedIndexInformer initial sync: time to HasSynced, peak RSS; with -follow DEPLOYMENT,
+//	          the tracer's floor: informers on Deployments, ReplicaSets and Pods that do nothing,
+//	          kept until the Deployment's rollout has ended, then CPU seconds and peak RSS
 //	events    an informer whose update handler records when it saw each write (by sequence number)
 //	write     the writer: patches an annotation on Pods at a fixed rate and records each response
 //	offline   a recorded watch stream replayed from a file through client-go's decoder and informer
@@ -34,6 +36,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/fields"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -309,7 +312,12 @@ func syncMode(args []string) error {
 	var f informerFlags
 	f.register(fs)
 	timeout := fs.Duration("timeout", 5*time.Minute, "")
+	follow := fs.String("follow", "", "a Deployment in -namespace: watch it, its ReplicaSets and Pods until its rollout ends")
+	generation := fs.Int64("generation", 0, "with -follow: the generation whose rollout ends the run")
 	_ = fs.Parse(args)
+	if *follow != "" {
+		return followMode(f, *follow, *generation, *timeout)
+	}
 	inf, err := f.newInformer()
 	if err != nil {
 		return err
@@ -339,6 +347,79 @@ func syncMode(args []string) error {
 		"peakRssKB":   peakRSSKB(),
 		"heapInUseMB": float64(ms.HeapInuse) / (1 << 20),
 	})
+	return nil
+}
+
+// followMode is the floor of bench/tracer-scale.mjs: what watching a rollout costs client-go at the
+// least. Three shared informers (the Deployment, ReplicaSets, Pods of the namespace) with handlers
+// that do nothing; every 100 ms the stores are read to tell when the rollout has ended, as the
+// tracer tells it: the Deployment's controller observed `generation` and reports every replica
+// updated, ready and available, and no other Pod is left (old ones deleted).
+func followMode(f informerFlags, name string, generation int64, timeout time.Duration) error {
+	cfg, err := restConfig(f.kubeconfig, f.protobuf)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ns := f.namespace
+	deploys := cache.NewSharedIndexInformer(cache.NewListWatchFromClient(cs.AppsV1().RESTClient(), "deployments", ns, fields.Everything()), &appsv1.Deployment{}, 0, cache.Indexers{})
+	sets := cache.NewSharedIndexInformer(cache.NewListWatchFromClient(cs.AppsV1().RESTClient(), "replicasets", ns, fields.Everything()), &appsv1.ReplicaSet{}, 0, cache.Indexers{})
+	pods := cache.NewSharedIndexInformer(cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything()), &corev1.Pod{}, 0, cache.Indexers{})
+	var events atomic.Int64
+	count := cache.ResourceEventHandlerFuncs{AddFunc: func(any) { events.Add(1) }, UpdateFunc: func(_, _ any) { events.Add(1) }, DeleteFunc: func(any) { events.Add(1) }}
+	var synced []cache.InformerSynced
+	for _, inf := range []cache.SharedIndexInformer{deploys, sets, pods} {
+		if f.transform == "strip" {
+			if err := inf.SetTransform(stripManagedFields); err != nil {
+				return err
+			}
+		}
+		reg, err := inf.AddEventHandler(count)
+		if err != nil {
+			return err
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for _, inf := range []cache.SharedIndexInformer{deploys, sets, pods} {
+		go inf.Run(ctx.Done())
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return errors.New("caches did not sync")
+	}
+	emit(map[string]any{"ready": true})
+	start := time.Now()
+	ended := func() bool {
+		obj, ok, _ := deploys.GetStore().GetByKey(ns + "/" + name)
+		if !ok {
+			return false
+		}
+		d := obj.(*appsv1.Deployment)
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		st := d.Status
+		return d.Generation >= generation && st.ObservedGeneration >= d.Generation && st.Replicas == want && st.UpdatedReplicas == want &&
+			st.ReadyReplicas == want && st.AvailableReplicas == want && int32(len(pods.GetStore().ListKeys())) == want
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !ended() {
+		select {
+		case <-ctx.Done():
+			return errors.New("the rollout did not end in time")
+		case <-tick.C:
+		}
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	emit(map[string]any{"ms": float64(time.Since(start).Milliseconds()), "cpuSec": cpu, "peakRssKB": ru.Maxrss, "events": events.Load()})
 	return nil
 }
 

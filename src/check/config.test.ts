@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { specsFromConfig } from './config.js';
+import type { ManifestInputs } from './flags.js';
+import { readCheckSpecs } from './specs.js';
 import type { MetricsAccess } from './types.js';
 
 const access: MetricsAccess = { insecureSkipTlsVerify: false, kubeconfigCredentials: false, token: undefined, timeoutMs: 5_000 };
-const read = (text: string, namespace?: string) => specsFromConfig(text, 'health.yaml', { namespace, access });
+const read = (text: string, namespace?: string) => readCheckSpecs({ flags: {}, config: { file: 'health.yaml', text }, namespace, access });
 
 function problems(text: string): string[] {
   try {
@@ -136,6 +137,83 @@ describe('check config files', () => {
     expect(problems('checks:\n  - kind: lease\n    lease: a/b\n    maxRenewAge: 1s\n  - kind: lease\n    lease: a/b\n    maxTransitions: 1\n')).toEqual([
       'health.yaml:5:5: checks[1].name: "lease a/b" is also the name of checks[0]: give one of them a different name',
     ]);
+  });
+
+  describe('trigger: apply', () => {
+    const files: Record<string, string> = {
+      'ci/web.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n',
+      '/abs/db.yaml': 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: data}\n',
+      'ci/list.yaml': 'apiVersion: v1\nkind: List\nmetadata: {name: l}\nitems: []\n',
+    };
+    const manifests: ManifestInputs = {
+      readFile: (path) => {
+        if (path in files) return files[path]!;
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      },
+      namespaceFlag: undefined,
+    };
+    const readApply = (text: string, namespace?: string) => readCheckSpecs({ flags: {}, config: { file: 'ci/health.yaml', text }, namespace, access, manifests });
+    const applyProblems = (text: string): string[] => {
+      try {
+        readApply(text);
+      } catch (err) {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as Error).message.split('\n').slice(1).map((l) => l.trim());
+      }
+      throw new Error('expected the config to be refused');
+    };
+
+    it('reads the manifest beside the config file (or at an absolute path); the object it holds is the target', () => {
+      const specs = readApply('checks:\n  - kind: rollout\n    trigger: apply\n    manifest: web.yaml\n    maxConverge: 2m\n  - kind: rollout\n    trigger: apply\n    manifest: /abs/db.yaml\n', 'demo');
+      expect(specs[0]).toEqual({
+        kind: 'rollout',
+        name: 'rollout deployment/web in demo',
+        target: 'deployment/web',
+        namespace: 'demo',
+        trigger: { kind: 'apply', file: 'ci/web.yaml', manifest: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } } },
+        maxConvergeMs: 120_000,
+        maxHopMs: undefined,
+        timeoutMs: 120_000,
+        origin: { source: 'ci/health.yaml', line: 2, column: 5 },
+      });
+      expect(specs[1]).toMatchObject({ name: 'rollout statefulset/db in data', namespace: 'data', trigger: { file: '/abs/db.yaml' } });
+    });
+
+    it('refuses a missing or unreadable manifest, a target beside it, a namespace that disagrees, and keys of other triggers', () => {
+      expect(
+        applyProblems(
+          [
+            'checks:',
+            '  - kind: rollout',
+            '    trigger: apply',
+            '  - kind: rollout',
+            '    trigger: apply',
+            '    manifest: nope.yaml',
+            '  - kind: rollout',
+            '    trigger: apply',
+            '    target: deploy/web',
+            '    manifest: list.yaml',
+            '  - kind: rollout',
+            '    trigger: apply',
+            '    namespace: demo',
+            '    manifest: /abs/db.yaml',
+            '    replicas: 3',
+            '  - kind: rollout',
+            '    target: deploy/web',
+            '    manifest: web.yaml',
+            '',
+          ].join('\n'),
+        ),
+      ).toEqual([
+        'ci/health.yaml:2:5: checks[0].manifest: missing: the file to apply, one object, YAML or JSON (trigger: apply)',
+        'ci/health.yaml:6:15: checks[1].manifest: ci/nope.yaml: no such file',
+        'ci/health.yaml:9:5: checks[2].target: trigger: apply takes its target from the manifest: drop target',
+        'ci/health.yaml:10:15: checks[2].manifest: ci/list.yaml: a List; --apply traces one object',
+        'ci/health.yaml:14:15: checks[3].manifest: /abs/db.yaml: the object\'s namespace "data" does not match namespace "demo"',
+        'ci/health.yaml:15:5: checks[3].replicas: applies to trigger: scale',
+        'ci/health.yaml:18:5: checks[4].manifest: applies to trigger: apply',
+      ]);
+    });
   });
 
   it('the header line names the file and counts the problems', () => {

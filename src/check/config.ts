@@ -7,6 +7,10 @@
  *       namespace: demo
  *       maxConverge: 60s
  *       maxHop: 20s
+ *     - kind: rollout
+ *       trigger: apply
+ *       manifest: deploy/api.yaml      # relative to this file; the manifest names the target
+ *       maxConverge: 2m
  *     - kind: lease
  *       lease: kube-system/kube-controller-manager
  *       maxRenewAge: 20s
@@ -23,13 +27,21 @@
  * each as FILE:LINE:COLUMN: checks[1].maxConverge: what is wrong and what would be right, from
  * the `yaml` package's node ranges; nothing is sent to the cluster when there is one.
  */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair } from 'yaml';
+import { dirname, isAbsolute, join } from 'node:path';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { closest } from '../util/suggest.js';
-import { DEFAULT_WINDOW_MS, defaultSampleInterval, leaseName, queueName, readLease, readScale, readTarget, rolloutSpec } from './flags.js';
+import { fileManifests, readApply, readLease, readTarget, type ManifestInputs } from './flags.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
-import type { CheckSpec, MetricsAccess, QueueLimit, RolloutTrigger, SpecOrigin } from './types.js';
+import { DEFAULT_WINDOW_MS, leaseSpec, queueSpec, rolloutSpec } from './spec-builders.js';
+import type { CheckSpec, LeaseCheckSpec, MetricsAccess, QueueCheckSpec, QueueLimit, RolloutCheckSpec, RolloutTrigger, SpecOrigin } from './types.js';
+
+/** A spec and, for one from a config file, where it is there: checks[2]. */
+export interface PlacedSpec {
+  spec: CheckSpec;
+  path?: string | undefined;
+}
 
 export interface ConfigProblem {
   line: number;
@@ -44,10 +56,12 @@ export interface ConfigDefaults {
   namespace: string | undefined;
   /** The --metrics-* flags; a queue check's own keys override them. */
   access: MetricsAccess;
+  /** How the manifests of `trigger: apply` checks are read; the files, by default. */
+  manifests?: ManifestInputs | undefined;
 }
 
 const KEYS = {
-  rollout: ['kind', 'name', 'target', 'namespace', 'trigger', 'replicas', 'maxConverge', 'maxHop', 'timeout'],
+  rollout: ['kind', 'name', 'target', 'namespace', 'trigger', 'replicas', 'manifest', 'maxConverge', 'maxHop', 'timeout'],
   lease: ['kind', 'name', 'lease', 'namespace', 'maxRenewAge', 'maxTransitions', 'window'],
   queue: ['kind', 'name', 'metrics', 'maxDepth', 'maxRetryRate', 'window', 'sampleInterval', 'insecureSkipTlsVerify', 'kubeconfigCredentials', 'scrapeTimeout'],
 } as const;
@@ -153,13 +167,28 @@ class Reader {
   }
 }
 
-function formatProblems(file: string, problems: readonly ConfigProblem[]): string {
-  const lines = problems.map((p) => `  ${file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
-  return `${file} is not a valid check config (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`;
+/** Every problem of the file as one UsageError, in file order, each line FILE:LINE:COLUMN: PATH: message. */
+export function configError(file: string, problems: readonly ConfigProblem[]): UsageError {
+  const sorted = [...problems].sort((a, b) => a.line - b.line || a.column - b.column);
+  const lines = sorted.map((p) => `  ${file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+  return new UsageError(`${file} is not a valid check config (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`, {
+    hint: 'see docs/ci.md for the format',
+  });
 }
 
-/** Reads every check in the file; UsageError listing every problem, with line and column, otherwise. */
-export function specsFromConfig(text: string, file: string, defaults: ConfigDefaults): CheckSpec[] {
+/** The checks a config file holds, each with where it is, and every problem found in it. */
+export interface ConfigChecks {
+  file: string;
+  checks: PlacedSpec[];
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads every check in the file. A file that is not YAML, or not a map, is refused at once (a
+ * UsageError); any other problem is returned with the checks that could be read, for the caller
+ * to add what it finds across checks (two with one name) before refusing them all together.
+ */
+export function readConfig(text: string, file: string, defaults: ConfigDefaults): ConfigChecks {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -167,14 +196,13 @@ export function specsFromConfig(text: string, file: string, defaults: ConfigDefa
       const p = e.linePos?.[0] ?? (e.pos ? lines.linePos(e.pos[0]) : { line: 1, col: 1 });
       return { line: p.line, column: p.col, path: '', message: `YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}` };
     });
-    throw new UsageError(formatProblems(file, problems));
+    throw configError(file, problems);
   }
   const r = new Reader(doc, lines);
-  const specs: CheckSpec[] = [];
   const root = r.resolve(doc.contents);
   if (!isMap(root)) {
     r.problem(root, '', 'expected a map with a "checks:" list');
-    throw new UsageError(formatProblems(file, r.problems), { hint: 'see docs/ci.md for the format' });
+    throw configError(file, r.problems);
   }
   let checksNode: unknown;
   for (const pair of root.items) {
@@ -182,25 +210,16 @@ export function specsFromConfig(text: string, file: string, defaults: ConfigDefa
     if (key === 'checks') checksNode = pair.value;
     else r.problem(pair.key as Node, key, `unknown key${suggest(key, ['checks'])}: the file holds one key, "checks"`);
   }
-  const checks = r.resolve(checksNode);
+  const checks: PlacedSpec[] = [];
+  const list = r.resolve(checksNode);
   if (checksNode === undefined) r.problem(root, 'checks', 'missing: a list of checks, each with a kind (rollout, lease or queue)');
-  else if (!isSeq(checks) || checks.items.length === 0) r.problem(checks, 'checks', 'expected a non-empty list of checks');
-  else checks.items.forEach((item, i) => {
-    const spec = readCheck(r, r.resolve(item), `checks[${i}]`, file, defaults);
-    if (spec) specs.push(spec);
+  else if (!isSeq(list) || list.items.length === 0) r.problem(list, 'checks', 'expected a non-empty list of checks');
+  else list.items.forEach((item, i) => {
+    const path = `checks[${i}]`;
+    const spec = readCheck(r, r.resolve(item), path, file, defaults);
+    if (spec) checks.push({ spec, path });
   });
-
-  const names = new Map<string, string>();
-  for (const [i, s] of specs.entries()) {
-    const before = names.get(s.name);
-    if (before !== undefined) r.problems.push({ line: s.origin.line ?? 1, column: s.origin.column ?? 1, path: `checks[${i}].name`, message: `"${s.name}" is also the name of ${before}: give one of them a different name` });
-    names.set(s.name, `checks[${i}]`);
-  }
-  if (r.problems.length > 0) {
-    r.problems.sort((a, b) => a.line - b.line || a.column - b.column);
-    throw new UsageError(formatProblems(file, r.problems), { hint: 'see docs/ci.md for the format' });
-  }
-  return specs;
+  return { file, checks, problems: r.problems };
 }
 
 function suggest(key: string, known: readonly string[]): string {
@@ -208,119 +227,238 @@ function suggest(key: string, known: readonly string[]): string {
   return near.length ? ` (did you mean "${near[0]}"?)` : '';
 }
 
+/** One check's map: its keys, read through the Reader with each problem at its key's path. */
+class CheckEntry {
+  private readonly values = new Map<string, { pair: Pair; value: unknown }>();
+
+  constructor(
+    readonly r: Reader,
+    readonly node: YAMLMap,
+    readonly path: string,
+  ) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      this.values.set(key, { pair: pair as Pair, value: pair.value });
+    }
+  }
+
+  keys(): string[] {
+    return [...this.values.keys()];
+  }
+
+  has(key: string): boolean {
+    return this.values.has(key);
+  }
+
+  value(key: string): unknown {
+    return this.values.get(key)?.value;
+  }
+
+  keyNode(key: string): Node {
+    return this.values.get(key)?.pair.key as Node;
+  }
+
+  at(key: string): string {
+    return `${this.path}.${key}`;
+  }
+
+  missing(key: string, what: string): void {
+    this.r.problem(this.node, this.at(key), `missing: ${what}`);
+  }
+
+  problemAt(key: string, message: string): void {
+    this.r.problem(this.r.resolve(this.value(key)), this.at(key), message);
+  }
+
+  text(key: string, what: string): string | undefined {
+    return this.has(key) ? this.r.text(this.value(key), this.at(key), what) : undefined;
+  }
+
+  read<T>(key: string, what: string, read: (text: string) => T): T | undefined {
+    return this.has(key) ? this.r.read(this.value(key), this.at(key), what, read) : undefined;
+  }
+
+  /** `fallback` when the key is absent; undefined after a problem. */
+  duration(key: string, fallback?: number): number | undefined {
+    return this.has(key) ? this.r.duration(this.value(key), this.at(key)) : fallback;
+  }
+
+  bool(key: string): boolean | undefined {
+    return this.has(key) ? this.r.bool(this.value(key), this.at(key)) : undefined;
+  }
+}
+
+/** What every kind of check has: its name (when given), namespace and place in the file. */
+interface Common {
+  name: string | undefined;
+  namespace: string | undefined;
+  origin: SpecOrigin;
+}
+
 function readCheck(r: Reader, node: Node | null, path: string, file: string, defaults: ConfigDefaults): CheckSpec | undefined {
   if (!isMap(node)) {
     r.problem(node, path, 'expected a map with a kind (rollout, lease or queue) and its limits');
     return undefined;
   }
-  const values = new Map<string, { pair: Pair; value: unknown }>();
-  for (const pair of node.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    values.set(key, { pair: pair as Pair, value: pair.value });
-  }
-  const origin: SpecOrigin = { source: file, ...r.pos(node) };
-  const kindEntry = values.get('kind');
-  if (!kindEntry) {
-    r.problem(node, `${path}.kind`, 'missing: rollout, lease or queue');
-    return undefined;
-  }
-  const kindText = r.text(kindEntry.value, `${path}.kind`, 'rollout, lease or queue');
-  if (kindText === undefined) return undefined;
-  if (!(kindText in KEYS)) {
-    r.problem(r.resolve(kindEntry.value), `${path}.kind`, `"${kindText}" is not a kind of check${suggest(kindText, Object.keys(KEYS))}: rollout, lease or queue`);
-    return undefined;
-  }
-  const kind = kindText as Kind;
-  const known: readonly string[] = KEYS[kind];
-  for (const [key, { pair }] of values) {
-    if (!known.includes(key)) {
-      const other = (Object.keys(KEYS) as Kind[]).find((k) => (KEYS[k] as readonly string[]).includes(key));
-      r.problem(pair.key as Node, `${path}.${key}`, `unknown key for a ${kind} check${suggest(key, known)}${other ? ` ("${key}" belongs to ${other} checks)` : ''}; known: ${known.join(', ')}`);
-    }
-  }
-  const get = (key: string): unknown => values.get(key)?.value;
-  const has = (key: string): boolean => values.has(key);
-  const at = (key: string): string => `${path}.${key}`;
-  const name = has('name') ? r.text(get('name'), at('name'), 'a name') : undefined;
-  const namespace = has('namespace') ? r.read(get('namespace'), at('namespace'), 'a namespace', (t) => {
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(t)) throw new Error(`"${t}" is not a namespace name`);
-    return t;
-  }) : defaults.namespace;
-  const missing = (key: string, what: string): void => r.problem(node, at(key), `missing: ${what}`);
-
+  const c = new CheckEntry(r, node, path);
+  const kind = readKind(c);
+  if (kind === undefined) return undefined;
+  reportUnknownKeys(c, kind);
+  const common: Common = {
+    name: c.text('name', 'a name'),
+    namespace: c.has('namespace') ? c.read('namespace', 'a namespace', readNamespace) : defaults.namespace,
+    origin: { source: file, ...r.pos(node) },
+  };
   switch (kind) {
-    case 'rollout': {
-      if (!has('target')) missing('target', 'the workload to roll out, TYPE/NAME (e.g. deploy/web)');
-      const target = has('target') ? r.read(get('target'), at('target'), 'TYPE/NAME', readTarget) : undefined;
-      const triggerText = has('trigger') ? r.text(get('trigger'), at('trigger'), 'restart or scale') : 'restart';
-      let trigger: RolloutTrigger | undefined;
-      if (triggerText === 'restart') {
-        trigger = { kind: 'restart' };
-        if (has('replicas')) r.problem(values.get('replicas')!.pair.key as Node, at('replicas'), 'applies to trigger: scale');
-      } else if (triggerText === 'scale') {
-        if (!has('replicas')) missing('replicas', 'the replica count to scale to (trigger: scale)');
-        const replicas = has('replicas') ? r.read(get('replicas'), at('replicas'), 'a whole number', readCount) : undefined;
-        if (replicas !== undefined) trigger = { kind: 'scale', replicas };
-      } else if (triggerText !== undefined) {
-        r.problem(r.resolve(get('trigger')), at('trigger'), `"${triggerText}" is not a trigger: restart or scale`);
-      }
-      const maxConvergeMs = has('maxConverge') ? r.duration(get('maxConverge'), at('maxConverge')) : undefined;
-      const maxHopMs = has('maxHop') ? r.duration(get('maxHop'), at('maxHop')) : undefined;
-      const timeoutMs = has('timeout') ? r.duration(get('timeout'), at('timeout')) : undefined;
-      if (target === undefined || trigger === undefined) return undefined;
-      return rolloutSpec({ name, target, namespace, trigger, maxConvergeMs, maxHopMs, timeoutMs, origin });
-    }
-    case 'lease': {
-      if (!has('lease')) missing('lease', 'the Lease, NAMESPACE/NAME (e.g. kube-system/kube-controller-manager)');
-      const lease = has('lease') ? r.read(get('lease'), at('lease'), 'NAMESPACE/NAME', readLease) : undefined;
-      const maxRenewAgeMs = has('maxRenewAge') ? r.duration(get('maxRenewAge'), at('maxRenewAge')) : undefined;
-      const maxTransitions = has('maxTransitions') ? r.read(get('maxTransitions'), at('maxTransitions'), 'a whole number', readCount) : undefined;
-      const windowMs = has('window') ? r.duration(get('window'), at('window')) : DEFAULT_WINDOW_MS;
-      if (!has('maxRenewAge') && !has('maxTransitions')) missing('maxRenewAge', 'a limit: maxRenewAge and/or maxTransitions');
-      if (lease === undefined || windowMs === undefined) return undefined;
-      if (lease.namespace && has('namespace') && namespace !== lease.namespace) {
-        r.problem(r.resolve(get('namespace')), at('namespace'), `the lease is given as ${lease.namespace}/${lease.name}: drop namespace, or the namespace in lease`);
-      }
-      const ns = lease.namespace ?? namespace;
-      return { kind, name: name ?? leaseName(ns, lease.name), namespace: ns, lease: lease.name, maxRenewAgeMs, maxTransitions, windowMs, origin };
-    }
-    case 'queue': {
-      if (!has('metrics')) missing('metrics', 'where to scrape: apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT] or https://HOST:PORT/metrics');
-      const metrics = has('metrics') ? r.strings(get('metrics'), at('metrics'), 'metrics source') : [];
-      const metricsNode = r.resolve(get('metrics'));
-      metrics.forEach((m, i) => {
-        try {
-          parseMetricsSpec(m);
-        } catch (err) {
-          const item = isSeq(metricsNode) ? r.resolve(metricsNode.items[i]) : metricsNode;
-          r.problem(item, isSeq(metricsNode) ? `${at('metrics')}[${i}]` : at('metrics'), (err as Error).message.replace(/^--metrics /, ''));
-        }
-      });
-      const maxDepth = has('maxDepth') ? r.queueLimits(get('maxDepth'), at('maxDepth'), readCount, 'deployment=10') : [];
-      const maxRetryRate = has('maxRetryRate') ? r.queueLimits(get('maxRetryRate'), at('maxRetryRate'), readRate, 'replicaset=1/s') : [];
-      if (!has('maxDepth') && !has('maxRetryRate')) missing('maxDepth', 'a limit: maxDepth and/or maxRetryRate');
-      const windowMs = has('window') ? r.duration(get('window'), at('window')) : DEFAULT_WINDOW_MS;
-      const sampleIntervalMs = has('sampleInterval') ? r.duration(get('sampleInterval'), at('sampleInterval')) : undefined;
-      const insecure = has('insecureSkipTlsVerify') ? r.bool(get('insecureSkipTlsVerify'), at('insecureSkipTlsVerify')) : undefined;
-      const kubeconfigCredentials = has('kubeconfigCredentials') ? r.bool(get('kubeconfigCredentials'), at('kubeconfigCredentials')) : undefined;
-      const scrapeTimeoutMs = has('scrapeTimeout') ? r.duration(get('scrapeTimeout'), at('scrapeTimeout')) : undefined;
-      if (metrics.length === 0 || windowMs === undefined) return undefined;
-      return {
-        kind,
-        name: name ?? queueName(metrics),
-        metrics,
-        access: {
-          insecureSkipTlsVerify: insecure ?? defaults.access.insecureSkipTlsVerify,
-          kubeconfigCredentials: kubeconfigCredentials ?? defaults.access.kubeconfigCredentials,
-          token: defaults.access.token,
-          timeoutMs: scrapeTimeoutMs ?? defaults.access.timeoutMs,
-        },
-        maxDepth,
-        maxRetryRate,
-        windowMs,
-        sampleIntervalMs: sampleIntervalMs ?? defaultSampleInterval(windowMs),
-        origin,
-      };
-    }
+    case 'rollout':
+      return readRolloutCheck(c, common, file, defaults.manifests ?? fileManifests);
+    case 'lease':
+      return readLeaseCheck(c, common);
+    case 'queue':
+      return readQueueCheck(c, common, defaults.access);
   }
+}
+
+function readKind(c: CheckEntry): Kind | undefined {
+  if (!c.has('kind')) {
+    c.r.problem(c.node, c.at('kind'), 'missing: rollout, lease or queue');
+    return undefined;
+  }
+  const text = c.text('kind', 'rollout, lease or queue');
+  if (text === undefined) return undefined;
+  if (!(text in KEYS)) {
+    c.problemAt('kind', `"${text}" is not a kind of check${suggest(text, Object.keys(KEYS))}: rollout, lease or queue`);
+    return undefined;
+  }
+  return text as Kind;
+}
+
+function reportUnknownKeys(c: CheckEntry, kind: Kind): void {
+  const known: readonly string[] = KEYS[kind];
+  for (const key of c.keys()) {
+    if (known.includes(key)) continue;
+    const other = (Object.keys(KEYS) as Kind[]).find((k) => (KEYS[k] as readonly string[]).includes(key));
+    c.r.problem(c.keyNode(key), c.at(key), `unknown key for a ${kind} check${suggest(key, known)}${other ? ` ("${key}" belongs to ${other} checks)` : ''}; known: ${known.join(', ')}`);
+  }
+}
+
+function readNamespace(text: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) throw new Error(`"${text}" is not a namespace name`);
+  return text;
+}
+
+function readRolloutCheck(c: CheckEntry, common: Common, file: string, manifests: ManifestInputs): RolloutCheckSpec | undefined {
+  const trigger = readTrigger(c);
+  const maxConvergeMs = c.duration('maxConverge');
+  const maxHopMs = c.duration('maxHop');
+  const timeoutMs = c.duration('timeout');
+  if (trigger === 'apply') {
+    const applied = readManifest(c, common, file, manifests);
+    if (applied === undefined) return undefined;
+    return rolloutSpec({ ...common, ...applied, maxConvergeMs, maxHopMs, timeoutMs });
+  }
+  if (!c.has('target')) c.missing('target', 'the workload to roll out, TYPE/NAME (e.g. deploy/web)');
+  const target = c.read('target', 'TYPE/NAME', readTarget);
+  if (target === undefined || trigger === undefined) return undefined;
+  return rolloutSpec({ ...common, target, trigger, maxConvergeMs, maxHopMs, timeoutMs });
+}
+
+/** `trigger: restart` (the default), `trigger: scale` with `replicas`, or `trigger: apply` (read by readManifest). */
+function readTrigger(c: CheckEntry): RolloutTrigger | 'apply' | undefined {
+  const text = c.has('trigger') ? c.text('trigger', 'restart, scale or apply') : 'restart';
+  if (text !== 'scale' && c.has('replicas')) c.r.problem(c.keyNode('replicas'), c.at('replicas'), 'applies to trigger: scale');
+  if (text !== 'apply' && c.has('manifest')) c.r.problem(c.keyNode('manifest'), c.at('manifest'), 'applies to trigger: apply');
+  if (text === 'restart') return { kind: 'restart' };
+  if (text === 'apply') return 'apply';
+  if (text === 'scale') {
+    if (!c.has('replicas')) c.missing('replicas', 'the replica count to scale to (trigger: scale)');
+    const replicas = c.read('replicas', 'a whole number', readCount);
+    return replicas === undefined ? undefined : { kind: 'scale', replicas };
+  }
+  if (text !== undefined) c.problemAt('trigger', `"${text}" is not a trigger: restart, scale or apply`);
+  return undefined;
+}
+
+/**
+ * `trigger: apply`: the manifest file (a path relative to the config file), read now so that a
+ * missing or malformed one is a problem of the config. The object it holds is the target, so a
+ * `target:` is refused rather than compared; a `namespace:` is where an object without one goes.
+ */
+function readManifest(c: CheckEntry, common: Common, file: string, manifests: ManifestInputs): Pick<RolloutCheckSpec, 'target' | 'namespace' | 'trigger'> | undefined {
+  if (c.has('target')) c.r.problem(c.keyNode('target'), c.at('target'), 'trigger: apply takes its target from the manifest: drop target');
+  if (!c.has('manifest')) {
+    c.missing('manifest', 'the file to apply, one object, YAML or JSON (trigger: apply)');
+    return undefined;
+  }
+  const path = c.text('manifest', 'a file path');
+  if (path === undefined) return undefined;
+  const full = isAbsolute(path) ? path : join(dirname(file), path);
+  try {
+    // A namespace: key that disagrees with the manifest's is refused as -n is.
+    const given = c.has('namespace') ? { namespaceFlag: common.namespace, namespaceName: 'namespace' } : {};
+    return readApply(full, common.namespace, { ...manifests, ...given });
+  } catch (err) {
+    c.problemAt('manifest', (err as Error).message);
+    return undefined;
+  }
+}
+
+function readLeaseCheck(c: CheckEntry, common: Common): LeaseCheckSpec | undefined {
+  if (!c.has('lease')) c.missing('lease', 'the Lease, NAMESPACE/NAME (e.g. kube-system/kube-controller-manager)');
+  const lease = c.read('lease', 'NAMESPACE/NAME', readLease);
+  const maxRenewAgeMs = c.duration('maxRenewAge');
+  const maxTransitions = c.read('maxTransitions', 'a whole number', readCount);
+  const windowMs = c.duration('window', DEFAULT_WINDOW_MS);
+  if (!c.has('maxRenewAge') && !c.has('maxTransitions')) c.missing('maxRenewAge', 'a limit: maxRenewAge and/or maxTransitions');
+  if (lease === undefined || windowMs === undefined) return undefined;
+  if (lease.namespace && c.has('namespace') && common.namespace !== lease.namespace) {
+    c.problemAt('namespace', `the lease is given as ${lease.namespace}/${lease.name}: drop namespace, or the namespace in lease`);
+  }
+  return leaseSpec({ ...common, lease, maxRenewAgeMs, maxTransitions, windowMs });
+}
+
+function readQueueCheck(c: CheckEntry, common: Common, access: MetricsAccess): QueueCheckSpec | undefined {
+  if (!c.has('metrics')) c.missing('metrics', 'where to scrape: apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT] or https://HOST:PORT/metrics');
+  const metrics = readMetricsSources(c);
+  const maxDepth = c.has('maxDepth') ? c.r.queueLimits(c.value('maxDepth'), c.at('maxDepth'), readCount, 'deployment=10') : [];
+  const maxRetryRate = c.has('maxRetryRate') ? c.r.queueLimits(c.value('maxRetryRate'), c.at('maxRetryRate'), readRate, 'replicaset=1/s') : [];
+  if (!c.has('maxDepth') && !c.has('maxRetryRate')) c.missing('maxDepth', 'a limit: maxDepth and/or maxRetryRate');
+  const windowMs = c.duration('window', DEFAULT_WINDOW_MS);
+  const sampleIntervalMs = c.duration('sampleInterval');
+  const insecure = c.bool('insecureSkipTlsVerify');
+  const kubeconfigCredentials = c.bool('kubeconfigCredentials');
+  const scrapeTimeoutMs = c.duration('scrapeTimeout');
+  if (metrics.length === 0 || windowMs === undefined) return undefined;
+  return queueSpec({
+    name: common.name,
+    metrics,
+    // The check's own keys win over the --metrics-* flags; the token is only ever a flag.
+    access: {
+      insecureSkipTlsVerify: insecure ?? access.insecureSkipTlsVerify,
+      kubeconfigCredentials: kubeconfigCredentials ?? access.kubeconfigCredentials,
+      token: access.token,
+      timeoutMs: scrapeTimeoutMs ?? access.timeoutMs,
+    },
+    maxDepth,
+    maxRetryRate,
+    windowMs,
+    sampleIntervalMs,
+    origin: common.origin,
+  });
+}
+
+/** `metrics:` as one source or a list, each checked as --metrics checks it, with its position. */
+function readMetricsSources(c: CheckEntry): string[] {
+  if (!c.has('metrics')) return [];
+  const metrics = c.r.strings(c.value('metrics'), c.at('metrics'), 'metrics source');
+  const node = c.r.resolve(c.value('metrics'));
+  metrics.forEach((m, i) => {
+    try {
+      parseMetricsSpec(m);
+    } catch (err) {
+      const item = isSeq(node) ? c.r.resolve(node.items[i]) : node;
+      c.r.problem(item, isSeq(node) ? `${c.at('metrics')}[${i}]` : c.at('metrics'), (err as Error).message.replace(/^--metrics /, ''));
+    }
+  });
+  return metrics;
 }

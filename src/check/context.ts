@@ -1,8 +1,15 @@
-/** What every check runner gets from the command: when to stop, where progress goes, how long to wait for a sync. */
+import type { Clock } from '../clock.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+
+/** What every check runner gets from the command: when to stop, where progress goes, how long to wait for a sync, what time it is. */
 export interface RunContext {
   /** Aborts on SIGINT / SIGTERM. */
   signal: AbortSignal;
   /** A progress line for stderr; the caller prefixes the check's name. */
   log: (line: string) => void;
   syncTimeoutMs: number;
+  /** Every wait and every timestamp of a check; a fake one in unit tests. */
+  clock: Clock;
+  /** With --artifacts DIR: writes this check's files there (a rollout's waterfall SVG); returns the path. */
+  artifacts?: { waterfall(snapshot: TraceSnapshot): string } | undefined;
 }

@@ -1,10 +1,10 @@
 /** One line per check saying what it asks: "restart; converge ≤ 1m, hop ≤ 20s". */
 import { formatDuration } from '../util/duration.js';
-import { formatValue } from './limits.js';
+import { formatValue, queueLimitName } from './limits.js';
 import type { CheckSpec, QueueLimit } from './types.js';
 
-function queueLimits(what: string, limits: readonly QueueLimit[], unit: 'count' | 'per-second'): string[] {
-  return limits.map((l) => `${what}${l.queue === '*' ? '' : ` of ${l.queue}`} ≤ ${formatValue(l.limit, unit)}`);
+function queueLimits(what: 'depth' | 'retry rate', limits: readonly QueueLimit[], unit: 'count' | 'per-second'): string[] {
+  return limits.map((l) => `${queueLimitName(what, l)} ≤ ${formatValue(l.limit, unit)}`);
 }
 
 export function describeSpec(spec: CheckSpec): string {
@@ -14,7 +14,8 @@ export function describeSpec(spec: CheckSpec): string {
         spec.maxConvergeMs !== undefined ? `converge ≤ ${formatDuration(spec.maxConvergeMs)}` : `converge within ${formatDuration(spec.timeoutMs)}`,
         ...(spec.maxHopMs !== undefined ? [`hop ≤ ${formatDuration(spec.maxHopMs)}`] : []),
       ];
-      const trigger = spec.trigger.kind === 'restart' ? 'restart' : `scale to ${spec.trigger.replicas}`;
+      const t = spec.trigger;
+      const trigger = t.kind === 'restart' ? 'restart' : t.kind === 'scale' ? `scale to ${t.replicas}` : `apply ${t.file === '-' ? 'stdin' : t.file}`;
       return `${trigger}; ${limits.join(', ')}`;
     }
     case 'lease': {
@@ -27,6 +28,10 @@ export function describeSpec(spec: CheckSpec): string {
     case 'queue': {
       const limits = [...queueLimits('depth', spec.maxDepth, 'count'), ...queueLimits('retry rate', spec.maxRetryRate, 'per-second')];
       return `scrape over ${formatDuration(spec.windowMs)} (every ${formatDuration(spec.sampleIntervalMs)}); ${limits.join(', ')}`;
+    }
+    case 'controller': {
+      const limits = ['a leader throughout', ...queueLimits('depth', spec.maxDepth, 'count'), ...queueLimits('retry rate', spec.maxRetryRate, 'per-second')];
+      return `watch ${spec.controller} for ${formatDuration(spec.windowMs)}; ${limits.join(', ')}`;
     }
   }
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { defaultSampleInterval, readLease, readScale, readTarget, specsFromFlags } from './flags.js';
+import { describeSpec } from './describe.js';
+import { readLease, readScale, readTarget, specsFromFlags, type ManifestInputs } from './flags.js';
 import { formatValue, readCount, readDuration, readQueueLimit, readRate } from './limits.js';
+import { defaultSampleInterval } from './spec-builders.js';
 import type { MetricsAccess } from './types.js';
 
 const access: MetricsAccess = { insecureSkipTlsVerify: true, kubeconfigCredentials: false, token: undefined, timeoutMs: 5_000 };
@@ -75,7 +77,7 @@ describe('checks from flags', () => {
       }
       throw new Error('not refused');
     };
-    expect(refused({ maxHop: '1s' })).toBe('--max-hop applies to a rollout check: give --restart TYPE/NAME or --scale TYPE/NAME=N');
+    expect(refused({ maxHop: '1s' })).toBe('--max-hop applies to a rollout check: give --restart TYPE/NAME, --scale TYPE/NAME=N or --apply -f FILE');
     expect(refused({ maxTransitions: '1' })).toBe('--max-transitions applies to a lease check: give --lease NAMESPACE/NAME');
     expect(refused({ maxDepth: ['3'] })).toBe('--max-depth applies to a queue check: give --metrics SOURCE');
     expect(refused({ window: '1m' })).toBe('--window applies to lease and queue checks: give --lease or --metrics');
@@ -85,6 +87,53 @@ describe('checks from flags', () => {
     expect(refused({ restart: ['web'] })).toBe('--restart: "web" is not TYPE/NAME (e.g. deploy/web, sts/db)');
     expect(refused({ scale: ['deploy/web'] })).toBe('--scale: "deploy/web" is not TYPE/NAME=REPLICAS (e.g. deploy/web=5)');
     expect(refused({ restart: ['deploy/web'], maxConverge: 'soon' })).toBe('--max-converge: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)');
+  });
+
+  describe('--apply -f FILE', () => {
+    const files: Record<string, string> = {
+      'web.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n',
+      'db.json': '{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db","namespace":"data"}}',
+      'two.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+      '-': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: piped}\n',
+    };
+    const readFile = (path: string): string => {
+      if (path in files) return files[path]!;
+      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+    };
+    const manifests = (namespaceFlag?: string): ManifestInputs => ({ readFile, namespaceFlag });
+    const refused = (opts: Parameters<typeof specsFromFlags>[0], namespaceFlag?: string): string => {
+      try {
+        specsFromFlags(opts, namespaceFlag, access, manifests(namespaceFlag));
+      } catch (err) {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as Error).message;
+      }
+      throw new Error('not refused');
+    };
+
+    it('makes one rollout check per manifest, named after the object the manifest holds, in its own namespace', () => {
+      const specs = specsFromFlags({ apply: true, filename: ['web.yaml', 'db.json', '-'], maxConverge: '2m' }, 'demo', access, manifests());
+      expect(specs.map((s) => [s.name, s.kind === 'rollout' && s.target, s.kind === 'rollout' && s.namespace])).toEqual([
+        ['rollout deployment/web in demo', 'deployment/web', 'demo'],
+        ['rollout statefulset/db in data', 'statefulset/db', 'data'],
+        ['rollout deployment/piped in demo', 'deployment/piped', 'demo'],
+      ]);
+      expect(specs[0]).toMatchObject({ trigger: { kind: 'apply', file: 'web.yaml', manifest: { kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2 } } }, maxConvergeMs: 120_000, timeoutMs: 120_000 });
+      expect(describeSpec(specs[0]!)).toBe('apply web.yaml; converge ≤ 2m');
+      expect(describeSpec(specs[2]!)).toBe('apply stdin; converge ≤ 2m');
+      // The manifest's own namespace wins over the context's, and agrees with a -n that names it.
+      expect(specsFromFlags({ apply: true, filename: ['db.json'] }, 'data', access, manifests('data'))[0]).toMatchObject({ namespace: 'data' });
+    });
+
+    it('refuses what kubectl apply would, before anything is sent', () => {
+      expect(refused({ apply: true })).toBe('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
+      expect(refused({ filename: ['web.yaml'] })).toBe('-f gives the manifest of --apply; add --apply to apply it');
+      expect(refused({ apply: true, filename: ['-', '-'] })).toBe('-f -: stdin can be read once');
+      expect(refused({ apply: true, filename: ['missing.yaml'] })).toBe('-f missing.yaml: no such file');
+      expect(refused({ apply: true, filename: ['two.yaml'] })).toBe('-f two.yaml: holds 2 objects; --apply traces one object');
+      expect(refused({ apply: true, filename: ['db.json'] }, 'demo')).toBe('-f db.json: the object\'s namespace "data" does not match --namespace "demo"');
+      expect(refused({ apply: true, filename: ['web.yaml'], maxConverge: 'soon' })).toBe('--max-converge: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)');
+    });
   });
 
   it('asks for nothing when no check flag is given', () => {

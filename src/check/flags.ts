@@ -4,17 +4,22 @@
  * Every flag is read before anything is sent; a limit without its subject, or a subject without a
  * limit that makes it a check, is a UsageError that says which flag is missing.
  */
+import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
+import { manifestNamespace, parseManifest } from '../trace/manifest.js';
+import { parseTarget } from '../util/target.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
-import type { CheckSpec, LeaseCheckSpec, MetricsAccess, QueueCheckSpec, RolloutCheckSpec, RolloutTrigger } from './types.js';
-
-export const DEFAULT_WINDOW_MS = 60_000;
-export const DEFAULT_ROLLOUT_TIMEOUT_MS = 5 * 60_000;
+import { controllerSpec } from './controller.js';
+import { DEFAULT_WINDOW_MS, leaseSpec, queueSpec, rolloutSpec } from './spec-builders.js';
+import type { CheckSpec, MetricsAccess, RolloutTrigger } from './types.js';
 
 export interface CheckFlagValues {
   restart?: string[];
   scale?: string[];
+  /** --apply: each -f FILE is a manifest to apply server-side, one rollout check each. */
+  apply?: boolean;
+  filename?: string[];
   maxConverge?: string;
   maxHop?: string;
   timeout?: string;
@@ -26,6 +31,8 @@ export interface CheckFlagValues {
   maxDepth?: string[];
   maxRetryRate?: string[];
   sampleInterval?: string;
+  /** Controller checks: components as `top` shows them (kube-controller-manager, NAMESPACE/LEASE). */
+  controller?: string[];
 }
 
 function flag<T>(name: string, read: () => T): T {
@@ -37,12 +44,10 @@ function flag<T>(name: string, read: () => T): T {
   }
 }
 
-/** `deploy/web`, with the namespace optional in front: `demo/deploy/web` is not accepted, -n is. */
+/** `deploy/web` as written (trimmed); `demo/deploy/web` is not accepted, -n is. */
 export function readTarget(text: string): string {
-  const t = text.trim();
-  const parts = t.split('/');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new Error(`"${text}" is not TYPE/NAME (e.g. deploy/web, sts/db)`);
-  return t;
+  const { type, name } = parseTarget(text);
+  return `${type}/${name}`;
 }
 
 /** `deploy/web=5`. */
@@ -50,6 +55,40 @@ export function readScale(text: string): { target: string; replicas: number } {
   const eq = text.lastIndexOf('=');
   if (eq === -1) throw new Error(`"${text}" is not TYPE/NAME=REPLICAS (e.g. deploy/web=5)`);
   return { target: readTarget(text.slice(0, eq)), replicas: readCount(text.slice(eq + 1)) };
+}
+
+/** How the manifests of apply checks are read before anything is sent. */
+export interface ManifestInputs {
+  /** A file's text; "-" is stdin, which the command reads once. */
+  readFile: (path: string) => string;
+  /** -n as given (undefined without it): a manifest in another namespace is refused, as kubectl does. */
+  namespaceFlag: string | undefined;
+  /** What gave namespaceFlag, for the refusal: --namespace unless told. */
+  namespaceName?: string;
+}
+
+export const fileManifests: ManifestInputs = { readFile: (path) => readFileSync(path, 'utf8'), namespaceFlag: undefined };
+
+/**
+ * An apply check's trigger, from its manifest file: the target and namespace are the object's own
+ * (a namespaced object without one goes to `namespace`, as with kubectl apply). Errors start with
+ * the file's name.
+ */
+export function readApply(file: string, namespace: string | undefined, inputs: ManifestInputs): { target: string; namespace: string | undefined; trigger: RolloutTrigger } {
+  const source = file === '-' ? 'stdin' : file;
+  let text: string;
+  try {
+    text = inputs.readFile(file);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UsageError(`${source}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a folder, not a file' : e.message}`);
+  }
+  const manifest = parseManifest(text, source);
+  return {
+    target: `${manifest.kind!.toLowerCase()}/${manifest.metadata.name!}`,
+    namespace: manifestNamespace(manifest, source, namespace, inputs.namespaceFlag, inputs.namespaceName),
+    trigger: { kind: 'apply', file, manifest },
+  };
 }
 
 /** NAMESPACE/NAME, or NAME in the -n namespace. */
@@ -61,49 +100,15 @@ export function readLease(text: string): { namespace: string | undefined; name: 
   throw new Error(`"${text}" is not a Lease: write NAMESPACE/NAME (e.g. kube-system/kube-controller-manager), or NAME with -n`);
 }
 
-/** Default scrape spacing for the highest depth: a sixth of the window, between 1 s and 10 s. */
-export function defaultSampleInterval(windowMs: number): number {
-  return Math.min(10_000, Math.max(1_000, Math.floor(windowMs / 6)));
-}
-
-export function rolloutName(target: string, namespace: string | undefined): string {
-  return `rollout ${target}${namespace ? ` in ${namespace}` : ''}`;
-}
-
-/** A rollout check as flags and config files both make it: named after its target unless named, timing out after maxConverge unless told. */
-export function rolloutSpec(
-  fields: Omit<RolloutCheckSpec, 'kind' | 'name' | 'timeoutMs'> & { name?: string | undefined; timeoutMs?: number | undefined },
-): RolloutCheckSpec {
-  const { target, namespace, maxConvergeMs } = fields;
-  return {
-    kind: 'rollout',
-    name: fields.name ?? rolloutName(target, namespace),
-    target,
-    namespace,
-    trigger: fields.trigger,
-    maxConvergeMs,
-    maxHopMs: fields.maxHopMs,
-    timeoutMs: fields.timeoutMs ?? maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
-    origin: fields.origin,
-  };
-}
-
-export function leaseName(namespace: string | undefined, name: string): string {
-  return `lease ${namespace ? `${namespace}/` : ''}${name}`;
-}
-
-export function queueName(metrics: readonly string[]): string {
-  return `queues of ${metrics.join(', ')}`;
-}
-
 /** The checks the flags ask for; [] when they ask for none (a --config may). */
-export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefined, access: MetricsAccess): CheckSpec[] {
+export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefined, access: MetricsAccess, manifests: ManifestInputs = fileManifests): CheckSpec[] {
   const origin = { source: 'flags' };
   const specs: CheckSpec[] = [];
   const restarts = opts.restart ?? [];
   const scales = opts.scale ?? [];
   const leases = opts.lease ?? [];
   const metrics = opts.metrics ?? [];
+  const controllers = opts.controller ?? [];
   const maxDepth = (opts.maxDepth ?? []).map((t) => flag('--max-depth', () => readQueueLimit(t, readCount)));
   const maxRetryRate = (opts.maxRetryRate ?? []).map((t) => flag('--max-retry-rate', () => readQueueLimit(t, readRate)));
   const maxConvergeMs = opts.maxConverge === undefined ? undefined : flag('--max-converge', () => readDuration(opts.maxConverge!));
@@ -114,10 +119,14 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
   const windowMs = opts.window === undefined ? undefined : flag('--window', () => readDuration(opts.window!));
   const sampleIntervalMs = opts.sampleInterval === undefined ? undefined : flag('--sample-interval', () => readDuration(opts.sampleInterval!));
 
-  const rollouts = restarts.length + scales.length > 0;
+  const files = opts.filename ?? [];
+  if (opts.apply && files.length === 0) throw new UsageError('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
+  if (!opts.apply && files.length > 0) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
+  if (files.filter((f) => f === '-').length > 1) throw new UsageError('-f -: stdin can be read once');
+  const rollouts = restarts.length + scales.length + files.length > 0;
   if (!rollouts) {
     for (const [set, name] of [[maxConvergeMs, '--max-converge'], [maxHopMs, '--max-hop'], [timeoutMs, '--timeout']] as const) {
-      if (set !== undefined) throw new UsageError(`${name} applies to a rollout check: give --restart TYPE/NAME or --scale TYPE/NAME=N`);
+      if (set !== undefined) throw new UsageError(`${name} applies to a rollout check: give --restart TYPE/NAME, --scale TYPE/NAME=N or --apply -f FILE`);
     }
   }
   if (leases.length === 0) {
@@ -125,54 +134,54 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
       if (set !== undefined) throw new UsageError(`${name} applies to a lease check: give --lease NAMESPACE/NAME`);
     }
   }
-  if (metrics.length === 0) {
+  if (metrics.length === 0 && controllers.length === 0) {
     for (const [set, name] of [[maxDepth.length || undefined, '--max-depth'], [maxRetryRate.length || undefined, '--max-retry-rate'], [sampleIntervalMs, '--sample-interval']] as const) {
-      if (set !== undefined) throw new UsageError(`${name} applies to a queue check: give --metrics SOURCE`);
+      if (set !== undefined) throw new UsageError(`${name} applies to a queue check: give --metrics SOURCE`, { hint: 'or to a controller check: --controller NAME' });
     }
   }
-  if (windowMs !== undefined && leases.length === 0 && metrics.length === 0) {
-    throw new UsageError('--window applies to lease and queue checks: give --lease or --metrics');
+  if (windowMs !== undefined && leases.length === 0 && metrics.length === 0 && controllers.length === 0) {
+    throw new UsageError('--window applies to lease and queue checks: give --lease or --metrics', { hint: 'and to controller checks: --controller NAME' });
   }
 
-  const triggers: { target: string; trigger: RolloutTrigger }[] = [
-    ...restarts.map((t) => ({ target: flag('--restart', () => readTarget(t)), trigger: { kind: 'restart' } as RolloutTrigger })),
+  const triggers: { target: string; namespace: string | undefined; trigger: RolloutTrigger }[] = [
+    ...restarts.map((t) => ({ target: flag('--restart', () => readTarget(t)), namespace, trigger: { kind: 'restart' } as RolloutTrigger })),
     ...scales.map((t) => {
       const s = flag('--scale', () => readScale(t));
-      return { target: s.target, trigger: { kind: 'scale', replicas: s.replicas } as RolloutTrigger };
+      return { target: s.target, namespace, trigger: { kind: 'scale', replicas: s.replicas } as RolloutTrigger };
+    }),
+    ...files.map((f) => {
+      try {
+        return readApply(f, namespace, manifests);
+      } catch (err) {
+        const e = err as UsageError;
+        throw new UsageError(`-f ${e.message}`, { hint: e.hint });
+      }
     }),
   ];
-  for (const { target, trigger } of triggers) {
-    specs.push(rolloutSpec({ target, namespace, trigger, maxConvergeMs, maxHopMs, timeoutMs, origin }));
+  for (const t of triggers) {
+    specs.push(rolloutSpec({ target: t.target, namespace: t.namespace, trigger: t.trigger, maxConvergeMs, maxHopMs, timeoutMs, origin }));
   }
 
   if (leases.length > 0 && maxRenewAgeMs === undefined && maxTransitions === undefined) {
     throw new UsageError('a lease check needs a limit: --max-renew-age DURATION and/or --max-transitions N', { hint: 'e.g. --lease kube-system/kube-controller-manager --max-renew-age 20s --max-transitions 2 --window 5m' });
   }
   for (const text of leases) {
-    const l = flag('--lease', () => readLease(text));
-    const ns = l.namespace ?? namespace;
-    const spec: LeaseCheckSpec = { kind: 'lease', name: leaseName(ns, l.name), namespace: ns, lease: l.name, maxRenewAgeMs, maxTransitions, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin };
-    specs.push(spec);
+    const lease = flag('--lease', () => readLease(text));
+    specs.push(leaseSpec({ lease, namespace, maxRenewAgeMs, maxTransitions, windowMs, origin }));
   }
 
-  if (metrics.length > 0) {
+  // With --controller, --metrics adds sources to what is found for the controllers (as for `top`).
+  for (const text of controllers) {
+    const name = text.trim();
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name)) throw new UsageError(`--controller "${text}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
+    specs.push(controllerSpec({ controller: name, metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }));
+  }
+  if (metrics.length > 0 && controllers.length === 0) {
     for (const m of metrics) parseMetricsSpec(m);
     if (maxDepth.length === 0 && maxRetryRate.length === 0) {
       throw new UsageError('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE', { hint: 'e.g. --metrics https://127.0.0.1:10257/metrics --max-depth deployment=10 --max-retry-rate 1/s --window 60s' });
     }
-    const w = windowMs ?? DEFAULT_WINDOW_MS;
-    const spec: QueueCheckSpec = {
-      kind: 'queue',
-      name: queueName(metrics),
-      metrics: [...metrics],
-      access,
-      maxDepth,
-      maxRetryRate,
-      windowMs: w,
-      sampleIntervalMs: sampleIntervalMs ?? defaultSampleInterval(w),
-      origin,
-    };
-    specs.push(spec);
+    specs.push(queueSpec({ metrics, access, maxDepth, maxRetryRate, windowMs, sampleIntervalMs, origin }));
   }
   return specs;
 }

@@ -15,9 +15,10 @@
  *   transitions are over the limit. Waiting longer could not make them pass.
  * - Reports are renderings of one CheckReport (src/output: check-text, junit, markdown; json/yaml).
  */
-export { specsFromConfig, type ConfigDefaults, type ConfigProblem } from './config.js';
+export type { ConfigDefaults, ConfigProblem } from './config.js';
 export { describeSpec } from './describe.js';
-export { DEFAULT_ROLLOUT_TIMEOUT_MS, DEFAULT_WINDOW_MS, specsFromFlags, type CheckFlagValues } from './flags.js';
+export type { CheckFlagValues, ManifestInputs } from './flags.js';
+export { readCheckSpecs, type SpecInputs } from './specs.js';
 export { formatValue, readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 export { LeaseWindow, runLeaseCheck } from './lease.js';
 export { evaluateQueues, runQueueCheck, type SourceSamples } from './queue.js';

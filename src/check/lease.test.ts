@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseSnapshot } from '../lease/index.js';
-import { LeaseWindow } from './lease.js';
-import type { LeaseCheckSpec } from './types.js';
+import type { Lease } from '../kube/index.js';
+import { formatMicroTime, type LeaseSnapshot } from '../lease/index.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import type { RunContext } from './context.js';
+import { LeaseWindow, watchLease, type StartInformer } from './lease.js';
+import type { CheckResult, LeaseCheckSpec } from './types.js';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 const spec: LeaseCheckSpec = { kind: 'lease', name: 'lease kube-system/kcm', namespace: 'kube-system', lease: 'kcm', maxRenewAgeMs: 10_000, maxTransitions: 1, windowMs: 30_000, origin: { source: 'flags' } };
@@ -90,6 +94,123 @@ describe('what a lease did over the window', () => {
     expect(w.results(T + 1_000).map((r) => [r.status, r.measured, r.message.split(' (')[0]])).toEqual([
       ['failed', null, 'the lease was deleted at 2026-01-01T12:00:01.000Z'],
       ['failed', 0, 'the lease was deleted at 2026-01-01T12:00:01.000Z'],
+    ]);
+  });
+});
+
+describe('the lease check over time', () => {
+  /** The record as the holder writes it: a renewal is a renewTime in another second (the record keeps seconds). */
+  function lease(holder: string, renewedAt: number, transitions: number): Lease {
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { namespace: 'kube-system', name: 'kcm' },
+      spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: formatMicroTime(renewedAt), leaseTransitions: transitions },
+    };
+  }
+
+  const startInformer: StartInformer = async (informer, signal) => {
+    void informer.run(signal);
+    await informer.waitForCacheSync(signal);
+  };
+
+  /** A check started on a fake clock, run until its cache has synced and its window began (t0). */
+  async function start(check: Partial<LeaseCheckSpec>, objects: Lease[] = [lease('a', T, 0)]) {
+    const clock = new FakeClock(T);
+    const lw = new FakeListerWatcher({ objects });
+    const abort = new AbortController();
+    const log: string[] = [];
+    const ctx: RunContext = { signal: abort.signal, log: (line) => log.push(line), syncTimeoutMs: 5_000, clock };
+    let results: CheckResult[] | undefined;
+    const done = watchLease(lw, 'kube-system', { ...spec, ...check }, ctx, startInformer).then((r) => (results = r));
+    while (log.length === 0 && results === undefined && clock.now() < T + 5_000) await clock.step(100);
+    const t0 = clock.now();
+    return { clock, lw, abort, log, done, t0, at: (ms: number) => new Date(t0 + ms).toISOString(), results: () => results };
+  }
+
+  it('runs the whole window while the holder renews, and passes', async () => {
+    const c = await start({ windowMs: 20_000 });
+    expect(c.log).toEqual(['holder a (valid); watching for 20.0s']);
+    for (let t = 0; t < 18_000; t += 2_000) {
+      c.lw.modify(lease('a', T + 1_000 + t, 0));
+      await c.clock.step(2_000);
+    }
+    c.lw.modify(lease('a', T + 19_000, 0));
+    await c.clock.step(1_999);
+    expect(c.results()).toBeUndefined();
+    await c.clock.step(1);
+    await c.done;
+    expect(c.results()).toEqual([
+      { name: 'renew age', passed: true, status: 'passed', measured: 2_000, limit: 10_000, unit: 'ms', message: 'longest without a renewal: 2.00s (holder a)' },
+      { name: 'transitions', passed: true, status: 'passed', measured: 0, limit: 1, unit: 'count', message: 'no holder change in 20.0s (holder a)' },
+    ]);
+  });
+
+  it('waits for holder changes and ends early once there are more than the limit allows', async () => {
+    const c = await start({});
+    await c.clock.step(5_000);
+    c.lw.modify(lease('b', T + 5_000, 1));
+    await c.clock.step(5_000);
+    expect(c.results()).toBeUndefined();
+    c.lw.modify(lease('c', T + 10_000, 2));
+    // Counted as it arrives; the check ends at its next sample, a quarter of a second later.
+    await c.clock.step(250);
+    await c.done;
+    expect(c.log.slice(1)).toEqual(['the transitions limit was exceeded: ending early']);
+    expect(c.results()![1]).toEqual({
+      name: 'transitions',
+      passed: false,
+      status: 'failed',
+      measured: 2,
+      limit: 1,
+      unit: 'count',
+      message: `2 holder changes in 10.3s: a → b at ${c.at(5_000)}, b → c at ${c.at(10_000)}, over the limit of 1 (watched 10.3s of the 30.0s window: the transitions limit was exceeded)`,
+    });
+  });
+
+  it('fails a holder that stops renewing as soon as its renew age is over the limit', async () => {
+    const c = await start({ maxTransitions: undefined });
+    c.lw.modify(lease('a', T + 1_000, 0));
+    await c.clock.step(3_000);
+    c.lw.modify(lease('a', T + 4_000, 0));
+    await c.clock.step(10_000);
+    expect(c.results()).toBeUndefined();
+    await c.clock.step(250);
+    await c.done;
+    expect(c.results()).toEqual([
+      {
+        name: 'renew age',
+        passed: false,
+        status: 'failed',
+        measured: 10_250,
+        limit: 10_000,
+        unit: 'ms',
+        message: `no renewal for 10.3s since ${c.at(3_000)}, over the 10.0s limit (holder a, expiring) (watched 13.3s of the 30.0s window: the renew age limit was exceeded)`,
+      },
+    ]);
+  });
+
+  it('an interrupt ends the window early, with what was seen until then', async () => {
+    const c = await start({});
+    c.lw.modify(lease('a', T + 1_000, 0));
+    await c.clock.step(4_000);
+    c.abort.abort();
+    await c.done;
+    expect(c.clock.pendingTimers()).toBe(0);
+    expect(c.results()!.map((r) => [r.status, r.measured, r.message])).toEqual([
+      ['passed', 4_000, 'longest without a renewal: 4.00s (holder a) (watched 4.00s of the 30.0s window: interrupted)'],
+      ['passed', 0, 'no holder change in 4.00s (holder a) (watched 4.00s of the 30.0s window: interrupted)'],
+    ]);
+  });
+
+  it('a lease that is not there fails without waiting for the window', async () => {
+    const c = await start({}, []);
+    await c.done;
+    expect(c.t0 - T).toBeLessThan(1_000);
+    expect(c.log).toEqual([]);
+    expect(c.results()!.map((r) => [r.name, r.status, r.message])).toEqual([
+      ['renew age', 'failed', 'lease kube-system/kcm not found'],
+      ['transitions', 'failed', 'lease kube-system/kcm not found'],
     ]);
   });
 });

@@ -11,10 +11,9 @@
  * - Both only grow, so once either is over its limit the check has failed and ends early; the
  *   other limit is then reported over the part of the window that was watched.
  */
-import { runUntilSynced } from '../commands/informer-session.js';
-import { LEASES } from '../kube/index.js';
-import { SharedIndexInformer, isDeletedFinalStateUnknown, splitMetaNamespaceKey } from '../informer/index.js';
-import { ResourceListerWatcher, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
+import type { Clock } from '../clock.js';
+import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey, waitForCacheSync } from '../informer/index.js';
+import { LEASES, ResourceListerWatcher, type Kube, type Lease, type ListerWatcher } from '../kube/index.js';
 import { LeaseObserver, parseMicroTime, type LeaseEvent, type LeaseSnapshot } from '../lease/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunContext } from './context.js';
@@ -110,31 +109,42 @@ export class LeaseWindow {
   }
 }
 
-/** Resolves after `ms`, when `signal` aborts, or when `done()` says so (checked every SAMPLE_MS). */
-async function watchFor(ms: number, signal: AbortSignal, tick: () => boolean): Promise<void> {
-  const end = Date.now() + ms;
-  while (!signal.aborted && Date.now() < end) {
+/** Resolves after `ms`, when `signal` aborts, or when `tick()` says so (asked every SAMPLE_MS). */
+async function watchFor(clock: Clock, ms: number, signal: AbortSignal, tick: () => boolean): Promise<void> {
+  const end = clock.now() + ms;
+  while (!signal.aborted && clock.now() < end) {
     if (tick()) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, Math.min(SAMPLE_MS, Math.max(0, end - Date.now())));
-      function done(): void {
-        clearTimeout(t);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    await clock.sleep(Math.min(SAMPLE_MS, end - clock.now()), signal);
   }
   tick();
 }
 
+/** Starts the informer and resolves once its cache has synced; rejects with why it could not. */
+export type StartInformer = (informer: SharedIndexInformer, signal: AbortSignal) => Promise<void>;
+
 export async function runLeaseCheck(kube: Kube, spec: LeaseCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
   const namespace = spec.namespace ?? kube.connection.namespace;
   const lw = new ResourceListerWatcher(kube.client, LEASES, { namespace, fieldSelector: `metadata.name=${spec.lease}` });
-  const informer = new SharedIndexInformer(lw);
+  return watchLease(lw, namespace, spec, ctx, (informer, signal) =>
+    runUntilSynced(kube, [informer], {
+      signal,
+      timeoutMs: ctx.syncTimeoutMs,
+      clock: ctx.clock,
+      onEvent: (e) => {
+        if (e.level === 'warning' || e.level === 'error') ctx.log(`${e.level}: ${e.message}`);
+      },
+    }),
+  );
+}
+
+/** The lease check over any ListerWatcher of the one Lease: sync, then sample it for the window. */
+export async function watchLease(lw: ListerWatcher, namespace: string, spec: LeaseCheckSpec, ctx: RunContext, start: StartInformer): Promise<CheckResult[]> {
+  const { clock } = ctx;
+  const informer = new SharedIndexInformer(lw, { clock });
   let synced = false;
   let window: LeaseWindow | undefined;
   const observer = new LeaseObserver({
+    clock,
     onEvent: (e) => {
       if (synced && e.type === 'acquired') window?.acquired(e);
     },
@@ -156,12 +166,11 @@ export async function runLeaseCheck(kube: Kube, spec: LeaseCheckSpec, ctx: RunCo
   const stop = (): void => controller.abort();
   ctx.signal.addEventListener('abort', stop, { once: true });
   try {
-    await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: ctx.syncTimeoutMs, onEvent: (e) => {
-      if (e.level === 'warning' || e.level === 'error') ctx.log(`${e.level}: ${e.message}`);
-    } });
-    while (!registration.hasSynced() && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 10));
+    await start(informer, controller.signal);
+    // The informer has synced; wait until our handler has seen the initial list too.
+    await waitForCacheSync(controller.signal, [() => registration.hasSynced()], clock);
     synced = true;
-    const startedAt = Date.now();
+    const startedAt = clock.now();
     const first = observer.snapshotOf(namespace, spec.lease, startedAt);
     if (!first) {
       const message = `lease ${namespace}/${spec.lease} not found`;
@@ -174,8 +183,8 @@ export async function runLeaseCheck(kube: Kube, spec: LeaseCheckSpec, ctx: RunCo
     window = w;
     ctx.log(`holder ${first.holder ?? 'none'} (${first.state}); watching for ${formatDuration(spec.windowMs)}`);
     let reported = false;
-    await watchFor(spec.windowMs, controller.signal, () => {
-      const now = Date.now();
+    await watchFor(clock, spec.windowMs, controller.signal, () => {
+      const now = clock.now();
       const snap = observer.snapshotOf(namespace, spec.lease, now);
       if (snap) w.sample(snap, now);
       const over = w.exceeded();
@@ -185,7 +194,7 @@ export async function runLeaseCheck(kube: Kube, spec: LeaseCheckSpec, ctx: RunCo
       }
       return over !== undefined;
     });
-    return w.results(Date.now());
+    return w.results(clock.now());
   } finally {
     ctx.signal.removeEventListener('abort', stop);
     controller.abort();

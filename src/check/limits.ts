@@ -43,6 +43,11 @@ export function readQueueLimit(text: string, readValue: (v: string) => number): 
   return { queue, limit: readValue(value), text: text.trim() };
 }
 
+/** A per-queue limit's name in results and descriptions: "depth", "retry rate of replicaset". */
+export function queueLimitName(measure: 'depth' | 'retry rate', limit: QueueLimit): string {
+  return `${measure}${limit.queue === '*' ? '' : ` of ${limit.queue}`}`;
+}
+
 /** A measured or limiting value in the words reports use. */
 export function formatValue(value: number | null, unit: Unit): string {
   if (value === null) return '-';

@@ -10,14 +10,13 @@
  * - A source that never answered is an error result of its own (exit 3 when nothing failed), with
  *   the scrape's reason and hint; the other sources' results stand.
  */
-import { metricsSources } from '../cli/metrics-flags.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
-import { computeQueueStats, MultiScraper, parseMetricsSpec, type SourceResult, type TimedScrape } from '../metrics/index.js';
+import { computeQueueStats, MultiScraper, scrapeSources, type MetricsSource, type SourceResult, type TimedScrape } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import type { RunContext } from './context.js';
-import { formatValue } from './limits.js';
+import { formatValue, queueLimitName } from './limits.js';
 import type { CheckResult, QueueCheckSpec, QueueLimit } from './types.js';
 
 export interface SourceSamples {
@@ -62,7 +61,7 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
   if (good.length === 0) return results;
 
   for (const limit of spec.maxDepth) {
-    const name = `depth${limit.queue === '*' ? '' : ` of ${limit.queue}`}`;
+    const name = queueLimitName('depth', limit);
     let best: { value: number; queue: string; source: string; atMs: number } | undefined;
     for (const s of good) {
       for (const scrape of s.scrapes) {
@@ -83,7 +82,7 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
   }
 
   for (const limit of spec.maxRetryRate) {
-    const name = `retry rate${limit.queue === '*' ? '' : ` of ${limit.queue}`}`;
+    const name = queueLimitName('retry rate', limit);
     const windows = good.filter((s) => s.scrapes.length >= 2);
     if (windows.length === 0) {
       results.push({ name, passed: false, status: 'error', measured: null, limit: limit.limit, unit: 'per-second', message: 'a rate needs two good scrapes of a source, and no source had them', exitCode: ExitCode.Cluster });
@@ -121,44 +120,24 @@ function record(samples: Map<string, SourceSamples>, results: readonly SourceRes
 }
 
 export async function runQueueCheck(kube: Kube | undefined, spec: QueueCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
-  const specs = spec.metrics.map(parseMetricsSpec);
-  const sources = metricsSources(
-    spec.metrics,
-    { specs, timeoutMs: spec.access.timeoutMs, needsCluster: kube !== undefined },
-    {
-      metricsInsecureSkipTlsVerify: spec.access.insecureSkipTlsVerify,
-      metricsToken: spec.access.token,
-      metricsKubeconfigCredentials: spec.access.kubeconfigCredentials,
-    },
-    kube,
-  );
-  const scraper = new MultiScraper(sources);
+  return sampleQueues(scrapeSources(spec.metrics, spec.access, kube), spec, ctx);
+}
+
+/** Scrapes `sources` over the check's window, on the context's clock, and judges what it got. */
+export async function sampleQueues(sources: readonly MetricsSource[], spec: QueueCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
+  const { clock, signal } = ctx;
+  const scraper = new MultiScraper(sources, clock);
   const samples = new Map(sources.map((s) => [s.name, { source: s.name, scrapes: [], lastError: null, failures: 0 } as SourceSamples]));
-  const start = Date.now();
-  const end = start + spec.windowMs;
-  record(samples, await scraper.scrapeAll(ctx.signal));
+  const end = clock.now() + spec.windowMs;
+  record(samples, await scraper.scrapeAll(signal));
   for (const s of samples.values()) {
     if (s.lastError) ctx.log(`scrape of ${s.source} failed: ${s.lastError.error}${s.lastError.hint ? ` (${s.lastError.hint})` : ''}`);
   }
   ctx.log(`scraped ${sources.length} source${sources.length === 1 ? '' : 's'}; sampling for ${formatDuration(spec.windowMs)}`);
-  while (!ctx.signal.aborted && Date.now() < end) {
-    const next = Math.min(end, Date.now() + spec.sampleIntervalMs);
-    await sleep(next - Date.now(), ctx.signal);
-    if (ctx.signal.aborted) break;
-    record(samples, await scraper.scrapeAll(ctx.signal));
+  while (!signal.aborted && clock.now() < end) {
+    await clock.sleep(Math.min(end - clock.now(), spec.sampleIntervalMs), signal);
+    if (signal.aborted) break;
+    record(samples, await scraper.scrapeAll(signal));
   }
   return evaluateQueues(spec, [...samples.values()]);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

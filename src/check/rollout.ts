@@ -1,23 +1,29 @@
 /**
- * Rollout checks: make the trigger write (restart or scale), trace the reconcile chain with the
- * Tracer until the workload converges, and hold the time to converge and the slowest hop to their
- * limits.
+ * Rollout checks: make the trigger write (restart, scale, or a server-side apply of a manifest),
+ * trace the reconcile chain with the Tracer until the workload converges, and hold the time to
+ * converge and the slowest hop to their limits. An apply that creates the workload is traced from
+ * its creation: `kubectl apply && kubectl rollout status` with limits.
  *
  * - The deadline is --max-converge when given (it has failed by then; waiting longer cannot make it
  *   pass), else --timeout.
  * - The slowest hop is the largest time between a hop and the hop it follows, over the hops up to
  *   convergence: old Pods' graceful termination after convergence is not the controllers' latency.
  *   A rollout that never converged also counts the time since its last hop: a stall is a slow hop.
- * - A rollout that does not converge says where it is stuck: the Pods that are not ready, with the
- *   latest Warning event about each (FailedScheduling: 0/2 nodes are available: …).
+ * - A rollout that does not converge says where it is stuck: the diagnosis of its chain (the first
+ *   broken link, its evidence, the next command), else the Pods that are not ready, with the latest
+ *   Warning event about each (FailedScheduling: 0/2 nodes are available: …).
  */
-import { runUntilSynced } from '../commands/informer-session.js';
-import { CheckFailedError, UsageError } from '../errors.js';
+import { DEFAULT_GRACE_MS, diagnosisBrief } from '../diagnose/index.js';
+import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { groupResource, type Kube } from '../kube/index.js';
-import { Tracer, type TraceSnapshot, type TreeNode } from '../trace/tracer.js';
+import type { Kube, ResourceInfo } from '../kube/index.js';
+import { diagnoseChain } from '../diagnose/chain.js';
+import { resolveManifest } from '../trace/manifest.js';
+import { TraceSession } from '../trace/session.js';
+import type { TraceSnapshot, TreeNode, TriggerRequest } from '../trace/tracer.js';
 import type { Hop } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
+import { parseTarget } from '../util/target.js';
 import type { RunContext } from './context.js';
 import type { CheckResult, RolloutCheckSpec } from './types.js';
 
@@ -135,68 +141,61 @@ export function describeStuck(tree: TreeNode | undefined, events: readonly Event
   return `${status}; ${pods.length} Pod${pods.length === 1 ? '' : 's'} not ready: ${shown.join('; ')}${pods.length > 3 ? `; …` : ''}`;
 }
 
-async function warningEvents(kube: Kube, namespace: string | undefined, signal: AbortSignal): Promise<EventItem[]> {
-  if (!namespace) return [];
-  try {
-    const list = await kube.client.json<{ items?: EventItem[] }>(`/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events?limit=500`, {
-      signal,
-      describe: { verb: 'list', resource: 'events.events.k8s.io', namespace },
-    });
-    return list.items ?? [];
-  } catch {
-    // Events only explain a failure; not being allowed to read them must not hide it.
-    return [];
+/** The workload and the write: named by the spec, or by the manifest an apply check applies. */
+async function rolloutTarget(kube: Kube, spec: RolloutCheckSpec): Promise<{ info: ResourceInfo; namespace: string | undefined; name: string; trigger: TriggerRequest }> {
+  const t = spec.trigger;
+  if (t.kind === 'apply') {
+    const source = t.file === '-' ? 'stdin' : t.file;
+    const { info, namespace, name, manifest } = await resolveManifest(kube, t.manifest, source, spec.namespace ?? kube.connection.namespace);
+    return { info, namespace, name, trigger: { kind: 'apply', manifest, source } };
   }
-}
-
-function splitTarget(target: string): { type: string; name: string } {
-  const i = target.indexOf('/');
-  return { type: target.slice(0, i), name: target.slice(i + 1) };
+  const { type, name } = parseTarget(spec.target);
+  const info = await kube.discovery.resolve(type);
+  const namespace = info.namespaced ? (spec.namespace ?? kube.connection.namespace) : undefined;
+  return { info, namespace, name, trigger: t.kind === 'restart' ? { kind: 'restart' } : { kind: 'scale', replicas: t.replicas } };
 }
 
 export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
-  const { type, name } = splitTarget(spec.target);
-  const info = await kube.discovery.resolve(type);
-  const namespace = info.namespaced ? (spec.namespace ?? kube.connection.namespace) : undefined;
-  const tracer = new Tracer({ kube, target: { info, namespace, name }, coalesceMs: 50, settleMs: 3_000 });
-  await tracer.addEventsInformer();
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  ctx.signal.addEventListener('abort', stop, { once: true });
-  try {
-    await tracer.start(controller.signal, (informers) => runUntilSynced(kube, informers, { signal: controller.signal, timeoutMs: ctx.syncTimeoutMs }));
-    if (!tracer.targetObject()) {
-      throw new CheckFailedError(`${groupResource(info)} "${name}" not found${namespace ? ` in namespace ${namespace}` : ''}`);
-    }
-    for (const inf of tracer.informers()) inf.onEvent((e) => {
-      if (e.level === 'warning' || e.level === 'error') ctx.log(`${e.level}: ${e.message}`);
-    });
+  const { info, namespace, name, trigger } = await rolloutTarget(kube, spec);
+  const session = new TraceSession({
+    kube,
+    target: { info, namespace, name },
+    coalesceMs: 50,
+    settleMs: 3_000,
     // Converged is what the check measures: old Pods still terminating need not be waited for.
-    tracer.subscribe((e) => {
-      if (e.type === 'hop' && e.hop.kind === 'converged') setImmediate(() => tracer.stop('timeout', 'converged'));
-    });
-    const request = spec.trigger.kind === 'restart' ? { kind: 'restart' as const } : { kind: 'scale' as const, replicas: spec.trigger.replicas };
-    const fired = await tracer.fire(request, controller.signal);
+    stopWhenConverged: true,
+    trigger,
+    timeoutMs: spec.timeoutMs,
+    syncTimeoutMs: ctx.syncTimeoutMs,
+    signal: ctx.signal,
+    onInformerEvent: (e, phase) => {
+      if (phase === 'trace' && (e.level === 'warning' || e.level === 'error')) ctx.log(`${e.level}: ${e.message}`);
+    },
+  });
+  try {
+    await session.start();
+    const fired = await session.fire();
     if (!fired) throw new UsageError('the rollout trigger made no write');
     ctx.log(`wrote: ${fired.wrote}`);
-    const timer = setTimeout(() => tracer.stop('timeout', `no convergence within ${formatDuration(spec.timeoutMs)}`), spec.timeoutMs);
-    const onAbort = (): void => tracer.stop('interrupted', 'interrupted');
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await tracer.ended;
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onAbort);
+    const snap = await session.finish();
+    if (ctx.artifacts) {
+      try {
+        ctx.log(`wrote the waterfall SVG to ${ctx.artifacts.waterfall(snap)}`);
+      } catch (err) {
+        // A file CI may want is missing; the check's verdict still stands.
+        ctx.log(`error: could not write the waterfall SVG: ${(err as Error).message}`);
+      }
     }
-    const endedAt = Date.now();
-    // Let late Events attach to their hops before the verdict.
-    await new Promise((r) => setTimeout(r, 200));
-    const snap = tracer.snapshot();
     const finished = snap.outcome === 'converged' || snap.outcome === 'no-rollout';
-    const stuck = finished ? undefined : describeStuck(snap.tree, await warningEvents(kube, namespace, controller.signal));
-    return evaluateRollout(spec, snap, endedAt, stuck);
+    const events = (session.caches().events?.store.list() ?? []) as EventItem[];
+    // Where it is stuck: the diagnosis of the chain (a step unchanged for half the deadline counts as
+    // stuck); the not-ready Pods with their latest Warning when no diagnosis could be made.
+    const graceMs = Math.min(DEFAULT_GRACE_MS, (spec.maxConvergeMs ?? spec.timeoutMs) / 2);
+    const stuck = finished
+      ? undefined
+      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal }).then(diagnosisBrief, () => describeStuck(snap.tree, events));
+    return evaluateRollout(spec, snap, session.endedAt ?? Date.now(), stuck);
   } finally {
-    ctx.signal.removeEventListener('abort', stop);
-    controller.abort();
+    session.close();
   }
 }

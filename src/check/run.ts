@@ -8,25 +8,38 @@
  * A check that throws (403, unreachable, unknown resource type) does not stop the others: its
  * limits become error results carrying the message and hint a user would read.
  */
+import { realClock, type Clock } from '../clock.js';
 import { CliError, formatError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { toCliError, type Kube } from '../kube/index.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
 import type { RunContext } from './context.js';
 import { describeSpec } from './describe.js';
+import { runControllerCheck } from './controller.js';
 import { runLeaseCheck } from './lease.js';
+import { queueLimitName } from './limits.js';
 import { runQueueCheck } from './queue.js';
 import { runRolloutCheck } from './rollout.js';
 import type { CheckReport, CheckResult, CheckRun, CheckSpec, Unit } from './types.js';
+
+/** Writes a check's files for CI; returns the path written. */
+export interface CheckArtifacts {
+  writeWaterfall(checkName: string, snapshot: TraceSnapshot): string;
+}
 
 export interface RunChecksOptions {
   command: string;
   signal: AbortSignal;
   log: (line: string) => void;
   syncTimeoutMs: number;
+  /** Default: the real one. */
+  clock?: Clock;
   /** The connection, made once; undefined when no check needs the cluster. */
   kube: Kube | undefined;
   /** Called as each check finishes, for progress lines. */
   onDone?: (run: CheckRun) => void;
+  /** --artifacts DIR: where checks write their files (the command makes the folder). */
+  artifacts?: CheckArtifacts | undefined;
 }
 
 /** The limits a spec has, for error results when the check could not run at all. */
@@ -41,8 +54,14 @@ function limitsOf(spec: CheckSpec): { name: string; limit: number | null; unit: 
       ];
     case 'queue':
       return [
-        ...spec.maxDepth.map((l) => ({ name: `depth${l.queue === '*' ? '' : ` of ${l.queue}`}`, limit: l.limit, unit: 'count' as const })),
-        ...spec.maxRetryRate.map((l) => ({ name: `retry rate${l.queue === '*' ? '' : ` of ${l.queue}`}`, limit: l.limit, unit: 'per-second' as const })),
+        ...spec.maxDepth.map((l) => ({ name: queueLimitName('depth', l), limit: l.limit, unit: 'count' as const })),
+        ...spec.maxRetryRate.map((l) => ({ name: queueLimitName('retry rate', l), limit: l.limit, unit: 'per-second' as const })),
+      ];
+    case 'controller':
+      return [
+        { name: 'time without a leader', limit: 0, unit: 'ms' as const },
+        ...spec.maxDepth.map((l) => ({ name: queueLimitName('depth', l), limit: l.limit, unit: 'count' as const })),
+        ...spec.maxRetryRate.map((l) => ({ name: queueLimitName('retry rate', l), limit: l.limit, unit: 'per-second' as const })),
       ];
   }
 }
@@ -57,8 +76,17 @@ function errorResults(spec: CheckSpec, err: unknown, interrupted: boolean): Chec
 }
 
 async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<CheckRun> {
-  const started = Date.now();
-  const ctx: RunContext = { signal: options.signal, syncTimeoutMs: options.syncTimeoutMs, log: (line) => options.log(`${spec.name}: ${line}`) };
+  const clock = options.clock ?? realClock;
+  const started = clock.now();
+  const artifacts: string[] = [];
+  const dir = options.artifacts;
+  const ctx: RunContext = {
+    signal: options.signal,
+    syncTimeoutMs: options.syncTimeoutMs,
+    clock,
+    log: (line) => options.log(`${spec.name}: ${line}`),
+    artifacts: dir ? { waterfall: (snapshot) => record(artifacts, dir.writeWaterfall(spec.name, snapshot)) } : undefined,
+  };
   let results: CheckResult[];
   try {
     switch (spec.kind) {
@@ -71,6 +99,9 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
       case 'queue':
         results = await runQueueCheck(options.kube, spec, ctx);
         break;
+      case 'controller':
+        results = await runControllerCheck(need(options.kube), spec, ctx);
+        break;
     }
   } catch (err) {
     results = errorResults(spec, err, options.signal.aborted);
@@ -78,9 +109,15 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
   if (options.signal.aborted) {
     results = results.map((r) => (r.status === 'failed' ? r : { ...r, passed: false, status: 'error', exitCode: ExitCode.Interrupted, message: `interrupted: ${r.message}` }));
   }
-  const run: CheckRun = { name: spec.name, kind: spec.kind, description: describeSpec(spec), origin: spec.origin, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, results };
+  const run: CheckRun = { name: spec.name, kind: spec.kind, description: describeSpec(spec), origin: spec.origin, startedAt: new Date(started).toISOString(), durationMs: clock.now() - started, results };
+  if (artifacts.length > 0) run.artifacts = artifacts;
   options.onDone?.(run);
   return run;
+}
+
+function record(list: string[], path: string): string {
+  list.push(path);
+  return path;
 }
 
 function need(kube: Kube | undefined): Kube {
@@ -119,7 +156,8 @@ export function buildReport(command: string, startedAt: number, checks: CheckRun
 
 /** Runs every check at once; never rejects. */
 export async function runChecks(specs: readonly CheckSpec[], options: RunChecksOptions): Promise<CheckReport> {
-  const started = Date.now();
+  const clock = options.clock ?? realClock;
+  const started = clock.now();
   const checks = await Promise.all(specs.map((s) => runOne(s, options)));
-  return buildReport(options.command, started, checks, options.signal.aborted);
+  return buildReport(options.command, started, checks, options.signal.aborted, clock.now());
 }

@@ -4,8 +4,12 @@
  * renders a CheckReport and nothing else.
  */
 import type { ExitCode } from '../exit-codes.js';
+import type { KubeObject } from '../kube/index.js';
+import type { MetricsAccess } from '../metrics/index.js';
 
-export type CheckKind = 'rollout' | 'lease' | 'queue';
+export type { MetricsAccess };
+
+export type CheckKind = 'rollout' | 'lease' | 'queue' | 'controller';
 
 /** Where a check was defined, for messages that point at it. */
 export interface SpecOrigin {
@@ -15,7 +19,11 @@ export interface SpecOrigin {
   column?: number | undefined;
 }
 
-export type RolloutTrigger = { kind: 'restart' } | { kind: 'scale'; replicas: number };
+export type RolloutTrigger =
+  | { kind: 'restart' }
+  | { kind: 'scale'; replicas: number }
+  /** Server-side apply of the manifest read from `file` (- for stdin), which names the target. */
+  | { kind: 'apply'; file: string; manifest: KubeObject };
 
 export interface RolloutCheckSpec {
   kind: 'rollout';
@@ -56,14 +64,6 @@ export interface QueueLimit {
   text: string;
 }
 
-/** How one queue check reaches its metrics sources (the --metrics-* flags, or the config's keys). */
-export interface MetricsAccess {
-  insecureSkipTlsVerify: boolean;
-  kubeconfigCredentials: boolean;
-  token: string | undefined;
-  timeoutMs: number;
-}
-
 export interface QueueCheckSpec {
   kind: 'queue';
   name: string;
@@ -80,7 +80,22 @@ export interface QueueCheckSpec {
   origin: SpecOrigin;
 }
 
-export type CheckSpec = RolloutCheckSpec | LeaseCheckSpec | QueueCheckSpec;
+/** A controller component as `top` joins it: its leader Lease and the leading replica's queues. */
+export interface ControllerCheckSpec {
+  kind: 'controller';
+  name: string;
+  /** A component name as `top` shows it (kube-controller-manager), a Lease name, or NAMESPACE/LEASE. */
+  controller: string;
+  /** Extra --metrics sources (SPEC or COMPONENT=SPEC), as for `top`. */
+  metrics: string[];
+  access: MetricsAccess;
+  maxDepth: QueueLimit[];
+  maxRetryRate: QueueLimit[];
+  windowMs: number;
+  origin: SpecOrigin;
+}
+
+export type CheckSpec = RolloutCheckSpec | LeaseCheckSpec | QueueCheckSpec | ControllerCheckSpec;
 
 export type Unit = 'ms' | 'count' | 'per-second';
 
@@ -116,6 +131,8 @@ export interface CheckRun {
   startedAt: string;
   durationMs: number;
   results: CheckResult[];
+  /** Files written for the check with --artifacts DIR: a rollout's waterfall SVG. */
+  artifacts?: string[] | undefined;
 }
 
 export interface CheckCounts {

@@ -1,15 +1,15 @@
 /**
- * The `--metrics` flags, the same on every command that scrapes controllers (queues, the trace):
- * which sources, and how to authenticate to the ones reached directly. Checked before any request.
+ * The `--metrics` flags, the same on every command that scrapes controllers (queues, the trace,
+ * check): which sources, and how to authenticate to the ones reached directly. Checked before any
+ * request; scrapeSources (src/metrics) turns the plan into sources.
  *
  * Credentials go to a URL the user named, so the kubeconfig's are sent only on request
  * (--metrics-kubeconfig-credentials); a --metrics-token wins over the kubeconfig's token.
  */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { kubeconfigHttpsCredentials, type Kube } from '../kube/index.js';
-import { createSources, parseMetricsSpec, type DirectAuth, type MetricsSource, type MetricsSpec } from '../metrics/index.js';
-import { parseDuration } from '../util/duration.js';
+import { metricsNeedCluster, parseMetricsSpec, type MetricsAccess, type MetricsSpec } from '../metrics/index.js';
+import { durationFlag } from './duration-flag.js';
 
 export interface MetricsFlagValues {
   metrics?: string[] | undefined;
@@ -23,7 +23,8 @@ export interface MetricsFlagValues {
 
 export interface MetricsPlan {
   specs: MetricsSpec[];
-  timeoutMs: number;
+  /** For scrapeSources (src/metrics), with the specs or the sources discovered instead. */
+  access: MetricsAccess;
   /** True when a source goes through the API server or the kubeconfig's credentials are wanted. */
   needsCluster: boolean;
 }
@@ -44,12 +45,7 @@ export function addMetricsFlags(cmd: Command, what: string): Command {
 /** Every metrics flag checked, nothing sent. */
 export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
   const specs = (opts.metrics ?? []).map(parseMetricsSpec);
-  let timeoutMs: number;
-  try {
-    timeoutMs = parseDuration(opts.metricsTimeout ?? '5s');
-  } catch (err) {
-    throw new UsageError(`--metrics-timeout: ${(err as Error).message}`);
-  }
+  const timeoutMs = durationFlag('--metrics-timeout', opts.metricsTimeout ?? '5s');
   if (timeoutMs <= 0) throw new UsageError('--metrics-timeout must be a positive duration, e.g. 5s');
   const direct = specs.some((s) => s.kind === 'url');
   if (!direct && specs.length > 0 && (opts.metricsToken !== undefined || opts.metricsKubeconfigCredentials)) {
@@ -59,19 +55,11 @@ export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
     });
   }
   if (opts.metricsToken !== undefined && opts.metricsToken.trim() === '') throw new UsageError('--metrics-token is empty');
-  return {
-    specs,
-    timeoutMs,
-    needsCluster: specs.length === 0 || specs.some((s) => s.kind !== 'url') || Boolean(opts.metricsKubeconfigCredentials),
-  };
-}
-
-/** Sources for `specs` (the checked --metrics, or discovered ones). `kube` is needed when plan.needsCluster. */
-export function metricsSources(specs: readonly string[], plan: MetricsPlan, opts: MetricsFlagValues, kube: Kube | undefined): MetricsSource[] {
-  const direct: DirectAuth = {
+  const access: MetricsAccess = {
     insecureSkipTlsVerify: Boolean(opts.metricsInsecureSkipTlsVerify) || Boolean(opts.insecureSkipTlsVerify),
-    bearerToken: opts.metricsToken,
-    credentials: opts.metricsKubeconfigCredentials && kube ? kubeconfigHttpsCredentials(kube.connection.kubeConfig) : undefined,
+    kubeconfigCredentials: Boolean(opts.metricsKubeconfigCredentials),
+    token: opts.metricsToken,
+    timeoutMs,
   };
-  return createSources(specs, { client: kube?.client, timeoutMs: plan.timeoutMs, direct });
+  return { specs, access, needsCluster: specs.length === 0 || metricsNeedCluster(specs, access) };
 }

@@ -10,12 +10,20 @@ import { toCliError } from '../kube/index.js';
 import type { CommandIO } from './io.js';
 import { normaliseArgv, verbosity } from './connection-flags.js';
 
-export type ProgramFactory = (io: CommandIO, setExitCode: (code: ExitCode) => void) => Command;
+/**
+ * `stopIsNormal`: the command ran until told to stop (a service's SIGTERM) and stopped cleanly, so
+ * the code stands even though the signal aborted.
+ */
+export type SetExitCode = (code: ExitCode, options?: { stopIsNormal?: boolean }) => void;
+
+export type ProgramFactory = (io: CommandIO, setExitCode: SetExitCode) => Command;
 
 export async function runProgram(factory: ProgramFactory, argv: string[], io: CommandIO): Promise<ExitCode> {
   let exitCode: ExitCode = ExitCode.Ok;
-  const program = factory(io, (code) => {
+  let stopIsNormal = false;
+  const program = factory(io, (code, options) => {
     exitCode = code;
+    stopIsNormal = options?.stopIsNormal === true;
   });
   configure(program, io);
   const verbose = verbosity(argv) > 0;
@@ -31,7 +39,7 @@ export async function runProgram(factory: ProgramFactory, argv: string[], io: Co
     io.stderr.write(`${formatError(mapped, verbose)}\n`);
     return exitCodeOf(mapped);
   }
-  if (io.signal.aborted && exitCode === ExitCode.Ok) return ExitCode.Interrupted;
+  if (io.signal.aborted && exitCode === ExitCode.Ok && !stopIsNormal) return ExitCode.Interrupted;
   return exitCode;
 }
 

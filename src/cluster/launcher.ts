@@ -14,6 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { kwokStagesYaml } from './kwok-stages.js';
+import { componentService, componentSlice, slicePath, type PublishedComponent } from './control-plane-endpoints.js';
 import { makeCa, makeClientCert, makeServiceAccountKeys, makeServingCert, type ClientIdentity } from './pki.js';
 import { freePorts } from './ports.js';
 import { isAlive, startProcess, stopPid, type ProcessSpec } from './process.js';
@@ -144,6 +146,9 @@ export class LocalCluster {
     if (existing) {
       if (await existing.healthy()) {
         log(`local cluster: already running (${existing.server}); reusing it`);
+        // A cluster started by an older version has not published them yet; not worth failing for.
+        await existing.publishControlPlaneEndpoints().catch((err: unknown) => log(`local cluster: could not publish the control-plane endpoints: ${err instanceof Error ? err.message : String(err)}`));
+        await existing.ensureKwokStages();
         return existing;
       }
       log('local cluster: found a stopped or broken cluster; removing it and starting afresh');
@@ -198,6 +203,7 @@ export class LocalCluster {
     await this.applyBootstrapObjects();
     await this.startComponent('kube-controller-manager', () => this.componentHealthy(this.state.ports.kcm));
     await this.startComponent('kube-scheduler', () => this.componentHealthy(this.state.ports.scheduler));
+    await this.publishControlPlaneEndpoints();
     await this.startComponent('kwok', () => this.kwokHealthy());
     this.state.nodes = await this.createNodes(nodeCount);
     await this.waitFor('nodes Ready', 120_000, () => this.nodesReady());
@@ -319,12 +325,23 @@ export class LocalCluster {
   }
 
   private writeKwokStages(): void {
-    const files = ['node/fast/node-initialize.yaml', 'node/heartbeat-with-lease/node-heartbeat-with-lease.yaml', 'pod/general/pod-create.yaml', 'pod/general/pod-init-container-running.yaml', 'pod/general/pod-init-container-completed.yaml', 'pod/general/pod-ready.yaml', 'pod/general/pod-complete.yaml', 'pod/general/pod-delete.yaml'];
-    const docs = files
-      .filter((f) => existsSync(join(this.state.stagesDir, f)))
-      .map((f) => readFileSync(join(this.state.stagesDir, f), 'utf8').trim());
-    if (docs.length === 0) throw new Error(`no kwok stage files under ${this.state.stagesDir}`);
-    writeFileSync(join(this.dir, 'kwok', 'stages.yaml'), docs.join('\n---\n') + '\n');
+    writeFileSync(join(this.dir, 'kwok', 'stages.yaml'), kwokStagesYaml(this.state.stagesDir));
+  }
+
+  /**
+   * Makes a running cluster's kwok use the current stage set: when its stage file differs (a
+   * cluster started by an older version), rewrites it and restarts kwok. True when it restarted.
+   */
+  async ensureKwokStages(): Promise<boolean> {
+    const file = join(this.dir, 'kwok', 'stages.yaml');
+    const want = kwokStagesYaml(this.state.stagesDir);
+    const have = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (have === want && this.pid('kwok')) return false;
+    writeFileSync(file, want);
+    this.log('local cluster: kwok stage set changed; restarting kwok');
+    await this.stopComponent('kwok');
+    await this.startComponentAgain('kwok');
+    return true;
   }
 
   /** Starts a defined component and waits for its health check; a process that exits is an error. */
@@ -494,6 +511,38 @@ export class LocalCluster {
   async startSecondControllerManager(): Promise<void> {
     this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
     await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
+    await this.putObject(slicePath('kube-controller-manager', 2), componentSlice('kube-controller-manager', 2, this.state.ports.kcm2));
+  }
+
+  /**
+   * Publishes kube-controller-manager and kube-scheduler as kube-prometheus expects to find them
+   * (see control-plane-endpoints.ts), so metrics tools discover them without flags. Idempotent; a
+   * second kube-controller-manager gets its own slice while it runs.
+   */
+  async publishControlPlaneEndpoints(): Promise<void> {
+    const components: [PublishedComponent, number][] = [
+      ['kube-controller-manager', this.state.ports.kcm],
+      ['kube-scheduler', this.state.ports.scheduler],
+    ];
+    for (const [component, port] of components) {
+      await this.putObject(`/api/v1/namespaces/kube-system/services/${component}`, componentService(component));
+      await this.putObject(slicePath(component, 1), componentSlice(component, 1, port));
+    }
+    // A second instance that is gone (a test that ended early) must not stay published.
+    if (!this.pid('kube-controller-manager-2')) await this.adminRequest('DELETE', slicePath('kube-controller-manager', 2));
+  }
+
+  /** Creates an object, or replaces it when it exists (PUT with its resourceVersion). */
+  private async putObject(path: string, obj: object): Promise<void> {
+    const collection = path.slice(0, path.lastIndexOf('/'));
+    const created = await this.adminRequest('POST', collection, obj);
+    if (created.status === 201) return;
+    if (created.status !== 409) throw new Error(`local cluster: could not create ${path}: ${created.status} ${created.body}`);
+    const current = await this.adminRequest('GET', path);
+    const rv = (JSON.parse(current.body) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    const meta = (obj as { metadata: object }).metadata;
+    const replaced = await this.adminRequest('PUT', path, { ...obj, metadata: { ...meta, resourceVersion: rv } });
+    if (replaced.status !== 200) throw new Error(`local cluster: could not update ${path}: ${replaced.status} ${replaced.body}`);
   }
 
   /** Kills a component without a chance to release its Lease (SIGKILL). */
@@ -508,6 +557,8 @@ export class LocalCluster {
     await stopPid(c.pid, 10_000, signal);
     c.pid = 0;
     this.save();
+    // Its endpoint goes with it; the first instance's stays, as a dead target does in Prometheus.
+    if (name === 'kube-controller-manager-2') await this.adminRequest('DELETE', slicePath('kube-controller-manager', 2)).catch(() => undefined);
   }
 
   /** Starts a stopped component again with the flags it had. */

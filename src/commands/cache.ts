@@ -1,13 +1,16 @@
 /**
  * `kubectl informer-trace cache RESOURCE`: run a shared informer until its cache has synced (and,
  * with --for, keep it watching), then print the cache and its index values. A way to check what an
- * informer sees against `kubectl get`.
+ * informer sees against `kubectl get`. With -o ndjson it streams the deltas the informer applies
+ * (the initial list, then, with --watch, every change, relist, resync and watch restart); --verify
+ * compares the cache with the API server at the same resourceVersion.
  */
 import { Command, Option } from 'commander';
+import { realClock } from '../clock.js';
 import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { mergedOptions } from '../cli/options.js';
-import type { CommandIO } from '../cli/io.js';
+import { interactive, type CommandIO } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import {
@@ -25,16 +28,18 @@ import {
   nodeNameIndexFunc,
   ownerUIDIndexFunc,
   parseFieldPath,
+  runUntilSynced,
   stripManagedFields,
   type IndexFunc,
+  type Indexer,
   type Indexers,
   type InformerEvent,
 } from '../informer/index.js';
-import { ApiError, connect, groupResource, ResourceListerWatcher, type KubeObject } from '../kube/index.js';
+import { ApiError, connect, groupResource, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { age, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
-import { runUntilSynced } from './informer-session.js';
+import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, verifyCache, type CacheDifference, type IndexFuncs } from '../view/cache-view.js';
 
 interface CacheOptions {
   namespace?: string;
@@ -44,11 +49,17 @@ interface CacheOptions {
   index: string[];
   byIndex?: string;
   for?: string;
-  output: 'table' | 'json' | 'yaml';
+  output?: OutputFormat;
+  watch?: boolean;
+  resync?: string;
+  verify?: boolean;
+  verifyEvery?: string;
   keysOnly?: boolean;
   metadataOnly?: boolean;
   syncTimeout: string;
 }
+
+type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
 
 const builtInIndexes: Record<string, IndexFunc> = {
   [NamespaceIndex]: metaNamespaceIndexFunc,
@@ -71,89 +82,216 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--index <name=field.path>', 'add a custom index on a field path (repeatable), e.g. node=spec.nodeName', collect, [])
     .option('--by-index <name=value>', `print only the objects an index maps to this value (built-in indexes: ${Object.keys(builtInIndexes).join(', ')})`)
     .option('--for <duration>', 'after the cache synced, keep watching this long before printing (e.g. 30s)')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
+    .addOption(new Option('-o, --output <format>', 'tui: the live view (default on a terminal); table (default otherwise), json or yaml: the cache once; ndjson: one line per delta').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .option('-w, --watch', 'with -o ndjson: after the initial state, stream every delta until interrupted (or --for ends it)')
+    .option('--resync <duration>', 'resync period: the informer re-delivers its cache as Sync deltas this often (e.g. 30s)')
+    .option('--verify', 'at the end, list the resource fresh from the API server at the cache\'s resourceVersion and report every key or resourceVersion that differs (exit 1 when any)')
+    .option('--verify-every <duration>', 'with --watch or --for: also compare this often while watching (implies --verify)')
     .option('--keys-only', 'print only keys and resourceVersions')
     .option('--metadata-only', 'watch PartialObjectMetadata only (always on for secrets)')
     .option('--sync-timeout <duration>', 'how long to wait for the cache to sync', '60s')
-    .addHelpText('after', '\nExamples:\n  kubectl informer-trace cache pods -A --index node=spec.nodeName --by-index node=kwok-node-0\n  kubectl informer-trace cache cm -n demo -o json --keys-only\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kubectl informer-trace cache pods -A --index node=spec.nodeName --by-index node=kwok-node-0\n  kubectl informer-trace cache cm -n demo -o json --keys-only\n  kubectl informer-trace cache cm -n demo --watch -o ndjson --index app=metadata.labels.app\n  kubectl informer-trace cache pods -A --for 5m --verify-every 1m -o ndjson\n',
+    );
   addConnectionFlags(cmd);
   cmd.action(async (resource: string, _local: CacheOptions, command: Command) => {
     // Connection flags may stand before or after the subcommand; merge them with the root's.
     const opts = mergedOptions<CacheOptions>(command);
-    const plan = validate(opts);
+    const plan = validate(opts, interactive(io));
     const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
-    const info = await kube.discovery.resolve(resource);
-    if (!info.verbs.includes('list') || !info.verbs.includes('watch')) {
-      throw new UsageError(`${groupResource(info)} cannot be listed and watched (verbs: ${info.verbs.join(', ') || 'none'})`);
-    }
-    const isSecret = info.group === '' && info.resource === 'secrets';
-    if (isSecret && !opts.metadataOnly) io.stderr.write('note: secrets are watched as metadata only; their data is never fetched or printed\n');
-    const metaOnly = Boolean(opts.metadataOnly) || isSecret;
-    const namespace = info.namespaced && !opts.allNamespaces ? kube.connection.namespace : undefined;
-    const lw = new ResourceListerWatcher(kube.client, info, {
-      namespace,
-      labelSelector: opts.selector,
-      fieldSelector: opts.fieldSelector,
-      metadataOnly: metaOnly,
-    });
-    const informer = new SharedIndexInformer(lw, {
-      indexers: plan.indexers,
-      // A Secret made by `kubectl apply` carries its data in the last-applied annotation too.
-      transform: isSecret
-        ? chainTransforms(metadataOnly, stripManagedFields, dropLastAppliedConfiguration)
-        : metaOnly
-          ? chainTransforms(metadataOnly, stripManagedFields)
-          : stripManagedFields,
-    });
-    const started = Date.now();
+    const info = await listableResource(kube, resource);
+    const { informer, namespace } = cacheInformer(kube, info, opts, plan, io);
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     io.signal.addEventListener('abort', stop, { once: true });
-    const progress = (e: InformerEvent): void => {
-      if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') io.stderr.write(`${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}\n`);
+    const stopStream = plan.output === 'ndjson' ? streamDeltas(informer, plan, io) : undefined;
+    // Subscribed before the informer runs, so the live view has the initial list's deltas too.
+    const model = plan.output === 'tui' ? new CacheModel(informer, { indexNames: plan.customIndexNames }) : undefined;
+    const verify = async (): Promise<void> => {
+      const matches = await verifyAgainstServer(informer, info, plan, io, controller.signal);
+      if (!matches) setExitCode(ExitCode.CheckFailed);
     };
     try {
-      await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress }).catch((err: unknown) => {
-        throw explainSelectorError(err, opts);
-      });
-      const stats = informer.stats();
-      io.stderr.write(`synced ${stats.objects} ${groupResource(info)} in ${formatDuration(Date.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})\n`);
-      if (plan.forMs > 0) {
-        io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, plan.forMs);
-          io.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-        });
-      }
-      const indexer = informer.getIndexer();
-      let items: KubeObject[];
-      if (plan.byIndex) {
-        items = indexer.byIndex(plan.byIndex.name, plan.byIndex.value) as KubeObject[];
-        if (items.length === 0) {
-          setExitCode(ExitCode.CheckFailed);
-          io.stderr.write(`no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}\n`);
-        }
+      await fillCache(kube, informer, info, opts, plan, io, controller.signal);
+      if (model) {
+        // Loaded only for -o tui: ink and React are most of a one-shot command's startup otherwise.
+        const { runCacheTui } = await import('../tui/cache-app.js');
+        await runCacheTui(model, io, { title: informer.name, namespaced: info.namespaced, narrow: plan.byIndex, signal: controller.signal, forMs: plan.forMs });
+        const stats = informer.stats();
+        io.stderr.write(`${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs\n`);
       } else {
-        items = indexer.list() as KubeObject[];
+        await keepWatching(plan, io, controller.signal, verify);
       }
-      // Byte order of "namespace/name" is the API server's (etcd's) order, so rows line up with kubectl get.
-      items = [...items].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
-      const rv = informer.lastSyncResourceVersion();
-      const indexes: Record<string, Record<string, string[]>> = {};
-      for (const name of plan.customIndexNames) {
-        indexes[name] = {};
-        for (const value of indexer.listIndexFuncValues(name).sort()) indexes[name]![value] = indexer.indexKeys(name, value);
+      if (plan.output !== 'ndjson' && plan.output !== 'tui') {
+        const indexer = informer.getIndexer();
+        const items = selectItems(indexer, plan, info, io, setExitCode);
+        if (items.length === 0 && plan.output === 'table' && !plan.byIndex) {
+          io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
+        }
+        io.stdout.write(render(items, indexValues(indexer, plan.customIndexNames), informer.lastSyncResourceVersion(), opts, plan.output, info.namespaced));
       }
-      if (items.length === 0 && opts.output === 'table' && !plan.byIndex) {
-        io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
-      }
-      io.stdout.write(render(items, indexes, rv, opts, info.namespaced));
+      // Ctrl+C ends a watch; there is no "end" left to compare at.
+      if (plan.verify && !controller.signal.aborted) await verify();
     } finally {
+      stopStream?.();
+      model?.stop();
       io.signal.removeEventListener('abort', stop);
       controller.abort();
     }
   });
   return cmd;
+}
+
+/** The resource type a user named, if an informer can follow it (list and watch). */
+async function listableResource(kube: Kube, resource: string): Promise<ResourceInfo> {
+  const info = await kube.discovery.resolve(resource);
+  if (!info.verbs.includes('list') || !info.verbs.includes('watch')) {
+    throw new UsageError(`${groupResource(info)} cannot be listed and watched (verbs: ${info.verbs.join(', ') || 'none'})`);
+  }
+  return info;
+}
+
+/** The informer the flags ask for: its namespace, selectors, indexes, and what it keeps of each object. */
+function cacheInformer(kube: Kube, info: ResourceInfo, opts: CacheOptions, plan: Plan, io: CommandIO): { informer: SharedIndexInformer; namespace: string | undefined } {
+  const isSecret = info.group === '' && info.resource === 'secrets';
+  if (isSecret && !opts.metadataOnly) io.stderr.write('note: secrets are watched as metadata only; their data is never fetched or printed\n');
+  const metaOnly = Boolean(opts.metadataOnly) || isSecret;
+  const namespace = info.namespaced && !opts.allNamespaces ? kube.connection.namespace : undefined;
+  const lw = new ResourceListerWatcher(kube.client, info, {
+    namespace,
+    labelSelector: opts.selector,
+    fieldSelector: opts.fieldSelector,
+    metadataOnly: metaOnly,
+  });
+  const informer = new SharedIndexInformer(lw, {
+    indexers: plan.indexers,
+    resyncPeriod: plan.resyncMs,
+    // A Secret made by `kubectl apply` carries its data in the last-applied annotation too.
+    transform: isSecret
+      ? chainTransforms(metadataOnly, stripManagedFields, dropLastAppliedConfiguration)
+      : metaOnly
+        ? chainTransforms(metadataOnly, stripManagedFields)
+        : stripManagedFields,
+  });
+  // Resync queues Sync deltas only for handlers due for one: this one asks for every period.
+  if (plan.resyncMs > 0) informer.addEventHandler({}, { name: 'resync', resyncPeriod: plan.resyncMs });
+  return { informer, namespace };
+}
+
+/** Runs the informer until its cache has synced, saying how that went, then (--for) keeps it watching. */
+async function fillCache(kube: Kube, informer: SharedIndexInformer, info: ResourceInfo, opts: CacheOptions, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<void> {
+  const started = realClock.now();
+  const progress = (e: InformerEvent): void => {
+    if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') io.stderr.write(`${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}\n`);
+  };
+  await runUntilSynced(kube, [informer], { signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress }).catch((err: unknown) => {
+    throw explainSelectorError(err, opts);
+  });
+  const stats = informer.stats();
+  io.stderr.write(`synced ${stats.objects} ${groupResource(info)} in ${formatDuration(realClock.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})\n`);
+}
+
+/**
+ * After the sync: keeps the informer watching for --for, or with --watch until interrupted,
+ * comparing with the API server every --verify-every meanwhile.
+ */
+async function keepWatching(plan: Plan, io: CommandIO, signal: AbortSignal, verify: () => Promise<void>): Promise<void> {
+  if (plan.forMs <= 0 && !plan.watch) return;
+  io.stderr.write(plan.forMs > 0 ? `watching for ${formatDuration(plan.forMs)}…\n` : 'watching (Ctrl+C to stop)…\n');
+  const end = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
+  for (;;) {
+    const left = end - realClock.now();
+    if (signal.aborted || left <= 0) return;
+    const step = plan.verifyEveryMs > 0 ? Math.min(plan.verifyEveryMs, left) : left;
+    await realClock.sleep(step === Infinity ? 2 ** 31 - 1 : step, signal);
+    if (plan.verifyEveryMs > 0 && !signal.aborted && realClock.now() < end) await verify();
+  }
+}
+
+/**
+ * -o ndjson: one line per delta the informer applies (the initial list first, marked initial),
+ * a "synced" line once the cache holds it all, and the machinery's moments (relist, resync,
+ * bookmark, watch restart) as they happen. Returns the unsubscribe.
+ */
+function streamDeltas(informer: SharedIndexInformer, plan: Plan, io: CommandIO): () => void {
+  const indexes: IndexFuncs = plan.customIndexNames.map((name) => [name, plan.indexers[name]!] as const);
+  const byIndex = plan.byIndex ? ([plan.byIndex.name, plan.indexers[plan.byIndex.name]!] as const) : undefined;
+  const markers = new MarkerTracker();
+  const line = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
+  const offDelta = informer.onDelta((d) => {
+    if (byIndex && !(d.object && indexValuesOf(d.object, [byIndex])[byIndex[0]]!.includes(plan.byIndex!.value))) return;
+    line(deltaLine(d, indexes));
+  });
+  const offEvent = informer.onEvent((e) => {
+    if (e.kind === 'synced') return line(syncedLine(informer, plan.customIndexNames, e.at));
+    const m = markers.marker(e);
+    if (m) line(m);
+  });
+  return () => {
+    offDelta();
+    offEvent();
+  };
+}
+
+/**
+ * --verify: compares the cache with a list at its resourceVersion; says so on stderr (and, with
+ * -o ndjson, as a "verify" line). True when nothing differs.
+ */
+async function verifyAgainstServer(informer: SharedIndexInformer, info: ResourceInfo, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<boolean> {
+  const result = await verifyCache(informer, { signal, clock: realClock });
+  const what = groupResource(info);
+  if (plan.output === 'ndjson') io.stdout.write(`${JSON.stringify({ kind: 'verify', at: new Date(realClock.now()).toISOString(), ...result })}\n`);
+  const diffs = result.differences;
+  if (diffs.length === 0) {
+    io.stderr.write(`verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})\n`);
+    return true;
+  }
+  io.stderr.write(`verify: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} with the API server at resourceVersion ${result.resourceVersion} (${result.cached} cached, ${result.listed} listed):\n`);
+  for (const d of diffs.slice(0, 20)) io.stderr.write(`  ${describeDifference(d)}\n`);
+  if (diffs.length > 20) io.stderr.write(`  … and ${diffs.length - 20} more\n`);
+  return false;
+}
+
+function describeDifference(d: CacheDifference): string {
+  switch (d.problem) {
+    case 'missing':
+      return `missing in cache: ${d.key} (server resourceVersion ${d.serverResourceVersion})`;
+    case 'extra':
+      return `extra in cache: ${d.key} (cached resourceVersion ${d.cacheResourceVersion}, gone from the server)`;
+    case 'stale':
+      return `stale: ${d.key} (cached resourceVersion ${d.cacheResourceVersion}, server ${d.serverResourceVersion})`;
+  }
+}
+
+/**
+ * The objects to print, in the API server's order: those --by-index maps to its value (none found
+ * is exit 1, with the values there are), else the whole cache.
+ */
+function selectItems(indexer: Indexer, plan: Plan, info: ResourceInfo, io: CommandIO, setExitCode: (code: ExitCode) => void): KubeObject[] {
+  let items: KubeObject[];
+  if (plan.byIndex) {
+    items = indexer.byIndex(plan.byIndex.name, plan.byIndex.value) as KubeObject[];
+    if (items.length === 0) {
+      setExitCode(ExitCode.CheckFailed);
+      io.stderr.write(`no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}\n`);
+    }
+  } else {
+    items = indexer.list() as KubeObject[];
+  }
+  // Byte order of "namespace/name" is the API server's (etcd's) order, so rows line up with kubectl get.
+  return [...items].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
+}
+
+/** Each --index's values and the keys under each, sorted. */
+function indexValues(indexer: Indexer, names: readonly string[]): Record<string, Record<string, string[]>> {
+  const indexes: Record<string, Record<string, string[]>> = {};
+  for (const name of names) {
+    const values: Record<string, string[]> = {};
+    for (const value of indexer.listIndexFuncValues(name).sort()) values[value] = indexer.indexKeys(name, value);
+    indexes[name] = values;
+  }
+  return indexes;
 }
 
 function compareKeys(a: string, b: string): number {
@@ -182,6 +320,11 @@ function keyOf(o: KubeObject): string {
 }
 
 interface Plan {
+  output: OutputFormat;
+  watch: boolean;
+  resyncMs: number;
+  verify: boolean;
+  verifyEveryMs: number;
   indexers: Indexers;
   customIndexNames: string[];
   byIndex: { name: string; value: string } | undefined;
@@ -190,7 +333,7 @@ interface Plan {
 }
 
 /** Every flag checked before any request is sent. */
-function validate(opts: CacheOptions): Plan {
+function validate(opts: CacheOptions, terminal: boolean): Plan {
   if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
   const indexers: Indexers = { ...builtInIndexes };
   const customIndexNames: string[] = [];
@@ -218,11 +361,33 @@ function validate(opts: CacheOptions): Plan {
     }
   }
   const duration = durationFlag;
-  return { indexers, customIndexNames, byIndex, forMs: duration('--for', opts.for), syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000 };
+  const output = opts.output ?? (terminal ? 'tui' : 'table');
+  const watch = Boolean(opts.watch);
+  if (watch && output !== 'ndjson' && output !== 'tui') {
+    throw new UsageError(`--watch streams deltas: use it with -o ndjson (-o ${output} prints the cache once)`, { hint: 'to watch a while before that print, use --for DURATION' });
+  }
+  const forMs = duration('--for', opts.for);
+  const verifyEveryMs = duration('--verify-every', opts.verifyEvery);
+  if (opts.verifyEvery !== undefined && verifyEveryMs <= 0) throw new UsageError('--verify-every must be more than 0');
+  if (verifyEveryMs > 0 && !watch && forMs <= 0) throw new UsageError('--verify-every compares while watching: add --watch or --for DURATION');
+  const resyncMs = duration('--resync', opts.resync);
+  if (opts.resync !== undefined && resyncMs <= 0) throw new UsageError('--resync must be more than 0');
+  return {
+    output,
+    watch,
+    resyncMs,
+    verify: Boolean(opts.verify) || verifyEveryMs > 0,
+    verifyEveryMs,
+    indexers,
+    customIndexNames,
+    byIndex,
+    forMs,
+    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+  };
 }
 
-function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions, namespaced: boolean): string {
-  if (opts.output === 'json' || opts.output === 'yaml') {
+function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions, output: OutputFormat, namespaced: boolean): string {
+  if (output === 'json' || output === 'yaml') {
     const list = {
       apiVersion: 'v1',
       kind: 'List',
@@ -230,7 +395,7 @@ function render(items: KubeObject[], indexes: Record<string, Record<string, stri
       items: opts.keysOnly ? items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion ?? '' })) : items,
       ...(Object.keys(indexes).length ? { indexes } : {}),
     };
-    return renderStructured(list, opts.output);
+    return renderStructured(list, output);
   }
   const now = Date.now();
   const head = [...(namespaced ? ['namespace'] : []), 'name', 'resourceversion', ...(opts.keysOnly ? [] : ['age'])];

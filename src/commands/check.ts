@@ -5,16 +5,19 @@
  *
  * Exit codes (src/exit-codes.ts): 0 every limit held, 1 one did not, 2 bad flags or config (nothing
  * was sent), 3 the cluster could not be reached or refused us, 130 interrupted.
- * Reports: a summary on stderr always; -o json|yaml on stdout; --junit FILE; a Markdown table
+ * Reports: a summary on stderr always; -o json|yaml on stdout; --junit FILE; --artifacts DIR (each
+ * rollout check's waterfall as an SVG named after the check, listed in the report); a Markdown table
  * appended to $GITHUB_STEP_SUMMARY when it is set.
  */
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import type { CommandIO } from '../cli/io.js';
+import { requireFolderOf } from '../cli/output-file.js';
+import { durationFlag } from '../cli/duration-flag.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
-import { describeSpec, runChecks, specsFromConfig, specsFromFlags, type CheckFlagValues, type CheckSpec, type MetricsAccess } from '../check/index.js';
+import { ArtifactsDir } from '../output/artifacts.js';
+import { describeSpec, readCheckSpecs, runChecks, type CheckFlagValues, type CheckSpec, type ManifestInputs } from '../check/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
@@ -22,12 +25,14 @@ import { checkReportText } from '../output/check-text.js';
 import { renderStructured } from '../output/format.js';
 import { checkReportJunit } from '../output/junit.js';
 import { checkReportMarkdown } from '../output/markdown.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import { metricsNeedCluster, parseMetricsSpec } from '../metrics/index.js';
+import { formatDuration } from '../util/duration.js';
 
 interface CheckOptions extends CheckFlagValues {
   config?: string;
   output?: 'json' | 'yaml';
   junit?: string;
+  artifacts?: string;
   syncTimeout: string;
   namespace?: string;
   metricsToken?: string;
@@ -44,8 +49,10 @@ function collect(value: string, previous: string[]): string[] {
 const EXAMPLES: Record<'informer-trace' | 'lease-watch', string[]> = {
   'informer-trace': [
     '  kubectl informer-trace check --restart deploy/web -n demo --max-converge 60s --max-hop 20s',
+    '  kubectl informer-trace check --apply -f web.yaml -n demo --max-converge 2m --junit check-results.xml',
     '  kubectl informer-trace check --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify \\',
     '      --max-depth deployment=10 --max-retry-rate 1/s --window 60s',
+    '  kubectl informer-trace check --controller kube-controller-manager --max-retry-rate 1/s --window 60s',
     '  kubectl informer-trace check --config health.yaml --junit check-results.xml -o json',
   ],
   'lease-watch': [
@@ -60,6 +67,8 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--config <file>', 'run the checks in a YAML file (see docs/ci.md), with those the flags give')
     .option('--restart <TYPE/NAME>', 'rollout check: restart the workload (as kubectl rollout restart) and trace it (repeatable)', collect, [])
     .option('--scale <TYPE/NAME=N>', 'rollout check: scale the workload to N replicas and trace it (repeatable)', collect, [])
+    .option('--apply', 'rollout check: apply the manifest of each -f server-side (as kubectl apply --server-side; it may create the workload) and trace it')
+    .option('-f, --filename <file>', 'the manifest for --apply: one object, YAML or JSON; - reads stdin (repeatable: one check each)', collect, [])
     .option('--max-converge <duration>', 'rollout check: the longest the rollout may take to converge, e.g. 60s')
     .option('--max-hop <duration>', 'rollout check: the longest any hop may take after the one it follows, e.g. 20s')
     .option('--timeout <duration>', 'rollout check: how long to wait for convergence (default: --max-converge, else 5m)')
@@ -71,9 +80,11 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--max-depth <[QUEUE=]N>', 'queue check: the highest workqueue depth allowed, for one queue or (without QUEUE=) each (repeatable)', collect, [])
     .option('--max-retry-rate <[QUEUE=]RATE>', 'queue check: the most retries per second allowed over the window, e.g. 1/s or replicaset=30/m (repeatable)', collect, [])
     .option('--sample-interval <duration>', 'queue check: time between scrapes for the highest depth (default: a sixth of the window, 1s–10s)')
-    .option('--window <duration>', 'lease and queue checks: how long to watch', '60s')
+    .option('--controller <name>', 'controller check: a component as `top` shows it (e.g. kube-controller-manager) must have a leader throughout, its queues held to --max-depth and --max-retry-rate (repeatable)', collect, [])
+    .option('--window <duration>', 'lease, queue and controller checks: how long to watch', '60s')
     .addOption(new Option('-o, --output <format>', 'print the report on stdout as json or yaml (the summary goes to stderr either way)').choices(['json', 'yaml']))
     .option('--junit <file>', 'write the report as JUnit XML to FILE')
+    .option('--artifacts <dir>', 'write files for CI into DIR (made if need be): the waterfall of each rollout check, as an SVG named after the check')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
     .addHelpText('after', ['', 'Examples:', ...EXAMPLES[program], '', 'With $GITHUB_STEP_SUMMARY set (GitHub Actions), a Markdown table of the results is appended to it.'].join('\n'));
   addConnectionFlags(cmd);
@@ -103,61 +114,49 @@ function withParentConnectionFlags(command: Command): Record<string, unknown> {
   return out;
 }
 
-function accessOf(opts: CheckOptions): MetricsAccess {
-  const plan = planMetrics(opts);
-  return {
-    insecureSkipTlsVerify: Boolean(opts.metricsInsecureSkipTlsVerify) || Boolean(opts.insecureSkipTlsVerify),
-    kubeconfigCredentials: Boolean(opts.metricsKubeconfigCredentials),
-    token: opts.metricsToken,
-    timeoutMs: plan.timeoutMs,
-  };
-}
-
-function specsOf(opts: CheckOptions, flags: CheckFlagValues, namespace: string | undefined, access: MetricsAccess, configText: string | undefined): CheckSpec[] {
-  const specs = specsFromFlags(flags, namespace, access);
-  if (opts.config !== undefined && configText !== undefined) specs.push(...specsFromConfig(configText, opts.config, { namespace, access }));
-  const seen = new Set<string>();
-  for (const s of specs) {
-    if (seen.has(s.name)) throw new UsageError(`two checks are named "${s.name}"`, { hint: 'give the config file\'s checks a distinct name:, or drop the duplicate flag' });
-    seen.add(s.name);
-  }
-  return specs;
-}
-
 function needsCluster(specs: readonly CheckSpec[]): boolean {
-  return specs.some((s) => s.kind !== 'queue' || s.access.kubeconfigCredentials || s.metrics.some((m) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(m.trim())));
+  return specs.some((s) => s.kind !== 'queue' || metricsNeedCluster(s.metrics.map(parseMetricsSpec), s.access));
+}
+
+/** Manifests for --apply are read from their files; stdin (-f -) once, up front, only when asked for. */
+async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<ManifestInputs> {
+  let stdin: string | undefined;
+  if (opts.apply && opts.filename?.includes('-')) {
+    if (!io.stdin) throw new UsageError('-f -: there is no stdin to read the manifest from');
+    const chunks: Buffer[] = [];
+    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    stdin = Buffer.concat(chunks).toString('utf8');
+  }
+  return {
+    readFile: (path) => (path === '-' && stdin !== undefined ? stdin : readFileSync(path, 'utf8')),
+    namespaceFlag: opts.namespace,
+  };
 }
 
 async function runCheckCommand(io: CommandIO, command: string, opts: CheckOptions, flags: CheckFlagValues): Promise<ExitCode> {
   // Everything is read and checked before any request.
-  let syncTimeoutMs: number;
-  try {
-    syncTimeoutMs = parseDuration(opts.syncTimeout) || 60_000;
-  } catch (err) {
-    throw new UsageError(`--sync-timeout: ${(err as Error).message}`);
-  }
-  const access = accessOf(opts);
-  let configText: string | undefined;
+  const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+  const { access } = planMetrics(opts);
+  let config: { file: string; text: string } | undefined;
   if (opts.config !== undefined) {
     try {
-      configText = readFileSync(opts.config, 'utf8');
+      config = { file: opts.config, text: readFileSync(opts.config, 'utf8') };
     } catch (err) {
       throw new UsageError(`--config ${opts.config}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
   }
-  let specs = specsOf(opts, flags, opts.namespace, access, configText);
+  const manifests = await manifestInputs(io, opts);
+  let specs = readCheckSpecs({ flags, config, namespace: opts.namespace, access, manifests });
   if (specs.length === 0) {
-    throw new UsageError('nothing to check', { hint: 'give --restart TYPE/NAME, --scale TYPE/NAME=N, --lease NAMESPACE/NAME, --metrics SOURCE, or --config FILE (see --help)' });
+    throw new UsageError('nothing to check', { hint: 'give --restart TYPE/NAME, --scale TYPE/NAME=N, --apply -f FILE, --lease NAMESPACE/NAME, --metrics SOURCE, or --config FILE (see --help)' });
   }
-  if (opts.junit !== undefined) {
-    const dir = dirname(resolve(opts.junit));
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--junit ${opts.junit}: the folder ${dir} does not exist`);
-  }
+  if (opts.junit !== undefined) requireFolderOf('--junit', opts.junit);
+  const artifacts = opts.artifacts !== undefined ? ArtifactsDir.prepare(opts.artifacts) : undefined;
   let kube: Kube | undefined;
   if (needsCluster(specs)) {
     kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
     // Names and reports say which namespace: the context's when -n is not given.
-    specs = specsOf(opts, flags, kube.connection.namespace, access, configText);
+    specs = readCheckSpecs({ flags, config, namespace: kube.connection.namespace, access, manifests });
   }
 
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
@@ -169,6 +168,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     log,
     syncTimeoutMs,
     kube,
+    artifacts,
     onDone: (run) => {
       const failed = run.results.filter((r) => r.status !== 'passed').length;
       log(`${run.name}: done in ${formatDuration(run.durationMs)}, ${failed === 0 ? 'passed' : `${failed} of ${run.results.length} not passed`}`);
@@ -176,6 +176,11 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
   });
 
   io.stderr.write(`\n${checkReportText(report)}`);
+  if (artifacts) {
+    const files = report.checks.flatMap((c) => c.artifacts ?? []);
+    log(`${files.length} artifact${files.length === 1 ? '' : 's'} in ${artifacts.dir}${files.length ? ':' : ''}`);
+    for (const f of files) log(`  ${f}`);
+  }
   if (opts.output) io.stdout.write(renderStructured(report, opts.output));
   let exitCode = report.exitCode;
   const reportFailed = (what: string, err: unknown): void => {

@@ -9,24 +9,25 @@
  * change as it happens). Every mode ends by itself with --for; all end on SIGINT/SIGTERM.
  */
 import { Command, Option } from 'commander';
+import { realClock } from '../clock.js';
 import { LEASES } from '../kube/index.js';
 import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { SharedIndexInformer, type InformerEvent } from '../informer/index.js';
+import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, connect, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
-import { runLeaseWatchTui } from '../tui/lease-watch-tui.js';
+import { whenAborted } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { createCheckCommand } from './check.js';
-import { runUntilSynced } from './informer-session.js';
+import { createTopCommand } from './top.js';
 
 
 type OutputFormat = 'tui' | 'table' | 'json' | 'ndjson';
@@ -97,6 +98,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
   // Options after `check` are its own (it has its own -o and --metrics).
   program.enablePositionalOptions();
   program.addCommand(createCheckCommand(io, setExitCode, 'lease-watch'));
+  program.addCommand(createTopCommand(io, setExitCode));
   return program;
 }
 
@@ -174,7 +176,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   try {
     await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress });
     // The informer has synced; wait until our handler has seen every object of the initial list.
-    while (!registration.hasSynced() && !controller.signal.aborted) await new Promise((r) => setTimeout(r, 10));
+    await waitForCacheSync(controller.signal, [() => registration.hasSynced()]);
     model.markSynced();
     model.start();
     const stats = informer.stats();
@@ -193,6 +195,8 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     switch (plan.mode) {
       case 'tui': {
         if (plan.forMs > 0) io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
+        // Loaded only for -o tui: ink and React are most of the startup time otherwise.
+        const { runLeaseWatchTui } = await import('../tui/lease-watch-tui.js');
         const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs, metrics: poller });
         if (reason === 'interrupt' && !io.signal.aborted) setExitCode(ExitCode.Interrupted);
         return;
@@ -233,16 +237,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
 
 /** Resolves after `ms` (never, when 0) or when the signal aborts. */
 function until(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = ms > 0 ? setTimeout(done, ms) : undefined;
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return ms > 0 ? realClock.sleep(ms, signal) : whenAborted(signal);
 }
 
 /** "lease kube-system/x not found", with the close names in that namespace when we may list them. */

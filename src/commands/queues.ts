@@ -22,11 +22,11 @@ import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { mergedOptions } from '../cli/options.js';
-import { addMetricsFlags, metricsSources, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
-import { discoverControlPlane, MetricsPoller, MultiScraper, type MetricsSnapshot } from '../metrics/index.js';
+import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
 import { renderStructured } from '../output/format.js';
 import { renderQueuesTable } from '../output/queues-table.js';
 import { formatDuration } from '../util/duration.js';
@@ -143,7 +143,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
   const deadline = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
   try {
     const specs = await sourceSpecs(kube, opts, io, signal);
-    const sources = metricsSources(specs, plan.metrics, opts, kube);
+    const sources = scrapeSources(specs, plan.metrics.access, kube);
     const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
     const reporter = failureReporter(io);
 

@@ -5,9 +5,9 @@
  * writes to one after the trace ended, handed to the Tracer to print beside its own workqueue's
  * numbers.
  */
-import { metricsSources, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import type { MetricsFlagValues, MetricsPlan } from '../cli/metrics-flags.js';
 import type { Kube } from '../kube/index.js';
-import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
+import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, scrapeSources, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
 
 export interface TraceMetrics {
   poller: MetricsPoller;
@@ -18,7 +18,7 @@ export interface TraceMetrics {
 }
 
 export function traceMetrics(kube: Kube, plan: MetricsPlan, opts: MetricsFlagValues, intervalMs: number, log: (line: string) => void): TraceMetrics {
-  const poller = new MetricsPoller(new MultiScraper(metricsSources(opts.metrics ?? [], plan, opts, kube)), { intervalMs });
+  const poller = new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], plan.access, kube)), { intervalMs });
   let before: Map<string, TimedScrape> | undefined;
   const good = (snap: MetricsSnapshot): Map<string, TimedScrape> => {
     const out = new Map<string, TimedScrape>();

@@ -3,22 +3,32 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { durationFlag } from '../cli/duration-flag.js';
 import { connectionFlags } from '../cli/connection-flags.js';
-import { interactive, type CommandIO } from '../cli/io.js';
+import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
+import { requireFolderOf } from '../cli/output-file.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
-import { CheckFailedError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { connect, groupResource, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis } from '../diagnose/index.js';
+import { connect, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { renderStructured } from '../output/format.js';
-import { traceEventText, traceSummaryText, treeText } from '../output/trace-text.js';
-import { Tracer, type TriggerRequest } from '../trace/tracer.js';
+import { resolveOtlpTarget, type OtlpTarget } from '../output/otlp-target.js';
+import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
+import { waterfallText, waterfallTextSize } from '../output/waterfall-text.js';
+import { TimeOrderedTraceText, traceSummaryText, treeText } from '../output/trace-text.js';
+import { diagnoseChain } from '../diagnose/chain.js';
+import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
+import { TraceSession } from '../trace/session.js';
+import type { TraceSnapshot, TriggerRequest } from '../trace/tracer.js';
 import type { TraceOutcome } from '../trace/types.js';
-import { closest } from '../util/suggest.js';
+import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
-import { summarise } from '../view/trace-view.js';
-import { runUntilSynced } from './informer-session.js';
+import { summarise, summaryLines } from '../view/trace-view.js';
+import { buildWaterfallView } from '../view/waterfall-view.js';
 import { traceMetrics } from './trace-metrics.js';
 
 export interface TraceOptions extends MetricsFlagValues {
@@ -27,14 +37,20 @@ export interface TraceOptions extends MetricsFlagValues {
   restart?: boolean;
   scale?: string;
   burst?: string;
+  apply?: boolean;
+  filename?: string;
   watch?: boolean;
   timeout: string;
-  output?: 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+  output?: 'tui' | 'table' | 'json' | 'yaml' | 'ndjson' | 'waterfall';
+  svg?: string;
+  exitOnConverge?: boolean;
   coalesce: string;
   settle: string;
   children?: string;
   syncTimeout: string;
   metricsInterval?: string;
+  otlpEndpoint?: string;
+  stall?: string;
 }
 
 export function addTraceOptions(cmd: Command): Command {
@@ -45,23 +61,33 @@ export function addTraceOptions(cmd: Command): Command {
     .option('--restart', 'write: restart the rollout as `kubectl rollout restart` does (pod-template annotation)')
     .option('--scale <replicas>', 'write: set spec.replicas')
     .option('--burst <n>', 'write: N rapid annotations, to show how the workqueue collapses them')
+    .option('--apply', 'write: apply the manifest of -f server-side, as `kubectl apply --server-side` does (the target may not exist yet)')
+    .option('-f, --filename <file>', 'the manifest for --apply: one object, YAML or JSON; - reads stdin')
     .option('-w, --watch', 'no write: trace the next change someone else makes (the default without a trigger)')
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
-    .addOption(new Option('-o, --output <format>', 'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .addOption(new Option('-o, --output <format>', 'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it').choices(['tui', 'table', 'json', 'yaml', 'ndjson', 'waterfall']))
+    .option('--svg <file>', 'when the trace ends, also write its waterfall to FILE as a self-contained SVG')
     .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', '50ms')
     .option('--settle <duration>', 'after a metadata-only change, how long to watch for a rollout before saying none follows', '3s')
     .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
-    .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s');
+    .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
+    .option('--stall <duration>', 'when no new hop arrives for this long before the trace ends, print a diagnosis of where the chain is stuck (on screen in the TUI; one is given at a timeout either way)')
+    .option('--exit-on-converge', 'tui: leave the screen when the trace ends (converged, failed, timed out) instead of waiting for q')
+    .option('--otlp-endpoint <url>', 'also export the finished trace as OpenTelemetry spans over OTLP/HTTP to this base URL (/v1/traces is added); OTEL_EXPORTER_OTLP_ENDPOINT works too');
 }
 
+/** An --apply is planned with its file; the manifest is read when the command runs. */
+type PlannedTrigger = Exclude<TriggerRequest, { kind: 'apply' }> | { kind: 'apply'; file: string };
+
 interface Plan {
-  trigger: TriggerRequest;
+  trigger: PlannedTrigger;
   timeoutMs: number;
   coalesceMs: number;
   settleMs: number;
   syncTimeoutMs: number;
   metrics: MetricsPlan;
   metricsIntervalMs: number;
+  stallMs: number | undefined;
 }
 
 const duration = durationFlag;
@@ -72,9 +98,11 @@ function positiveInt(flag: string, v: string, min: number): number {
 }
 
 export function planTrace(opts: TraceOptions): Plan {
-  const chosen = [opts.annotate !== undefined && '--annotate', opts.restart && '--restart', opts.scale !== undefined && '--scale', opts.burst !== undefined && '--burst', opts.watch && '--watch'].filter(Boolean);
+  const chosen = [opts.annotate !== undefined && '--annotate', opts.restart && '--restart', opts.scale !== undefined && '--scale', opts.burst !== undefined && '--burst', opts.apply && '--apply', opts.watch && '--watch'].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`choose one trigger; got ${chosen.join(' and ')}`);
-  let trigger: TriggerRequest = { kind: 'watch' };
+  if (opts.apply && opts.filename === undefined) throw new UsageError('--apply needs the manifest: -f FILE, or -f - for stdin');
+  if (!opts.apply && opts.filename !== undefined) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
+  let trigger: PlannedTrigger = { kind: 'watch' };
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
@@ -84,6 +112,7 @@ export function planTrace(opts: TraceOptions): Plan {
   } else if (opts.restart) trigger = { kind: 'restart' };
   else if (opts.scale !== undefined) trigger = { kind: 'scale', replicas: positiveInt('--scale', opts.scale, 0) };
   else if (opts.burst !== undefined) trigger = { kind: 'burst', count: positiveInt('--burst', opts.burst, 2) };
+  else if (opts.apply) trigger = { kind: 'apply', file: opts.filename! };
   return {
     trigger,
     timeoutMs: duration('--timeout', opts.timeout),
@@ -92,7 +121,15 @@ export function planTrace(opts: TraceOptions): Plan {
     syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
     metrics: planMetrics(opts),
     metricsIntervalMs: metricsInterval(opts.metricsInterval),
+    stallMs: stallFlag(opts.stall),
   };
+}
+
+function stallFlag(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = duration('--stall', v);
+  if (ms <= 0) throw new UsageError('--stall must be a positive duration, e.g. 20s');
+  return ms;
 }
 
 function metricsInterval(v: string | undefined): number {
@@ -115,15 +152,28 @@ export function splitTarget(first: string, second: string | undefined): { type: 
   return { type: first, name: second };
 }
 
-async function findTarget(kube: Kube, info: ResourceInfo, namespace: string | undefined, name: string): Promise<KubeObject> {
-  const lw = new ResourceListerWatcher(kube.client, info, { namespace, fieldSelector: `metadata.name=${name}` });
-  const list = await lw.list({ limit: 1 });
-  if (list.items[0]) return list.items[0];
-  const all = await new ResourceListerWatcher(kube.client, info, { namespace }).list({ limit: 500 }).catch(() => undefined);
-  const near = closest(name, (all?.items ?? []).map((o) => o.metadata.name ?? ''), 3);
-  throw new CheckFailedError(`${groupResource(info)} "${name}" not found${namespace ? ` in namespace ${namespace}` : ''}`, {
-    hint: near.length ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}?` : `kubectl get ${groupResource(info)}${namespace ? ` -n ${namespace}` : ''} lists what there is`,
+/** The finished trace as OpenTelemetry spans; a failed export is said, and does not change the exit code. */
+async function exportTrace(target: OtlpTarget, snap: TraceSnapshot, endedAt: number, kube: Kube, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  // The OpenTelemetry SDK is loaded only when spans are exported.
+  const { TraceSpanExporter } = await import('../output/otlp.js');
+  const exporter = TraceSpanExporter.otlp(target, {
+    serviceName: 'kubectl-informer-trace',
+    env,
+    resource: {
+      'k8s.cluster.name': kube.connection.contextName,
+      ...(snap.target.namespace ? { 'k8s.namespace.name': snap.target.namespace } : {}),
+      [`k8s.${snap.target.kind.toLowerCase()}.name`]: snap.target.name,
+      'server.address': kube.connection.server,
+    },
   });
+  try {
+    const sent = await exporter.export(snap, endedAt);
+    log(`exported trace ${sent.traceId} (${sent.spans} spans) to ${target.url}`);
+  } catch (err) {
+    log(`warning: the trace could not be exported to ${target.url}: ${(err as Error).message}`);
+  } finally {
+    await exporter.shutdown();
+  }
 }
 
 const exitFor: Record<TraceOutcome, ExitCode> = {
@@ -135,82 +185,167 @@ const exitFor: Record<TraceOutcome, ExitCode> = {
   interrupted: ExitCode.Interrupted,
 };
 
-export async function runTrace(io: CommandIO, first: string, second: string | undefined, opts: TraceOptions & Record<string, unknown>, setExitCode: (c: ExitCode) => void): Promise<void> {
-  const plan = planTrace(opts);
-  const target = splitTarget(first, second);
-  const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  const kube = connect(connectionFlags(opts));
-  const info = await kube.discovery.resolve(target.type);
-  const namespace = info.namespaced ? kube.connection.namespace : undefined;
-  await findTarget(kube, info, namespace, target.name);
-  const extraChildren: ResourceInfo[] = [];
-  for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
-
-  const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren, coalesceMs: plan.coalesceMs, settleMs: plan.settleMs });
-  await tracer.addEventsInformer();
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  io.signal.addEventListener('abort', stop, { once: true });
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
-  try {
-    await tracer.start(controller.signal, (informers) =>
-      runUntilSynced(kube, informers, {
-        signal: controller.signal,
-        timeoutMs: plan.syncTimeoutMs,
-        onEvent: (e) => {
-          if (e.level === 'warning' || e.level === 'error') log(`${e.level}: ${e.message}`);
-        },
-      }),
-    );
-    // Informer trouble after sync (a watch broke, a 410, the API server restarted) is said, not hidden.
-    for (const inf of tracer.informers()) inf.onEvent((e) => {
-      if ((e.level === 'warning' || e.level === 'error') && output !== 'tui') log(`${e.level}: ${e.message}`);
-    });
-    if (output === 'ndjson') tracer.subscribe((e) => void io.stdout.write(`${JSON.stringify(e)}\n`));
-    if (output === 'table') {
-      io.stdout.write(`${treeText(tracer.snapshot())}\n\n`);
-      tracer.subscribe((e) => {
-        const line = traceEventText(e);
-        if (line) io.stdout.write(`${line}\n`);
-      });
-    }
-    if (plan.trigger.kind === 'watch') log(`watching ${info.kind}/${target.name} for a change (timeout ${formatDuration(plan.timeoutMs)})…`);
-    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, opts, plan.metricsIntervalMs, log) : undefined;
-    if (metrics && plan.trigger.kind === 'burst') await metrics.beforeBurst(controller.signal);
-    if (metrics && output === 'tui') void metrics.poller.run(controller.signal);
-    const fired = await tracer.fire(plan.trigger, controller.signal);
-    if (fired && output !== 'ndjson' && output !== 'table') log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
-
-    const timer = setTimeout(() => tracer.stop('timeout', `no convergence within ${formatDuration(plan.timeoutMs)}`), plan.timeoutMs);
-    const onAbort = (): void => tracer.stop('interrupted', 'interrupted');
-    io.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (output === 'tui') {
-        const { runTraceTui } = await import('../tui/trace-tui.js');
-        const reason = await runTraceTui(tracer, tracer.ended, io, io.signal, metrics?.poller);
-        if (reason === 'quit') tracer.stop('interrupted', 'quit');
-      } else {
-        await tracer.ended;
-      }
-    } finally {
-      clearTimeout(timer);
-      io.signal.removeEventListener('abort', onAbort);
-    }
-    // Let late Events attach to their hops before the final report.
-    await new Promise((r) => setTimeout(r, 200));
-    if (metrics && plan.trigger.kind === 'burst' && !controller.signal.aborted) await metrics.afterBurst(tracer, info.kind, controller.signal);
-    const snap = tracer.snapshot();
-    const sum = summarise(snap, Date.now());
-    if (output === 'json' || output === 'yaml') io.stdout.write(renderStructured({ summary: sum, ...snap }, output));
-    else if (output === 'ndjson') io.stdout.write(`${JSON.stringify({ type: 'summary', summary: sum })}\n`);
-    else if (output === 'table') io.stdout.write(`\n${traceSummaryText(snap)}`);
-    else io.stderr.write(`${sum.target}: ${sum.outcome}${sum.message ? ` — ${sum.message}` : ''}\n`);
-    const outcome = snap.outcome ?? 'interrupted';
-    if (outcome === 'timeout') log(`timed out after ${formatDuration(plan.timeoutMs)} with ${snap.hops.length} hops seen`);
-    setExitCode(exitFor[outcome]);
-  } finally {
-    io.signal.removeEventListener('abort', stop);
-    controller.abort();
+/** Reads the manifest of --apply from its file or stdin. */
+async function readManifest(io: CommandIO, file: string): Promise<{ manifest: KubeObject; source: string }> {
+  if (file === '-') {
+    if (!io.stdin) throw new UsageError('-f -: there is no stdin to read the manifest from');
+    const chunks: Buffer[] = [];
+    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    return { manifest: parseManifest(Buffer.concat(chunks).toString('utf8'), 'stdin'), source: 'stdin' };
   }
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`-f ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  });
+  return { manifest: parseManifest(text, file), source: file };
 }
 
+interface ResolvedTarget {
+  info: ResourceInfo;
+  namespace: string | undefined;
+  name: string;
+  trigger: TriggerRequest;
+}
+
+/** The target named on the command line, or by the manifest of --apply (which must agree with it). */
+async function resolveTarget(io: CommandIO, kube: Kube, first: string | undefined, second: string | undefined, planned: PlannedTrigger, opts: TraceOptions): Promise<ResolvedTarget> {
+  const named = first === undefined ? undefined : splitTarget(first, second);
+  if (planned.kind !== 'apply') {
+    if (!named) throw new UsageError('name the object to trace: TYPE/NAME', { hint: 'e.g. kubectl informer-trace deploy/web --restart' });
+    const info = await kube.discovery.resolve(named.type);
+    return { info, namespace: info.namespaced ? kube.connection.namespace : undefined, name: named.name, trigger: planned };
+  }
+  const { manifest, source } = await readManifest(io, planned.file);
+  manifestNamespace(manifest, source, undefined, opts.namespace);
+  const { info, namespace, name, manifest: applied } = await resolveManifest(kube, manifest, source, kube.connection.namespace);
+  if (named) {
+    const given = await kube.discovery.resolve(named.type);
+    if (given.group !== info.group || given.resource !== info.resource || named.name !== name) {
+      throw new UsageError(`${source} holds ${groupResource(info)}/${name}, not the ${groupResource(given)}/${named.name} named on the command line`);
+    }
+  }
+  return { info, namespace, name, trigger: { kind: 'apply', manifest: applied, source } };
+}
+
+export async function runTrace(io: CommandIO, first: string | undefined, second: string | undefined, opts: TraceOptions & Record<string, unknown>, setExitCode: (c: ExitCode) => void): Promise<void> {
+  const plan = planTrace(opts);
+  const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
+  if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
+  const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
+  const kube = connect(connectionFlags(opts));
+  const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
+  const extraChildren: ResourceInfo[] = [];
+  for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
+  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+
+  const session = new TraceSession({
+    kube,
+    target: { info, namespace, name },
+    extraChildren,
+    coalesceMs: plan.coalesceMs,
+    settleMs: plan.settleMs,
+    trigger,
+    // Only an explicit --watch waits for a target to be created: without a trigger flag, a name
+    // that does not exist is more likely a typo, said at once.
+    waitForTarget: opts.watch === true,
+    timeoutMs: plan.timeoutMs,
+    syncTimeoutMs: plan.syncTimeoutMs,
+    signal: io.signal,
+    onInformerEvent: (e, phase) => {
+      if ((e.level === 'warning' || e.level === 'error') && (phase === 'sync' || output !== 'tui')) log(`${e.level}: ${e.message}`);
+    },
+  });
+  let text: TimeOrderedTraceText | undefined;
+  try {
+    await session.start();
+    if (output === 'ndjson') session.subscribe((e) => void io.stdout.write(`${JSON.stringify(e)}\n`));
+    if (output === 'table') {
+      io.stdout.write(`${treeText(session.snapshot())}\n\n`);
+      text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs: plan.coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
+      session.subscribe((e) => text!.push(e));
+    }
+    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, opts, plan.metricsIntervalMs, log) : undefined;
+    if (metrics && plan.trigger.kind === 'burst') await metrics.beforeBurst(session.signal);
+    if (metrics && output === 'tui') void metrics.poller.run(session.signal);
+    if (plan.trigger.kind === 'watch') {
+      const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;
+      log(session.targetExists() ? `watching ${info.kind}/${name} for a change ${wait}` : `waiting for ${info.kind.toLowerCase()}/${name} to be created ${wait}`);
+    }
+    const fired = await session.fire();
+    if (fired && output !== 'ndjson' && output !== 'table') log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
+    // Where the chain is stuck: on a stall (--stall), and when the trace times out or fails. A step
+    // unchanged for the stall time (or half the timeout) counts as stuck.
+    let diagnosis: Diagnosis | undefined;
+    const diagnoseNow = (): Promise<Diagnosis> => diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2), signal: session.signal });
+    // The TUI holds stderr back until it exits: there the diagnoses go on screen instead.
+    const toScreen = new Set<(p: PushedDiagnosis) => void>();
+    const diagnoses: DiagnosisFeed = { diagnose: diagnoseNow, subscribe: (fn) => (toScreen.add(fn), () => void toScreen.delete(fn)) };
+    const show = (d: Diagnosis, why: string, ended = false): void => {
+      for (const fn of toScreen) fn({ diagnosis: d, why, ended });
+    };
+    let atEnd: Promise<Diagnosis | undefined> | undefined;
+    if (output === 'tui') {
+      void session.ended.then(() => {
+        const outcome = session.snapshot().outcome;
+        if (outcome !== 'timeout' && outcome !== 'failed') return;
+        atEnd = diagnoseNow().then(
+          (d) => (show(d, outcome === 'timeout' ? `timed out after ${formatDuration(plan.timeoutMs)}` : 'the trace failed', true), d),
+          (err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), undefined),
+        );
+      });
+    }
+    if (plan.stallMs !== undefined) {
+      session.onStall(plan.stallMs, (stall) => {
+        diagnoseNow().then(
+          (d) => {
+            diagnosis = d;
+            if (output === 'tui') show(d, `no new hop for ${formatDuration(stall.sinceMs)}`);
+            else if (output === 'ndjson') io.stdout.write(`${JSON.stringify({ type: 'diagnosis', stalledMs: stall.sinceMs, diagnosis: d })}\n`);
+            else log(`no new hop for ${formatDuration(stall.sinceMs)}:\n${diagnosisText(d).trimEnd()}`);
+          },
+          (err: unknown) => log(`warning: no diagnosis: ${(err as Error).message}`),
+        );
+      });
+    }
+
+    if (output === 'tui') {
+      const { runTraceTui } = await import('../tui/trace-tui.js');
+      const reason = await runTraceTui(session, session.ended, io, io.signal, metrics?.poller, { exitOnEnd: opts.exitOnConverge === true, diagnoses });
+      if (reason !== 'ended') session.stop('interrupted', reason === 'quit' ? 'quit' : 'interrupted');
+    }
+    await session.finish();
+    if (metrics && plan.trigger.kind === 'burst' && !session.signal.aborted) await metrics.afterBurst(session.tracer, info.kind, session.signal);
+    const snap = session.snapshot();
+    if (otlp) await exportTrace(otlp, snap, session.endedAt ?? Date.now(), kube, io.env, log);
+    const sum = summarise(snap, Date.now());
+    // Not converged: where it is stuck now (after an interrupt, the last stall's diagnosis if any;
+    // in the TUI, the one it showed at the end).
+    if (snap.outcome === 'timeout' || snap.outcome === 'failed') diagnosis = atEnd ? ((await atEnd) ?? diagnosis) : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
+    const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
+    if (output === 'json' || output === 'yaml') io.stdout.write(renderStructured({ summary: sum, ...snap, ...(stuck ? { diagnosis: stuck } : {}) }, output));
+    else if (output === 'ndjson') io.stdout.write(`${JSON.stringify({ type: 'summary', summary: sum, ...(stuck ? { diagnosis: stuck } : {}) })}\n`);
+    else if (output === 'table') io.stdout.write(`\n${traceSummaryText(snap)}${stuck ? `\n${diagnosisText(stuck)}` : ''}`);
+    else if (output === 'waterfall') {
+      const size = waterfallTextSize(io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined, io.env.COLUMNS);
+      io.stdout.write(waterfallText(buildWaterfallView(snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
+      if (stuck) io.stderr.write(diagnosisText(stuck));
+    }
+    // The TUI's screen is gone by now (it ran on the alternate screen): the summary, once, a line each.
+    else io.stderr.write(`${summaryLines(sum).join('\n')}\n${stuck ? diagnosisText(stuck) : ''}`);
+    const outcome = snap.outcome ?? 'interrupted';
+    if (outcome === 'timeout') log(`timed out after ${formatDuration(plan.timeoutMs)} with ${snap.hops.length} hops seen`);
+    let exitCode = exitFor[outcome];
+    if (opts.svg !== undefined) {
+      try {
+        writeFileSync(opts.svg, waterfallSvg(buildWaterfallView(snap, { maxLanes: SVG_MAX_LANES })));
+        log(`wrote the waterfall SVG to ${opts.svg}`);
+      } catch (err) {
+        log(`error: could not write --svg ${opts.svg}: ${(err as Error).message}`);
+        if (exitCode === ExitCode.Ok) exitCode = ExitCode.Usage;
+      }
+    }
+    setExitCode(exitCode);
+  } finally {
+    text?.close();
+    session.close();
+  }
+}

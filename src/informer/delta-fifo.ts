@@ -6,8 +6,9 @@
  * - Pop is async: it returns a Promise that waits while the queue is empty and rejects with
  *   ErrFIFOClosed once the queue is closed and empty. `process` may return a Promise; Pop waits for
  *   it. Concurrent Pops are served one after another (Go holds the lock across process).
- * - HasSynced turns true after the last initial item's `process` returns (client-go's HEAD flips
- *   it when the item is dequeued; its RealFIFO after processing, which the design asks for).
+ * - HasSynced turns true after the last initial item's `process` returns, so "synced" means the
+ *   cache holds the whole initial list (client-go's DeltaFIFO flips it when the item is dequeued,
+ *   its RealFIFO after processing).
  * - Every Delta carries `receivedAt` (ms, from the injected clock, when the delta was queued, or
  *   the reflector's receive time when it passed one) and, when it came straight from a watch
  *   event, the raw `eventType`.
@@ -56,10 +57,6 @@ export type Deltas = Delta[];
 
 export function newestDelta(deltas: Deltas): Delta | undefined {
   return deltas[deltas.length - 1];
-}
-
-export function oldestDelta(deltas: Deltas): Delta | undefined {
-  return deltas[0];
 }
 
 export class FIFOClosedError extends Error {

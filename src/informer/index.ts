@@ -6,8 +6,8 @@
  *   or relist, with client-go's backoff) and reported to the watchErrorHandler, the stats and the
  *   event hook. Only the signal stops it.
  * - Faithful: list/watch resourceVersion choices, pagination, 410/429/500 handling, DeltaFIFO
- *   merging, resync and handler semantics are client-go's (clientgo-semantics.md §1–4); each file
- *   header lists where and why it differs.
+ *   merging, resync and handler semantics are client-go's (docs/design/clientgo-semantics.md
+ *   §1–4, with every deliberate difference); each file header lists its own.
  * - Cache first: the Indexer is updated before any handler hears of a change, so a handler (or a
  *   worker it enqueues for) that reads the cache sees at least that state.
  * - Ordered and fair: each handler gets its notifications in order, one at a time (async handlers
@@ -17,6 +17,10 @@
  *   delta/watch event type.
  * - Testable: time comes from an injected Clock and randomness from an injected source; nothing
  *   here sleeps on real time or reads the network except through a ListerWatcher.
+ *
+ * Not exported: SharedInformerFactory (shared-informer-factory.ts). The plugins start their few
+ * informers directly, so it is built for its tests only and kept out of dist/
+ * (docs/design/clientgo-semantics.md §7).
  */
 export {
   DeletedFinalStateUnknown,
@@ -47,7 +51,7 @@ export {
 export { parseFieldPath } from './field-path.js';
 export type { FieldPath, FieldPathStep } from './field-path.js';
 
-export { dedupDeltas, DeltaFIFO, ErrFIFOClosed, FIFOClosedError, newestDelta, oldestDelta } from './delta-fifo.js';
+export { dedupDeltas, DeltaFIFO, ErrFIFOClosed, FIFOClosedError, newestDelta } from './delta-fifo.js';
 export type { Delta, DeltaFIFOOptions, Deltas, DeltaType, PopProcessFunc } from './delta-fifo.js';
 
 export { BackoffManager, DEFAULT_REFLECTOR_BACKOFF, jitter } from './backoff.js';
@@ -57,7 +61,6 @@ export type { PagedListResult, PagerOptions } from './pager.js';
 
 export {
   DEFAULT_MIN_WATCH_TIMEOUT_MS,
-  formatDuration,
   INITIAL_EVENTS_END_ANNOTATION,
   isProbableEOF,
   isWatchErrorRetriable,
@@ -70,9 +73,8 @@ export type { NotificationInfo, NotificationKind, ResourceEventHandler } from '.
 export { determineResyncPeriod, MINIMUM_RESYNC_PERIOD_MS, SharedProcessor } from './shared-processor.js';
 
 export { SharedIndexInformer, SYNCED_POLL_PERIOD_MS, waitForCacheSync } from './shared-informer.js';
-export type { HandlerOptions, ResourceEventHandlerRegistration, SharedIndexInformerOptions } from './shared-informer.js';
-export { informerKey, SharedInformerFactory } from './shared-informer-factory.js';
-export type { InformerForOptions, InformerKeyParts, ListerWatcherSource, SharedInformerFactoryOptions } from './shared-informer-factory.js';
+export type { DeltaObserver, HandlerOptions, ObservedDelta, ResourceEventHandlerRegistration, SharedIndexInformerOptions } from './shared-informer.js';
+export { runUntilSynced, type SyncOptions } from './run-until-synced.js';
 
 export { chainTransforms, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields } from './transform.js';
 

@@ -12,7 +12,7 @@
  */
 import { isExpired } from '../kube/api-error.js';
 import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
-import { untilAborted } from './abort.js';
+import { abortable } from '../util/abort.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -53,7 +53,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       pages++;
       const sent = { ...opts };
       pager.onRequest?.(sent);
-      page = await (pager.signal ? untilAborted(lw.list(sent, pager.signal, pager.decode), pager.signal) : lw.list(sent, undefined, pager.decode));
+      page = await abortable(lw.list(sent, pager.signal, pager.decode), pager.signal);
     } catch (err) {
       // Only an Expired continuation page falls back to a full list: the first page's RV fell out
       // of the compaction window while we were paging.
@@ -67,7 +67,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       else delete full.resourceVersionMatch;
       pages++;
       pager.onRequest?.(full);
-      const result = await (pager.signal ? untilAborted(lw.list(full, pager.signal, pager.decode), pager.signal) : lw.list(full, undefined, pager.decode));
+      const result = await abortable(lw.list(full, pager.signal, pager.decode), pager.signal);
       return { items: result.items, resourceVersion: result.resourceVersion, paginated, pages };
     }
     if (!page.continue && items === undefined) {

@@ -662,7 +662,7 @@ describe('Reflector backoff, resync, stop', () => {
     expect(h.r.stats.errors).toBe(1);
     expect(h.r.stats.lastError).toMatchObject({ code: 429, reason: 'TooManyRequests', phase: 'watch-open', at: h.clock.now() });
     const ev = h.events.find((e) => e.kind === 'watch-failed');
-    expect(ev?.message).toBe('watch failed: 429 TooManyRequests; backing off 800 ms then watching again without a relist');
+    expect(ev?.message).toBe('watch failed: 429 TooManyRequests; backing off 800ms then watching again without a relist');
     expect(ev?.level).toBe('warning');
     expect((ev?.error as ApiError).code).toBe(429);
   });

@@ -3,7 +3,7 @@
  * lists a resource, then watches it from the list's resourceVersion, feeding every change into a
  * store (the informer's DeltaFIFO), and recovers from every failure by re-watching or relisting.
  *
- * Behaviour kept from client-go (see /work/shared/design/clientgo-semantics.md §1):
+ * Behaviour kept from client-go (docs/design/clientgo-semantics.md §1 has the whole picture):
  * - run(): ListAndWatch, then a backoff wait (the timer starts after the call), until aborted.
  *   Backoff 800 ms doubling to 30 s, jitter 1.0, restarted 2 min after the last restart.
  * - list(): RV "" when the last RV is unavailable, "0" the first time, else the last-sync RV;
@@ -50,7 +50,8 @@ import {
   isTooManyRequests,
 } from '../kube/api-error.js';
 import type { KubeObject, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
-import { untilAborted } from './abort.js';
+import { abortable } from '../util/abort.js';
+import { formatDuration } from '../util/duration.js';
 import { BackoffManager, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, listAllPages, type PagedListResult } from './pager.js';
 import {
@@ -145,6 +146,11 @@ function iteratorOf(w: Watch): AsyncIterator<WatchEvent> {
 
 const stopLate = (w: Watch): void => w.stop();
 
+/** The BOOKMARK that ends a streaming list's initial events. */
+function endsInitialEvents(obj: KubeObject): boolean {
+  return obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+}
+
 /** Connection refused or 429: the watch can be re-opened from the same RV after a backoff. */
 export function isWatchErrorRetriable(err: unknown): boolean {
   return isConnectionRefused(err) || isTooManyRequests(err);
@@ -160,12 +166,6 @@ export function isProbableEOF(err: unknown): boolean {
   if (typeof e.code === 'string' && EOF_CODES.has(e.code)) return true;
   const msg = typeof e.message === 'string' ? e.message : '';
   return /\b(unexpected )?EOF\b|connection reset by peer|use of closed network connection|premature close|socket hang up/i.test(msg);
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${(ms / 60_000).toFixed(1)} min`;
 }
 
 function levelOf(err: unknown): InformerEventLevel {
@@ -434,7 +434,7 @@ export class Reflector {
       this.countWatch();
       this.emit('stream', 'info', `streaming list from resourceVersion ${JSON.stringify(lastKnownRV)}`, { resourceVersion: lastKnownRV });
       try {
-        w = await untilAborted(this.lw.watch(options, signal), signal, stopLate);
+        w = await abortable(this.lw.watch(options, signal), signal, stopLate);
       } catch (err) {
         if (signal.aborted) return undefined;
         if (await this.retryStream(err, signal)) continue;
@@ -550,7 +550,7 @@ export class Reflector {
         this.countWatch();
         this.emit('watch', 'debug', `watching from resourceVersion ${JSON.stringify(rv)} (timeout ${options.timeoutSeconds} s)`, { resourceVersion: rv });
         try {
-          w = await untilAborted(this.lw.watch(options, signal), signal, stopLate);
+          w = await abortable(this.lw.watch(options, signal), signal, stopLate);
         } catch (err) {
           if (signal.aborted) return;
           if (isWatchErrorRetriable(err)) {
@@ -619,7 +619,6 @@ export class Reflector {
     let bookmarkReceived = false;
     let rvFollows = !opts.rvFromNonAddedOnly && opts.startRV !== '' && opts.startRV !== '0';
     let lostConnection: unknown;
-    const stats = this.stats;
     try {
       if (resync?.hasError) throw resync.error;
       const it = iteratorOf(w);
@@ -635,41 +634,10 @@ export class Reflector {
         }
         if (r.done || signal.aborted || resync?.hasError) break;
         const event = r.value;
-        const receivedAt = this.clock.now();
-        const type = event.type;
-        if (Object.hasOwn(stats.events, type)) stats.events[type]++;
-        if (type === 'ERROR') {
-          throw ApiError.fromStatus(event.object as unknown as Status);
-        }
-        const obj = event.object as KubeObject | undefined;
-        const meta = obj?.metadata;
-        if (!obj || typeof meta !== 'object' || meta === null) {
-          this.warn(new Error(`unable to understand watch event ${JSON.stringify(event).slice(0, 200)}`), 'store');
-          continue;
-        }
-        if (!this.acceptsKind(obj)) continue;
-        const rv = meta.resourceVersion ?? '';
-        switch (type) {
-          case 'ADDED':
-            this.storeWrite(() => store.add(obj, { eventType: type, receivedAt }), 'add', obj);
-            break;
-          case 'MODIFIED':
-            this.storeWrite(() => store.update(obj, { eventType: type, receivedAt }), 'update', obj);
-            break;
-          case 'DELETED':
-            this.storeWrite(() => store.delete(obj, { eventType: type, receivedAt }), 'delete', obj);
-            break;
-          case 'BOOKMARK': {
-            stats.bookmarks++;
-            const end = meta.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
-            if (end) bookmarkReceived = true;
-            if (this.onEvent) this.emit('bookmark', 'debug', `bookmark at resourceVersion ${JSON.stringify(rv)}${end ? ' (end of initial events)' : ''}`, { resourceVersion: rv });
-            break;
-          }
-          default:
-            this.warn(new Error(`unknown watch event type ${JSON.stringify(type)}`), 'store');
-        }
-        if (type !== 'ADDED') rvFollows = true;
+        const rv = this.applyEvent(event, store);
+        if (rv === undefined) continue;
+        if (event.type === 'BOOKMARK' && endsInitialEvents(event.object)) bookmarkReceived = true;
+        if (event.type !== 'ADDED') rvFollows = true;
         if (rvFollows) {
           opts.setRV(rv);
           store.updateResourceVersion?.(rv);
@@ -685,22 +653,45 @@ export class Reflector {
     }
     if (signal.aborted) throw STOP_REQUESTED;
     if (resync?.hasError) throw resync.error;
-    const took = this.clock.now() - start;
-    if (took < 1000 && events === 0) {
-      throw new Error(`very short watch: ${this.name}: Unexpected watch close - watch lasted less than a second and no items received`);
-    }
-    if (lostConnection !== undefined) {
-      this.stats.recordError(lostConnection, opts.label, this.clock.now());
-      this.emit('watch-closed', 'warning', `${opts.label} connection lost after ${formatDuration(took)} and ${events} events (${describeError(lostConnection)}); watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`, {
-        error: lostConnection,
-        count: events,
-        durationMs: took,
-      });
-      this.callHandler(lostConnection, { phase: 'watch', action: 'rewatch', reflector: this.name });
-    } else {
-      this.emit('watch-closed', 'debug', `${opts.label} closed by the server after ${formatDuration(took)} and ${events} events`, { count: events, durationMs: took });
-    }
+    this.watchEnded(start, events, lostConnection, opts.label);
     return { bookmarkReceived, events };
+  }
+
+  /**
+   * One watch event: its object goes to the store, a bookmark is counted. Returns the
+   * resourceVersion the event carries, or undefined when it was skipped (an object we cannot read
+   * or of another kind; a warning says so). An ERROR event throws its Status as an ApiError.
+   */
+  private applyEvent(event: WatchEvent, store: ReflectorStore): string | undefined {
+    const receivedAt = this.clock.now();
+    const type = event.type;
+    const stats = this.stats;
+    if (Object.hasOwn(stats.events, type)) stats.events[type]++;
+    if (type === 'ERROR') {
+      throw ApiError.fromStatus(event.object as unknown as Status);
+    }
+    const obj = event.object as KubeObject | undefined;
+    const meta = obj?.metadata;
+    if (!obj || typeof meta !== 'object' || meta === null) {
+      this.warn(new Error(`unable to understand watch event ${JSON.stringify(event).slice(0, 200)}`), 'store');
+      return undefined;
+    }
+    if (!this.acceptsKind(obj)) return undefined;
+    const rv = meta.resourceVersion ?? '';
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED':
+        this.writeToStore(store, type, obj, receivedAt);
+        break;
+      case 'BOOKMARK':
+        stats.bookmarks++;
+        if (this.onEvent) this.emit('bookmark', 'debug', `bookmark at resourceVersion ${JSON.stringify(rv)}${endsInitialEvents(obj) ? ' (end of initial events)' : ''}`, { resourceVersion: rv });
+        break;
+      default:
+        this.warn(new Error(`unknown watch event type ${JSON.stringify(type)}`), 'store');
+    }
+    return rv;
   }
 
   private acceptsKind(obj: KubeObject): boolean {
@@ -716,12 +707,40 @@ export class Reflector {
     return true;
   }
 
-  private storeWrite(fn: () => void, verb: string, obj: KubeObject): void {
+  /** A store that throws costs a warning, not the watch. */
+  private writeToStore(store: ReflectorStore, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject, receivedAt: number): void {
+    const info = { eventType: type, receivedAt };
     try {
-      fn();
+      if (type === 'ADDED') store.add(obj, info);
+      else if (type === 'MODIFIED') store.update(obj, info);
+      else store.delete(obj, info);
     } catch (err) {
+      const verb = type === 'ADDED' ? 'add' : type === 'MODIFIED' ? 'update' : 'delete';
       const name = obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
       this.warn(new Error(`unable to ${verb} watch event object ${name} to store: ${errorMessage(err)}`, { cause: err }), 'store');
+    }
+  }
+
+  /**
+   * A watch that ended without an error of its own: closed within a second with no events is an
+   * error (client-go's "very short watch"); a lost connection is reported, and re-watched like a
+   * close.
+   */
+  private watchEnded(start: number, events: number, lostConnection: unknown, label: string): void {
+    const took = this.clock.now() - start;
+    if (took < 1000 && events === 0) {
+      throw new Error(`very short watch: ${this.name}: Unexpected watch close - watch lasted less than a second and no items received`);
+    }
+    if (lostConnection !== undefined) {
+      this.stats.recordError(lostConnection, label, this.clock.now());
+      this.emit('watch-closed', 'warning', `${label} connection lost after ${formatDuration(took)} and ${events} events (${describeError(lostConnection)}); watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`, {
+        error: lostConnection,
+        count: events,
+        durationMs: took,
+      });
+      this.callHandler(lostConnection, { phase: 'watch', action: 'rewatch', reflector: this.name });
+    } else {
+      this.emit('watch-closed', 'debug', `${label} closed by the server after ${formatDuration(took)} and ${events} events`, { count: events, durationMs: took });
     }
   }
 

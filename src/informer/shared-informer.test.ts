@@ -105,6 +105,38 @@ describe('SharedIndexInformer', () => {
     expect(s.informer.lastSyncResourceVersion()).toBe('105');
   });
 
+  it('onDelta: every delta once, in order, after the indexer changed; a relist shows Replaced and tombstones', async () => {
+    const s = setup();
+    const seen: string[] = [];
+    const store = s.informer.getStore();
+    const t0 = s.clock.now();
+    const stop = s.informer.onDelta((d) => {
+      const cached = store.getByKey(d.key)?.metadata.resourceVersion;
+      seen.push(`${d.type} ${d.key} ${d.resourceVersion}${d.tombstone ? ' tombstone' : ''}${d.initial ? ' initial' : ''} cached=${cached ?? '-'} at=${d.receivedAt - t0}`);
+    });
+    await s.run();
+    s.lw.add(pod('p2'));
+    s.lw.modify(pod('p0', { spec: { v: 2 } }));
+    s.lw.delete('ns/p1');
+    await s.settle();
+    s.lw.silently((f) => f.delete('ns/p2'));
+    s.lw.sendError(fakeErrors.expired());
+    await s.clock.step(800);
+    expect(seen).toEqual([
+      'Replaced ns/p0 101 initial cached=101 at=0',
+      'Replaced ns/p1 102 initial cached=102 at=0',
+      'Added ns/p2 103 cached=103 at=0',
+      'Updated ns/p0 104 cached=104 at=0',
+      'Deleted ns/p1 105 cached=- at=0',
+      'Replaced ns/p0 104 cached=104 at=800',
+      'Deleted ns/p2 103 tombstone cached=- at=800',
+    ]);
+    stop();
+    s.lw.add(pod('p3'));
+    await s.settle();
+    expect(seen).toHaveLength(7);
+  });
+
   it('updates the indexer before any handler hears of a change', async () => {
     const s = setup();
     const seen: string[] = [];
@@ -451,7 +483,7 @@ describe('SharedIndexInformer', () => {
     const messages = s.events.map((e) => e.message);
     expect(messages).toContain('watch ended: 410 Gone; relisting at resourceVersion "103" after backoff');
     expect(messages).toContain('cache synced with 2 objects');
-    expect(messages).toContain('listed 2 objects at resourceVersion "102" in 1 request (0 ms)');
+    expect(messages).toContain('listed 2 objects at resourceVersion "102" in 1 request (0ms)');
   });
 
   it('onEvent subscribes and unsubscribes', async () => {

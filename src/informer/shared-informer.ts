@@ -3,7 +3,7 @@
  * pop loop and processDeltas): one Reflector feeding one DeltaFIFO, popped into an Indexer, with
  * every change handed to any number of handlers through their own ProcessorListener.
  *
- * Behaviour kept (see /work/shared/design/clientgo-semantics.md §4):
+ * Behaviour kept (docs/design/clientgo-semantics.md §4 has the whole picture):
  * - handleDeltas, oldest delta first: Sync/Replaced/Added/Updated → indexer.update + onUpdate if the
  *   key is cached, else indexer.add + onAdd(obj, isInInitialList); Deleted → indexer.delete +
  *   onDelete. The indexer always changes before the notification is queued.
@@ -23,13 +23,15 @@
  * - An index function that throws during handleDeltas is reported (stats, 'warning' event) and the
  *   pop loop goes on; in client-go it panics.
  * - Handlers receive a NotificationInfo as their last argument (delta type, receive time).
+ * - onDelta() observes each delta as it is applied (no client-go counterpart; for tools that show
+ *   the DeltaFIFO's traffic).
  * - waitForCacheSync polls every 100 ms on the injected clock, like client-go.
  */
 import type { Clock } from '../clock.js';
 import { realClock } from '../clock.js';
 import type { KubeObject, ListerWatcher } from '../kube/types.js';
 import type { BackoffOptions } from './backoff.js';
-import { DeltaFIFO, ErrFIFOClosed, type Deltas } from './delta-fifo.js';
+import { DeltaFIFO, ErrFIFOClosed, type Delta, type Deltas, type DeltaType } from './delta-fifo.js';
 import { Notification, ProcessorListener, type NotificationInfo, type ResourceEventHandler } from './processor-listener.js';
 import { Reflector, type WatchErrorContext, type WatchErrorHandler } from './reflector.js';
 import { determineResyncPeriod, MINIMUM_RESYNC_PERIOD_MS, SharedProcessor } from './shared-processor.js';
@@ -81,6 +83,26 @@ export interface SharedIndexInformerOptions {
   /** Subscribed before anything runs (same as calling onEvent()). */
   onEvent?: InformerEventListener;
 }
+
+/** One delta as the informer applied it to its indexer (see SharedIndexInformer.onDelta). */
+export interface ObservedDelta {
+  type: DeltaType;
+  /** The object's key ("namespace/name", or the tombstone's key). */
+  key: string;
+  resourceVersion: string;
+  /** Clock time (ms) the reflector received it. */
+  receivedAt: number;
+  /** Clock time (ms) the informer applied it to the indexer. */
+  appliedAt: number;
+  /** The object; for a tombstone, the last state the cache knew (if any). */
+  object: KubeObject | undefined;
+  /** A deletion found by a relist: the object's final state is unknown. */
+  tombstone: boolean;
+  /** Part of the initial list, before the informer synced. */
+  initial: boolean;
+}
+
+export type DeltaObserver = (delta: ObservedDelta) => void;
 
 export interface HandlerOptions {
   /** Requested resync period (ms); default the informer's. */
@@ -148,6 +170,7 @@ export class SharedIndexInformer {
   private transform: TransformFunc | undefined;
   private watchErrorHandler: WatchErrorHandler | undefined;
   private handlerSeq = 0;
+  private deltaObservers: DeltaObserver[] = [];
   private readonly handleDeltasBound = (deltas: Deltas, isInInitialList: boolean): void => this.handleDeltas(deltas, isInInitialList);
 
   constructor(
@@ -169,6 +192,19 @@ export class SharedIndexInformer {
   /** Subscribes to the informer's events ("relisting after 410 Expired", ...); returns an unsubscribe. */
   onEvent(listener: InformerEventListener): () => void {
     return this.hub.on(listener);
+  }
+
+  /**
+   * Observes every delta as the pop loop applies it, after the indexer changed and before handlers
+   * hear of it: type, key, resourceVersion and receive time, in the order the informer processes
+   * them (per key, the order received). Returns an unsubscribe. Observers run synchronously on the
+   * pop loop, so they must be quick; with none subscribed nothing is computed or allocated.
+   */
+  onDelta(observer: DeltaObserver): () => void {
+    this.deltaObservers = [...this.deltaObservers, observer];
+    return () => {
+      this.deltaObservers = this.deltaObservers.filter((o) => o !== observer);
+    };
   }
 
   getStore(): Store {
@@ -194,6 +230,11 @@ export class SharedIndexInformer {
   /** The FIFO has delivered the initial list (false before run). */
   hasSynced(): boolean {
     return this.fifo?.hasSynced() ?? false;
+  }
+
+  /** Keys waiting in the DeltaFIFO (0 before run): at 0 the cache holds all that was received. */
+  queuedKeys(): number {
+    return this.fifo?.length ?? 0;
   }
 
   lastSyncResourceVersion(): string {
@@ -350,22 +391,50 @@ export class SharedIndexInformer {
   private handleDeltas(deltas: Deltas, isInInitialList: boolean): void {
     const now = this.clock.now();
     for (const d of deltas) {
-      const obj = d.object;
-      if (d.type === 'Deleted') {
-        this.indexer.delete(obj);
-        this.processor.distribute(new Notification('delete', obj, undefined, false, d.receivedAt, now, d.type, d.eventType, false), false);
-        continue;
-      }
-      if (obj instanceof DeletedFinalStateUnknown) continue; // only Deleted deltas carry tombstones
-      const old = this.indexer.get(obj);
-      if (old !== undefined) {
-        this.indexer.update(obj);
-        // An unchanged resourceVersion means a resync (or an unchanged relist item).
-        const isSync = old.metadata?.resourceVersion === obj.metadata?.resourceVersion;
-        this.processor.distribute(new Notification('update', obj, old, false, d.receivedAt, now, d.type, d.eventType, isSync), isSync);
-      } else {
-        this.indexer.add(obj);
-        this.processor.distribute(new Notification('add', obj, undefined, isInInitialList, d.receivedAt, now, d.type, d.eventType, false), false);
+      this.applyDelta(d, now, isInInitialList);
+      if (this.deltaObservers.length !== 0) this.observeDelta(d, now, isInInitialList);
+    }
+  }
+
+  private applyDelta(d: Delta, now: number, isInInitialList: boolean): void {
+    const obj = d.object;
+    if (d.type === 'Deleted') {
+      this.indexer.delete(obj);
+      this.processor.distribute(new Notification('delete', obj, undefined, false, d.receivedAt, now, d.type, d.eventType, false), false);
+      return;
+    }
+    if (obj instanceof DeletedFinalStateUnknown) return; // only Deleted deltas carry tombstones
+    const old = this.indexer.get(obj);
+    if (old !== undefined) {
+      this.indexer.update(obj);
+      // An unchanged resourceVersion means a resync (or an unchanged relist item).
+      const isSync = old.metadata?.resourceVersion === obj.metadata?.resourceVersion;
+      this.processor.distribute(new Notification('update', obj, old, false, d.receivedAt, now, d.type, d.eventType, isSync), isSync);
+    } else {
+      this.indexer.add(obj);
+      this.processor.distribute(new Notification('add', obj, undefined, isInInitialList, d.receivedAt, now, d.type, d.eventType, false), false);
+    }
+  }
+
+  private observeDelta(d: Delta, now: number, initial: boolean): void {
+    const tombstone = d.object instanceof DeletedFinalStateUnknown;
+    const object = d.object instanceof DeletedFinalStateUnknown ? d.object.obj : d.object;
+    const observed: ObservedDelta = {
+      type: d.type,
+      key: d.object instanceof DeletedFinalStateUnknown ? d.object.key : deletionHandlingMetaNamespaceKeyFunc(d.object),
+      resourceVersion: object?.metadata?.resourceVersion ?? '',
+      receivedAt: d.receivedAt,
+      appliedAt: now,
+      object,
+      tombstone,
+      initial,
+    };
+    for (const o of this.deltaObservers) {
+      try {
+        o(observed);
+      } catch (err) {
+        // A broken observer must not break the informer.
+        this.emit('warning', 'warning', `delta observer failed: ${errorMessage(err)}`, { error: err });
       }
     }
   }

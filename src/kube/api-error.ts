@@ -117,7 +117,3 @@ export function isAlreadyExists(err: unknown): boolean {
 export function isForbidden(err: unknown): boolean {
   return isApiError(err) && (err.code === 403 || err.reason === 'Forbidden');
 }
-
-export function isUnauthorized(err: unknown): boolean {
-  return isApiError(err) && (err.code === 401 || err.reason === 'Unauthorized');
-}

@@ -28,6 +28,16 @@ describe('toCliError', () => {
     expect(err.hint).toBe('confirm with: kubectl auth can-i list configmaps -n demo');
   });
 
+  it('a failed certificate check or TLS handshake says TLS, with the flags that fix it; a refused connection does not', () => {
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_SSL_WRONG_VERSION_NUMBER']) {
+      const err = toCliError(new ApiError('tls', { code: 0, networkCode: code }), { server: 'https://127.0.0.1:6443' }) as ClusterError;
+      expect(err.message).toBe(`TLS verification of the API server at https://127.0.0.1:6443 failed (${code})`);
+      expect(err.hint).toMatch(/--certificate-authority/);
+    }
+    const refused = toCliError(new ApiError('refused', { code: 0, networkCode: 'ECONNREFUSED' }), { server: 'https://127.0.0.1:6443' }) as ClusterError;
+    expect(refused.message).toBe('the API server at https://127.0.0.1:6443 is unreachable (ECONNREFUSED)');
+  });
+
   it('a 500 stays a cluster error', () => {
     expect(toCliError(new ApiError('etcd is sad', { code: 500, request: list }))).toBeInstanceOf(ClusterError);
   });

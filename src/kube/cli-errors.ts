@@ -4,15 +4,7 @@
  */
 import { CheckFailedError, CliError, ClusterError, UsageError } from '../errors.js';
 import { ApiError, describeRequest } from './api-error.js';
-
-const tlsCodes = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
+import { isTlsErrorCode } from './http.js';
 
 export interface ErrorContext {
   server?: string;
@@ -23,7 +15,7 @@ export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unk
   if (err instanceof CliError || !(err instanceof ApiError)) return err;
   const server = ctx.server ? ` at ${ctx.server}` : '';
   if (err.networkCode) {
-    if (tlsCodes.has(err.networkCode)) {
+    if (isTlsErrorCode(err.networkCode)) {
       return new ClusterError(`TLS verification of the API server${server} failed (${err.networkCode})`, {
         hint: 'pass --certificate-authority FILE with the cluster CA, or --insecure-skip-tls-verify to skip the check',
         cause: err,

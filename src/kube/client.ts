@@ -1,13 +1,15 @@
 /**
  * HTTP to the API server. @kubernetes/client-node supplies the TLS material and credentials
  * (client certificates, bearer tokens, exec and auth-provider plugins) through applyToHTTPSOptions;
- * the requests themselves go through node:https so that watch streams are read line by line with
- * back-pressure and no buffering.
+ * the requests themselves go through node:https (sendRequest, http.ts) so that watch streams are
+ * read line by line with back-pressure and no buffering.
  */
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import { Agent } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
+import { abortError } from '../util/abort.js';
+import { readBody, sendRequest } from './http.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import type { Status } from './types.js';
 
@@ -38,24 +40,35 @@ interface Prepared {
 
 export class KubeClient {
   private prepared: Promise<Prepared> | undefined;
+  private preparedAt = 0;
+  private agent: Agent | undefined;
   readonly server: URL;
 
+  /**
+   * `credentialsTtlMs`: read the credentials again when they are older than this (a token file
+   * that is rotated, as client-go re-reads a service account token); 0: only after a 401.
+   */
   constructor(
     private readonly kubeConfig: KubeConfig,
     readonly requestTimeoutMs = 0,
     readonly userName = '',
+    readonly credentialsTtlMs = 0,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     this.server = new URL(cluster?.server ?? 'https://localhost');
   }
 
   private prepare(): Promise<Prepared> {
+    if (this.prepared && this.credentialsTtlMs > 0 && Date.now() - this.preparedAt >= this.credentialsTtlMs) this.prepared = undefined;
     this.prepared ??= (async () => {
+      this.preparedAt = Date.now();
       const opts: RequestOptions & { agent?: Agent; auth?: string } = {};
       await this.kubeConfig.applyToHTTPSOptions(opts as never);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-      return { agent: this.server.protocol === 'https:' ? keepAliveAgent(opts.agent) : undefined, headers, auth: opts.auth };
+      // A credentials refresh keeps the connections: only the headers change on a timed re-read.
+      if (this.server.protocol === 'https:' && (!this.agent || this.credentialsTtlMs === 0)) this.agent = keepAliveAgent(opts.agent);
+      return { agent: this.agent, headers, auth: opts.auth };
     })();
     return this.prepared;
   }
@@ -89,36 +102,19 @@ export class KubeClient {
       headers['content-type'] = init.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));
     }
-    const timeoutMs = init.timeoutMs ?? this.requestTimeoutMs;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      if (init.signal?.aborted) return reject(abortError(init.signal));
-      const req = send(
-        url,
-        {
-          method: init.method ?? 'GET',
-          headers,
-          ...(prepared.agent ? { agent: prepared.agent } : {}),
-          ...(prepared.auth ? { auth: prepared.auth } : {}),
-          ...(init.signal ? { signal: init.signal } : {}),
-        },
-        (res) => {
-          if (timer) clearTimeout(timer);
-          resolve(res);
-        },
-      );
-      let timer: NodeJS.Timeout | undefined;
-      if (timeoutMs > 0) {
-        timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs}ms`), { code: 'ETIMEDOUT' })), timeoutMs);
-      }
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        if (timer) clearTimeout(timer);
-        if (init.signal?.aborted) return reject(abortError(init.signal));
-        reject(this.networkError(err, init.describe));
+    try {
+      return await sendRequest(url, {
+        method: init.method,
+        headers,
+        body,
+        signal: init.signal,
+        timeoutMs: init.timeoutMs ?? this.requestTimeoutMs,
+        agent: prepared.agent,
+        auth: prepared.auth,
       });
-      if (body !== undefined) req.write(body);
-      req.end();
-    });
+    } catch (err) {
+      throw init.signal?.aborted ? err : this.networkError(err as NodeJS.ErrnoException, init.describe);
+    }
   }
 
   /** Sends a request, reads the whole answer, and turns a non-2xx status into an ApiError. */
@@ -138,8 +134,8 @@ export class KubeClient {
   }
 
   private readText(res: IncomingMessage, init: RequestInit): Promise<string> {
-    return readBody(res, init.signal).catch((err: NodeJS.ErrnoException) => {
-      throw init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe);
+    return readBody(res, { signal: init.signal }).catch((err: NodeJS.ErrnoException) => {
+      throw init.signal?.aborted ? err : this.networkError(err, init.describe);
     });
   }
 
@@ -217,40 +213,30 @@ function keepAliveAgent(agent: Agent | undefined): Agent | undefined {
   return new Agent({ ...agent.options, keepAlive: true });
 }
 
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException('aborted', 'AbortError');
-}
-
-export function isAbortError(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || (err as NodeJS.ErrnoException).code === 'ABORT_ERR');
-}
-
-function readBody(res: IncomingMessage, signal?: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-    res.on('aborted', () => reject(signal?.aborted ? abortError(signal) : new Error('response aborted')));
-  });
-}
-
 /** A non-2xx answer: a metav1.Status when the server sent one, else the first line of the body. */
 export function errorFromResponse(status: number, text: string, describe?: RequestDescription): ApiError {
-  let parsed: Status | undefined;
-  try {
-    const obj = JSON.parse(text) as Status;
-    if (obj && obj.kind === 'Status') parsed = obj;
-  } catch {
-    /* not JSON */
-  }
+  const parsed = statusFromBody(text);
   if (parsed) return ApiError.fromStatus({ ...parsed, code: parsed.code ?? status }, describe, status);
   const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' } as Record<number, string>)[status];
-  const firstLine = text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  const firstLine = firstLineOf(text);
   return new ApiError(`${status}${reason ? ` ${reason}` : ''}${firstLine ? `: ${firstLine}` : ''}`, {
     code: status,
     ...(reason ? { reason } : {}),
     ...(describe ? { request: describe } : {}),
   });
+}
+
+/** The metav1.Status an error answer carries, if its body is one. */
+export function statusFromBody(text: string): Status | undefined {
+  try {
+    const obj = JSON.parse(text) as Status;
+    return obj && obj.kind === 'Status' ? obj : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first line of an error answer's body, cut to a length that fits one message line. */
+export function firstLineOf(text: string): string {
+  return text.trim().split('\n')[0]?.slice(0, 200) ?? '';
 }

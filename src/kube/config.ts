@@ -5,9 +5,13 @@
  * --request-timeout and -n. In a pod with no kubeconfig, the in-cluster service account.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
+// The module that defines KubeConfig, not the package's index: the index loads every generated API
+// client and its models as well, most of the plugin's startup time and memory.
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import { UsageError } from '../errors.js';
 import { parseDuration } from '../util/duration.js';
 
@@ -38,6 +42,11 @@ export interface Connection {
   requestTimeoutMs: number;
   /** Where the settings came from, for messages. */
   source: string;
+  /**
+   * How long credentials may be reused before they are read again (a service account token that
+   * the kubelet rotates); absent: until a 401.
+   */
+  credentialsTtlMs?: number | undefined;
 }
 
 /** The kubeconfig files kubectl would read, in order: --kubeconfig, else $KUBECONFIG, else ~/.kube/config. */
@@ -99,6 +108,7 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
   const files = kubeconfigFiles(flags, env);
   let kc: KubeConfig;
   let source: string;
+  let inCluster: InClusterConfig | undefined;
   if (flags.kubeconfig && !existsSync(flags.kubeconfig)) {
     throw new UsageError(`kubeconfig ${flags.kubeconfig} does not exist`, { hint: 'pass an existing file to --kubeconfig' });
   }
@@ -108,8 +118,14 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     kc = merged.kc;
     source = merged.used.join(delimiter);
   } else if (env.KUBERNETES_SERVICE_HOST && !flags.server) {
+    inCluster = inClusterConfig(env);
     kc = new KubeConfig();
-    kc.loadFromCluster();
+    kc.loadFromOptions({
+      clusters: [{ name: 'in-cluster', server: inCluster.server, skipTLSVerify: false, ...(inCluster.caFile ? { caFile: inCluster.caFile } : {}) }],
+      users: [{ name: 'in-cluster', authProvider: { name: SERVICE_ACCOUNT_AUTH_PROVIDER, config: {} } }],
+      contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace: inCluster.namespace }],
+      currentContext: 'in-cluster',
+    });
     source = 'in-cluster service account';
   } else if (flags.server) {
     kc = new KubeConfig();
@@ -166,6 +182,8 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
 
   const resolved = new KubeConfig();
   resolved.loadFromOptions({ clusters: [cluster], users: [user], contexts: [context], currentContext: context.name });
+  const tokenFile = inCluster && !flags.token ? inCluster.tokenFile : undefined;
+  if (tokenFile) resolved.addAuthenticator(new ServiceAccountTokenFile(tokenFile));
   return {
     kubeConfig: resolved,
     contextName: context.name,
@@ -175,6 +193,7 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     userName,
     requestTimeoutMs,
     source,
+    ...(tokenFile ? { credentialsTtlMs: TOKEN_REREAD_MS } : {}),
   };
 }
 
@@ -198,5 +217,95 @@ export function parseRequestTimeout(value: string | undefined): number {
     return parseDuration(value);
   } catch {
     throw new UsageError(`invalid --request-timeout "${value}"`, { hint: 'use a duration such as 30s, 1m or 0 for none' });
+  }
+}
+
+/** Where a pod's service account credentials are mounted. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/**
+ * Names another folder holding `token`, `ca.crt` and `namespace` (a test, or a token mounted
+ * elsewhere); the in-cluster configuration reads them from there instead.
+ */
+export const SERVICE_ACCOUNT_DIR_ENV = 'INFORMER_TRACE_SERVICEACCOUNT_DIR';
+/** client-go re-reads the token file when its cached copy is older than a minute. */
+export const TOKEN_REREAD_MS = 60_000;
+const SERVICE_ACCOUNT_AUTH_PROVIDER = 'informer-trace-serviceaccount';
+
+export interface InClusterConfig {
+  server: string;
+  tokenFile: string;
+  /** Absent when the CA file cannot be read: the system's roots are used, as client-go does. */
+  caFile: string | undefined;
+  /** $POD_NAMESPACE, else the mounted namespace file, else "default" (clientcmd's order). */
+  namespace: string;
+}
+
+/**
+ * rest.InClusterConfig: https://KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT with the mounted
+ * service account token and CA. Both variables must be set and the token readable.
+ */
+export function inClusterConfig(env: NodeJS.ProcessEnv = process.env): InClusterConfig {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) {
+    throw new UsageError('unable to load in-cluster configuration: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set', {
+      hint: 'outside a pod, pass --kubeconfig or set KUBECONFIG',
+    });
+  }
+  const dir = env[SERVICE_ACCOUNT_DIR_ENV] || SERVICE_ACCOUNT_DIR;
+  const tokenFile = join(dir, 'token');
+  readToken(tokenFile);
+  const caFile = join(dir, 'ca.crt');
+  let namespace = env.POD_NAMESPACE?.trim() || '';
+  if (!namespace) {
+    try {
+      namespace = readFileSync(join(dir, 'namespace'), 'utf8').trim();
+    } catch {
+      // No namespace file: "default", as clientcmd says.
+    }
+  }
+  return {
+    server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    tokenFile,
+    caFile: existsSync(caFile) ? caFile : undefined,
+    namespace: namespace || 'default',
+  };
+}
+
+function readToken(file: string): string {
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(`unable to load in-cluster configuration: cannot read the service account token ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      hint: `mount the service account token (automountServiceAccountToken), or set ${SERVICE_ACCOUNT_DIR_ENV} to the folder that holds it`,
+      cause: err,
+    });
+  }
+  if (!token) throw new UsageError(`unable to load in-cluster configuration: the service account token ${file} is empty`);
+  return token;
+}
+
+/**
+ * The bearer token from the service account's token file, read each time credentials are
+ * prepared (at most once a TOKEN_REREAD_MS, and after a 401): the kubelet rotates the file. While
+ * the file is briefly unreadable during a rotation the last token is kept.
+ */
+class ServiceAccountTokenFile {
+  private last = '';
+  constructor(private readonly file: string) {}
+
+  isAuthProvider(user: User): boolean {
+    return user.authProvider?.name === SERVICE_ACCOUNT_AUTH_PROVIDER;
+  }
+
+  async applyAuthentication(_user: User, opts: { headers?: Record<string, unknown> }): Promise<void> {
+    try {
+      this.last = readToken(this.file);
+    } catch (err) {
+      if (!this.last) throw err;
+    }
+    opts.headers ??= {};
+    opts.headers.Authorization = `Bearer ${this.last}`;
   }
 }

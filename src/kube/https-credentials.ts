@@ -8,7 +8,7 @@
  * certificates rather than replacing them: an endpoint signed by a public CA still verifies.
  */
 import { rootCertificates } from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 export interface HttpsCredentials {
   headers: Record<string, string>;

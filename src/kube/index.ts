@@ -3,7 +3,8 @@
  *
  * - Connection: kubectl's flags and kubeconfig merging, in-cluster config.
  * - KubeClient: requests with the kubeconfig's credentials; errors are ApiError with code, reason,
- *   the refused request (verb, resource, namespace) and network codes.
+ *   the refused request (verb, resource, namespace) and network codes. Its one request path
+ *   (http.ts) also serves httpGet, the plain GET for endpoints reached directly (a /metrics).
  * - Discovery: kubectl-style resource names to GVRs, CRDs included.
  * - ResourceListerWatcher: list (paginated by the caller) and watch (line-delimited stream with
  *   back-pressure) for any resource, metadata-only on request.
@@ -12,8 +13,9 @@
  */
 export * from './types.js';
 export * from './api-error.js';
-export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTimeout, type Connection, type ConnectionFlags } from './config.js';
-export { KubeClient, isAbortError, type RequestInit, type RawResponse } from './client.js';
+export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTimeout, inClusterConfig, SERVICE_ACCOUNT_DIR_ENV, type Connection, type ConnectionFlags, type InClusterConfig } from './config.js';
+export { KubeClient, errorFromResponse, type RequestInit, type RawResponse } from './client.js';
+export { httpGet, isAbortError, isTlsErrorCode, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http.js';
 export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient, LEASES } from './lease-client.js';
@@ -33,7 +35,7 @@ export interface Kube {
 /** Everything a command needs to talk to the cluster, from the connection flags. */
 export function connect(flags: ConnectionFlags): Kube {
   const connection = loadConnection(flags);
-  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName);
+  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName, connection.credentialsTtlMs ?? 0);
   return { connection, client, discovery: new Discovery(client) };
 }
 export { ObjectWriter } from './writer.js';

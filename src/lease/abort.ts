@@ -1,44 +1,8 @@
 /**
- * Cancellation helpers for the leader elector: Go contexts expressed with AbortSignals whose
- * timeouts run on the injected Clock.
+ * Go contexts with deadlines for the leader elector: AbortSignals whose timeouts run on the
+ * injected Clock. (Racing a call against a signal is util/abort.ts's abortable.)
  */
 import type { Clock } from '../clock.js';
-
-/** The error a call rejects with when its signal aborted first. */
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  const err = new Error(typeof reason === 'string' ? reason : 'aborted');
-  err.name = 'AbortError';
-  return err;
-}
-
-/**
- * Settles with `promise`, or rejects as soon as `signal` aborts, leaving the promise to finish
- * unobserved. Leader election must stop waiting at its deadline even if a client ignores the
- * signal; the API server's resourceVersion check makes any late write harmless.
- */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortError(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
 
 /** A child signal: aborts with its parent, after `timeoutMs` on `clock` if given, or by hand. */
 export class ChildSignal {

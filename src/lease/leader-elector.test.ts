@@ -1,5 +1,5 @@
 // Behaviours of client-go tools/leaderelection/leaderelection_test.go (test names in brackets)
-// and section 6 of the design notes, driven by a fake clock and the in-memory Lease client.
+// and docs/design/clientgo-semantics.md §6, driven by a fake clock and the in-memory Lease client.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../testing/fake-clock.js';
 import { conflictError, FakeLeaseClient, internalError } from '../testing/fake-lease-client.js';

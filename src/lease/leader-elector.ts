@@ -22,9 +22,10 @@
  */
 import { realClock, type Clock } from '../clock.js';
 import { isConflict } from '../kube/api-error.js';
-import { abortable, ChildSignal } from './abort.js';
+import { abortable } from '../util/abort.js';
+import { ChildSignal } from './abort.js';
 import { emptyRecord, type LeaderElectionRecord } from './leader-election-record.js';
-import type { ResourceLock } from './lease-lock.js';
+import type { ObservedRecord, ResourceLock } from './lease-lock.js';
 import { formatMicroTime } from './micro-time.js';
 
 export const JITTER_FACTOR = 1.2;
@@ -153,14 +154,7 @@ export class LeaderElector {
   async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return false;
     const nowMs = this.clock.now();
-    const now = formatMicroTime(nowMs);
-    const record: LeaderElectionRecord = {
-      ...emptyRecord(),
-      holderIdentity: this.lock.identity(),
-      leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000),
-      acquireTime: now,
-      renewTime: now,
-    };
+    const record = this.ourRecord(nowMs);
 
     // 1. Fast path: we hold a valid lease, so assume our last write is the current version.
     if (this.isLeader() && this.isLeaseValid(nowMs)) {
@@ -177,13 +171,8 @@ export class LeaderElector {
     }
 
     // 2. Get, or create if it does not exist.
-    let current;
-    try {
-      current = await abortable(this.lock.get(signal), signal);
-    } catch (err) {
-      this.report(err, `get lease ${this.name}`);
-      return false;
-    }
+    const current = await this.readLease(signal);
+    if (current === null) return false;
     if (!current) {
       try {
         await abortable(this.lock.create(record, signal), signal);
@@ -196,10 +185,7 @@ export class LeaderElector {
     }
 
     // 3. Note any change, then check the holder and our view of its expiry.
-    if (this.observedRawRecord !== current.rawRecord) {
-      this.setObservedRecord(current.record);
-      this.observedRawRecord = current.rawRecord;
-    }
+    this.observe(current);
     if (current.record.holderIdentity.length > 0 && this.isLeaseValid(nowMs) && !this.isLeader()) {
       return false;
     }
@@ -211,14 +197,7 @@ export class LeaderElector {
     } else {
       record.leaderTransitions = current.record.leaderTransitions + 1;
     }
-    try {
-      await abortable(this.lock.update(record, signal), signal);
-    } catch (err) {
-      this.report(err, `update lease ${this.name}`);
-      return false;
-    }
-    this.setObservedRecord(record);
-    return true;
+    return this.writeRecord(record, signal);
   }
 
   /**
@@ -229,28 +208,13 @@ export class LeaderElector {
   async tryCoordinatedRenew(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return false;
     const nowMs = this.clock.now();
-    const now = formatMicroTime(nowMs);
-    const record: LeaderElectionRecord = {
-      ...emptyRecord(),
-      holderIdentity: this.lock.identity(),
-      leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000),
-      acquireTime: now,
-      renewTime: now,
-    };
+    const record = this.ourRecord(nowMs);
 
-    let current;
-    try {
-      current = await abortable(this.lock.get(signal), signal);
-    } catch (err) {
-      this.report(err, `get lease ${this.name}`);
-      return false;
-    }
+    const current = await this.readLease(signal);
+    if (current === null) return false;
     if (!current) return false;
 
-    if (this.observedRawRecord !== current.rawRecord) {
-      this.setObservedRecord(current.record);
-      this.observedRawRecord = current.rawRecord;
-    }
+    this.observe(current);
     const hasExpired = this.observedTime + current.record.leaseDurationSeconds * 1000 < nowMs;
     if (hasExpired) return false;
     if (!this.isLeader()) return false;
@@ -260,14 +224,7 @@ export class LeaderElector {
     record.acquireTime = current.record.acquireTime;
     record.leaderTransitions = current.record.leaderTransitions;
     record.strategy = current.record.strategy;
-    try {
-      await abortable(this.lock.update(record, signal), signal);
-    } catch (err) {
-      this.report(err, `update lease ${this.name}`);
-      return false;
-    }
-    this.setObservedRecord(record);
-    return true;
+    return this.writeRecord(record, signal);
   }
 
   /** Retries every RetryPeriod (with jitter) until an attempt succeeds or `signal` aborts. */
@@ -369,6 +326,41 @@ export class LeaderElector {
     } finally {
       deadline.dispose();
     }
+  }
+
+  /** The record naming us as holder from `nowMs`; a renew then carries over what it keeps. */
+  private ourRecord(nowMs: number): LeaderElectionRecord {
+    const now = formatMicroTime(nowMs);
+    return { ...emptyRecord(), holderIdentity: this.lock.identity(), leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000), acquireTime: now, renewTime: now };
+  }
+
+  /** The lease as stored (undefined when there is none); null when reading it failed, reported. */
+  private async readLease(signal: AbortSignal | undefined): Promise<ObservedRecord | undefined | null> {
+    try {
+      return await abortable(this.lock.get(signal), signal);
+    } catch (err) {
+      this.report(err, `get lease ${this.name}`);
+      return null;
+    }
+  }
+
+  /** Takes note of the stored record when it changed: observedTime counts from each change. */
+  private observe(current: ObservedRecord): void {
+    if (this.observedRawRecord === current.rawRecord) return;
+    this.setObservedRecord(current.record);
+    this.observedRawRecord = current.rawRecord;
+  }
+
+  /** Writes `record` over the lease; false when that failed, reported. */
+  private async writeRecord(record: LeaderElectionRecord, signal: AbortSignal | undefined): Promise<boolean> {
+    try {
+      await abortable(this.lock.update(record, signal), signal);
+    } catch (err) {
+      this.report(err, `update lease ${this.name}`);
+      return false;
+    }
+    this.setObservedRecord(record);
+    return true;
   }
 
   private isLeaseValid(now: number): boolean {

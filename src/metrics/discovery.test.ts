@@ -11,7 +11,7 @@ function pod(name: string, labels: Record<string, string>, command: string[] = [
     kind: 'Pod',
     metadata: { name, namespace: 'kube-system', labels },
     spec: { nodeName: 'cp-1', containers: [{ name: 'c', command }] },
-    status: { phase },
+    status: phase === 'Running' ? { phase, podIP: '10.0.0.11' } : { phase },
   };
 }
 
@@ -52,9 +52,9 @@ describe('discoverControlPlane', () => {
     const client = new FakeClient(select);
     const found = await discoverControlPlane(client);
     expect(found).toEqual([
-      { component: 'kube-controller-manager', namespace: 'kube-system', pod: 'kube-controller-manager-cp-1', node: 'cp-1', phase: 'Running', port: 10257, spec: 'pod/kube-system/kube-controller-manager-cp-1:10257' },
-      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-1', node: 'cp-1', phase: 'Running', port: 11259, spec: 'pod/kube-system/kube-scheduler-cp-1:11259' },
-      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-2', node: 'cp-1', phase: 'Pending', port: 10259, spec: 'pod/kube-system/kube-scheduler-cp-2:10259' },
+      { component: 'kube-controller-manager', namespace: 'kube-system', pod: 'kube-controller-manager-cp-1', node: 'cp-1', phase: 'Running', podIP: '10.0.0.11', port: 10257, spec: 'pod/kube-system/kube-controller-manager-cp-1:10257' },
+      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-1', node: 'cp-1', phase: 'Running', podIP: '10.0.0.11', port: 11259, spec: 'pod/kube-system/kube-scheduler-cp-1:11259' },
+      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-2', node: 'cp-1', phase: 'Pending', podIP: null, port: 10259, spec: 'pod/kube-system/kube-scheduler-cp-2:10259' },
     ]);
     expect(client.paths).toEqual([
       '/api/v1/namespaces/kube-system/pods?labelSelector=component%20in%20(kube-controller-manager%2Ckube-scheduler)',

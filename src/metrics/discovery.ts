@@ -25,6 +25,8 @@ export interface DiscoveredComponent {
   node: string | null;
   /** Pod phase; sources for pods that are not Running will fail. */
   phase: string | null;
+  /** The Pod's IP (the node's, for a host-network static Pod), for a direct scrape. */
+  podIP: string | null;
   port: number;
   /** A --metrics spec for it: pod/kube-system/NAME:PORT. */
   spec: string;
@@ -75,7 +77,7 @@ function describe(pod: KubeObject, namespace: string): DiscoveredComponent | und
   const component = labels.component && Object.hasOwn(CONTROL_PLANE_PORTS, labels.component) ? labels.component : Object.keys(CONTROL_PLANE_PORTS).find((c) => name.startsWith(`${c}-`) || name === c);
   if (!component || !name) return undefined;
   const spec = pod.spec as { nodeName?: string; containers?: { command?: string[]; args?: string[] }[] } | undefined;
-  const status = pod.status as { phase?: string } | undefined;
+  const status = pod.status as { phase?: string; podIP?: string } | undefined;
   const port = securePort(spec?.containers ?? []) ?? CONTROL_PLANE_PORTS[component]!;
   return {
     component,
@@ -83,6 +85,7 @@ function describe(pod: KubeObject, namespace: string): DiscoveredComponent | und
     pod: name,
     node: spec?.nodeName ?? null,
     phase: status?.phase ?? null,
+    podIP: status?.podIP ?? null,
     port,
     spec: `pod/${namespace}/${name}:${port}`,
   };

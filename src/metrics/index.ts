@@ -8,8 +8,14 @@
  *   fuzzed: the npm ones lack OpenMetrics or mis-unescape labels (see parse.ts).
  * - Sources from `--metrics` specs, checked before any request: `apiserver`,
  *   `pod/NS/NAME[:PORT]` and `svc/NS/NAME[:PORT]` through the API server proxy (https, then http),
- *   `https://HOST:PORT/metrics` directly (token or caller-supplied credentials, optional TLS skip).
- *   Control-plane pods are found by label in kube-system.
+ *   `https://HOST:PORT/metrics` directly (token or caller-supplied credentials, optional TLS skip),
+ *   all through src/kube's one request path. scrapeSources (plan.ts) builds them from the specs and
+ *   a MetricsAccess, for the flags and check configs alike. Control-plane pods are found by label
+ *   in kube-system.
+ * - Discovery without flags (discover-targets.ts): the API server, kube-prometheus-labelled Services
+ *   and their EndpointSlices, kubeadm static Pods, Pods with metrics ports or prometheus.io
+ *   annotations, and the Pods Lease holders name; each target says how it was found and is reached
+ *   directly or through the API server's proxy, whichever answers.
  * - Isolated failures: each source has its own timeout (on the injected Clock) and its own error
  *   (timeout, unreachable, TLS, 401, 403, not metrics, parse) with a hint; the others go on.
  * - Absent is not zero: a series the target does not expose is null in the statistics. Rates are
@@ -60,8 +66,23 @@ export {
   type DirectAuth,
   type DirectCredentials,
 } from './sources.js';
-export { nodeHttpGet, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http-get.js';
+export { metricsNeedCluster, scrapeSources, type MetricsAccess } from './plan.js';
 export { discoverControlPlane, CONTROL_PLANE_PORTS, type DiscoveredComponent, type DiscoverOptions } from './discovery.js';
 export { MultiScraper, type SourceResult, type ScrapeSuccess, type ScrapeFailureResult } from './multi-scraper.js';
 export { controllerQueueFor, queueAddsBetween, type QueueAdds } from './controller-queues.js';
 export { MetricsPoller, DEFAULT_POLL_INTERVAL_MS, type MetricsSnapshot, type SourceStatus, type SnapshotListener, type PollerOptions } from './poller.js';
+export {
+  discoverTargets,
+  mergeUserSpecs,
+  parseUserSpec,
+  sourceForTarget,
+  RoutedSource,
+  isLoopbackHost,
+  KUBE_PROMETHEUS_LABELS,
+  METRICS_PORT_NAMES,
+  type DiscoveredTarget,
+  type DiscoveryResult,
+  type DiscoverTargetsOptions,
+  type LeaseHolder,
+  type Route,
+} from './discover-targets.js';

@@ -4,6 +4,7 @@
  * answering HTML never costs the others their result.
  */
 import { realClock, type Clock } from '../clock.js';
+import { flagDuration } from '../util/duration.js';
 import type { ExpositionFormat, MetricFamily } from './parse.js';
 import { ScrapeError, toScrapeError, type ScrapeFailure } from './scrape-error.js';
 import type { MetricsSource } from './sources.js';
@@ -51,7 +52,7 @@ export class MultiScraper {
     try {
       const cut = new Promise<never>((_, reject) => {
         timer = this.clock.setTimer(source.timeoutMs, () => {
-          const err = new ScrapeError(source.name, 'timeout', `no answer within ${formatMs(source.timeoutMs)}`, {
+          const err = new ScrapeError(source.name, 'timeout', `no answer within ${flagDuration(source.timeoutMs)}`, {
             hint: 'the endpoint is slow or not answering; a larger timeout may help',
           });
           controller.abort(err);
@@ -79,8 +80,4 @@ export class MultiScraper {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

@@ -2,7 +2,7 @@
  * Parser for the Prometheus text exposition format (0.0.4) and OpenMetrics text (1.0.0), the
  * formats client_golang's expfmt writes and Prometheus's textparse reads.
  *
- * Why our own parser (checked 2026-11-30, see the report in src/metrics/index.ts):
+ * Why our own parser (the npm parsers as they stood on 2026-11-30, versions below):
  * - parse-prometheus-text-format 1.1.1, the widely used one, knows no OpenMetrics: given
  *   `# TYPE foo counter` + `foo_total 17 # {trace_id="x"} 0.67` it leaves the counter empty, files
  *   foo_total as an untyped family and glues the exemplar into the timestamp. It also accepts an

@@ -6,6 +6,7 @@
 import { CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { ApiError } from '../kube/api-error.js';
+import { isAbortError, isTlsErrorCode } from '../kube/http.js';
 import { MetricsParseError, NotMetricsError } from './parse.js';
 
 export type ScrapeFailure =
@@ -54,17 +55,6 @@ function exitCodeFor(kind: ScrapeFailure): ExitCode {
   }
 }
 
-const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-  'EPROTO',
-]);
-
 const NETWORK_WORDS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
@@ -79,10 +69,6 @@ const NETWORK_WORDS: Record<string, string> = {
 export const SKIP_TLS_HINT =
   'control-plane components serve self-signed certificates: skip verification for metrics endpoints (--insecure-skip-tls-verify), or give their CA';
 
-export function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || (err as NodeJS.ErrnoException).code === 'ABORT_ERR');
-}
-
 /** Where the request went, for the wording of messages and hints. */
 export interface FailureContext {
   /** "apiserver", "proxy" (through the API server's pod/service proxy) or "direct". */
@@ -96,7 +82,7 @@ export interface FailureContext {
 /** Turns whatever a scrape threw into a ScrapeError. */
 export function toScrapeError(source: string, err: unknown, ctx: FailureContext): ScrapeError {
   if (err instanceof ScrapeError) return err;
-  if (isAbort(err)) return new ScrapeError(source, 'aborted', 'scrape cancelled', { cause: err });
+  if (isAbortError(err)) return new ScrapeError(source, 'aborted', 'scrape cancelled', { cause: err });
   if (err instanceof NotMetricsError) {
     return new ScrapeError(source, 'not-metrics', err.message, {
       hint: `is ${ctx.target} the metrics endpoint? a web UI, a login page or an API answers there`,
@@ -114,7 +100,7 @@ export function toScrapeError(source: string, err: unknown, ctx: FailureContext)
 
 function fromNetworkCode(source: string, code: string, err: unknown, ctx: FailureContext): ScrapeError {
   const who = ctx.via === 'direct' ? ctx.target : 'the API server';
-  if (TLS_CODES.has(code) || code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) {
+  if (isTlsErrorCode(code)) {
     return new ScrapeError(source, 'tls', `TLS with ${who} failed (${code})`, {
       hint: ctx.via === 'direct' ? SKIP_TLS_HINT : 'check --certificate-authority, or --insecure-skip-tls-verify',
       cause: err,

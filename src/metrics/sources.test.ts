@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { ApiError } from '../kube/api-error.js';
 import { errorFromResponse, type RawResponse, type RequestInit } from '../kube/client.js';
-import type { HttpGetRequest, HttpGetResponse } from './http-get.js';
+import type { HttpGetRequest, HttpGetResponse } from '../kube/http.js';
 import { ScrapeError } from './scrape-error.js';
 import { createSource, createSources, formatMetricsSpec, parseMetricsSpec, type RawGetter } from './sources.js';
 

@@ -12,9 +12,9 @@
  * alone.
  */
 import { UsageError } from '../errors.js';
-import type { RawResponse, RequestInit } from '../kube/client.js';
+import { firstLineOf, statusFromBody, type RawResponse, type RequestInit } from '../kube/client.js';
 import { ApiError } from '../kube/api-error.js';
-import { nodeHttpGet, type HttpGet } from './http-get.js';
+import { httpGet, type HttpGet } from '../kube/http.js';
 import { parseExposition, type Exposition } from './parse.js';
 import { ScrapeError, toScrapeError, type FailureContext, type ScrapeFailure } from './scrape-error.js';
 
@@ -162,7 +162,7 @@ export function createSource(spec: MetricsSpec | string, options: SourceOptions)
     case 'service':
       return new ProxySource(s, needClient(s, options), timeoutMs);
     case 'url':
-      return new DirectSource(s.url, formatMetricsSpec(s), timeoutMs, options.direct ?? {}, options.httpGet ?? nodeHttpGet);
+      return new DirectSource(s.url, formatMetricsSpec(s), timeoutMs, options.direct ?? {}, options.httpGet ?? httpGet);
   }
 }
 
@@ -319,13 +319,7 @@ class DirectSource implements MetricsSource {
     if (status >= 300 && status < 400) {
       return new ScrapeError(this.name, 'http', `answered ${status}, a redirect${location ? ` to ${location}` : ''} (not followed)`, { hint: 'give the URL it redirects to, if you trust it' });
     }
-    let message = body.trim().split('\n')[0]?.slice(0, 200) ?? '';
-    try {
-      const parsed = JSON.parse(body) as { kind?: string; message?: string };
-      if (parsed && parsed.kind === 'Status' && parsed.message) message = parsed.message;
-    } catch {
-      /* not a Status */
-    }
+    const message = statusFromBody(body)?.message || firstLineOf(body);
     return new ApiError(message || `status ${status}`, { code: status });
   }
 }

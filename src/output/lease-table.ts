@@ -11,13 +11,13 @@ import {
   leaseKey,
   masterCell,
   renewCell,
-  shortDuration,
   strategyCell,
   type HeartbeatSummary,
   type LeaseChange,
   type LeaseWatchView,
   type Severity,
 } from '../view/lease-view.js';
+import { shortDuration } from '../util/duration.js';
 import { renderTable } from './table.js';
 
 export interface LeaseTextOptions {

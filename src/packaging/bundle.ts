@@ -1,15 +1,31 @@
 /**
- * dist/ bundled into one ESM file with esbuild, entry bin/standalone.mjs: what the single executable
- * embeds, and what the script build ships. ESM because ink's layout engine (yoga) awaits its
- * WebAssembly at the top level, which a CommonJS bundle cannot do.
+ * dist/ bundled into one ESM file with esbuild. Two bundles are made from it:
+ *
+ * - dist/kubectl-informer-trace.mjs (`npm run build`, bundleProgram): what bin/ runs. Startup time
+ *   of a one-shot command is mostly module loading, and one file loads far faster than hundreds of
+ *   modules (BENCHMARKS.md, "Startup").
+ * - informer-trace.mjs of the archives (`npm run package`, bundle): entry bin/standalone.mjs, what
+ *   the single executable embeds and what the script build ships.
+ *
+ * ESM because ink's layout engine (yoga) awaits its WebAssembly at the top level, which a CommonJS
+ * bundle cannot do. What the program loads only for some outputs (the TUI, OTLP export) is behind
+ * `await import()`, which esbuild turns into modules evaluated on first use.
  *
  * - src/version.ts reads package.json beside dist/, which a single file does not have: the version
  *   is written in instead.
  * - react-devtools-core (ink imports it only with DEV=true) is left out: an empty module stands in.
+ * - @kubernetes/client-node: only KubeConfig is used (src/kube/config.ts imports its module
+ *   directly), but that module imports the generated API clients with their models (megabytes of
+ *   code, most of the startup time and ~80 MiB) for makeApiClient, and undici for the fetch-based
+ *   generated clients. Neither is used here: the generated API's index is replaced by the two small
+ *   modules makeApiClient needs, and undici by classes that throw. The proxy agents (socks) are
+ *   loaded when a kubeconfig names a proxy, not at startup. The build fails if the generated API
+ *   is bundled all the same (a new client-node that imports it elsewhere).
  * - The bundle reaches Node's built-ins through a require made from process.execPath, the one module
  *   a CommonJS dependency can still require once everything else is inlined.
  */
-import { build } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface BundleResult {
@@ -17,9 +33,59 @@ export interface BundleResult {
   bytes: number;
 }
 
-export async function bundle(root: string, outfile: string, version: string): Promise<BundleResult> {
+/** The file bin/ runs, relative to the package root. */
+export const PROGRAM_BUNDLE = join('dist', 'kubectl-informer-trace.mjs');
+
+const CLIENT_NODE = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]/;
+
+function plugin(version: string): Plugin {
+  return {
+    name: 'informer-trace-bundle',
+    setup(b) {
+      b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'stub' }));
+      b.onLoad({ filter: /^react-devtools-core$/, namespace: 'stub' }, () => ({ contents: 'export default {};', loader: 'js' }));
+      b.onLoad({ filter: /[\\/]dist[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
+
+      b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (a) => (/[\\/]client-node[\\/]dist[\\/]config\.js$/.test(a.importer) ? { path: 'client-node-gen', namespace: 'stub', pluginData: a.resolveDir } : undefined));
+      b.onLoad({ filter: /^client-node-gen$/, namespace: 'stub' }, (a) => ({
+        contents: "export { createConfiguration } from './gen/configuration.js';\nexport { ServerConfiguration } from './gen/servers.js';\n",
+        resolveDir: a.pluginData as string,
+        loader: 'js',
+      }));
+      b.onResolve({ filter: /^undici$/ }, (a) => (CLIENT_NODE.test(a.importer) ? { path: 'undici', namespace: 'stub' } : undefined));
+      b.onLoad({ filter: /^undici$/, namespace: 'stub' }, () => ({
+        contents: [
+          "const missing = () => { throw new Error('the fetch-based Kubernetes API clients are not part of kubectl informer-trace'); };",
+          'export class Agent { constructor() { missing(); } }',
+          'export class ProxyAgent { constructor() { missing(); } }',
+          'export const fetch = missing;',
+        ].join('\n'),
+        loader: 'js',
+      }));
+      // node:http through require, not an ESM import: the ESM view of node:http reads every export,
+      // and its WebSocket / EventSource getters load Node's own copy of undici (~20 ms).
+      b.onResolve({ filter: /^(node:)?http$/ }, (a) => (a.kind === 'import-statement' ? { path: 'node:http', namespace: 'builtin-require' } : undefined));
+      b.onLoad({ filter: /^node:http$/, namespace: 'builtin-require' }, () => ({ contents: "module.exports = require('node:http');\n", loader: 'js' }));
+      // CommonJS modules required inside a function are evaluated on first call.
+      b.onResolve({ filter: /^(socks|socks-proxy-agent)$/ }, (a) => (CLIENT_NODE.test(a.importer) && a.kind === 'import-statement' ? { path: a.path, namespace: 'lazy', pluginData: a.resolveDir } : undefined));
+      b.onLoad({ filter: /^socks-proxy-agent$/, namespace: 'lazy' }, (a) => ({
+        contents: "export class SocksProxyAgent { constructor(...args) { const { SocksProxyAgent: Agent } = require('socks-proxy-agent'); return new Agent(...args); } }\n",
+        resolveDir: a.pluginData as string,
+        loader: 'js',
+      }));
+      b.onLoad({ filter: /^socks$/, namespace: 'lazy' }, (a) => ({
+        contents: "export const SocksClient = { createConnection: (...args) => require('socks').SocksClient.createConnection(...args) };\n",
+        resolveDir: a.pluginData as string,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** `entry` and everything it imports as one ESM file, with the substitutions above. */
+export async function bundleEntry(entry: string, outfile: string, version: string): Promise<BundleResult> {
   const result = await build({
-    entryPoints: [join(root, 'bin', 'standalone.mjs')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
@@ -31,17 +97,28 @@ export async function bundle(root: string, outfile: string, version: string): Pr
     logLevel: 'error',
     define: { 'process.env.NODE_ENV': '"production"' },
     banner: { js: "import { createRequire as __informerTraceCreateRequire } from 'node:module';\nconst require = __informerTraceCreateRequire(process.execPath);" },
-    plugins: [
-      {
-        name: 'informer-trace-standalone',
-        setup(b) {
-          b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'stub' }));
-          b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export default {};', loader: 'js' }));
-          b.onLoad({ filter: /[\\/]dist[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
-        },
-      },
-    ],
+    plugins: [plugin(version)],
   });
+  const generated = generatedApiInputs(result.metafile);
+  if (generated.length > 0) {
+    throw new Error(`the bundle holds client-node's generated API (${generated.slice(0, 3).join(', ')}${generated.length > 3 ? ', …' : ''}): something other than KubeConfig's module imports it`);
+  }
   const out = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith('.mjs') || name.endsWith('.js'));
   return { file: outfile, bytes: out?.[1].bytes ?? 0 };
+}
+
+/** Inputs from client-node's generated API clients and models. */
+export function generatedApiInputs(metafile: Metafile): string[] {
+  return Object.keys(metafile.inputs).filter((f) => /client-node[\\/]dist[\\/]gen[\\/](apis|models|types)[\\/]/.test(f));
+}
+
+/** The standalone program (entry bin/standalone.mjs), for the archives. */
+export function bundle(root: string, outfile: string, version: string): Promise<BundleResult> {
+  return bundleEntry(join(root, 'bin', 'standalone.mjs'), outfile, version);
+}
+
+/** dist/main.js as PROGRAM_BUNDLE, the file bin/ runs; the version from package.json. */
+export function bundleProgram(root: string): Promise<BundleResult> {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  return bundleEntry(join(root, 'dist', 'main.js'), join(root, PROGRAM_BUNDLE), version);
 }

@@ -43,6 +43,8 @@ const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 const url = process.getBuiltinModule('node:url');
 const here = path.dirname(fs.realpathSync(process.argv[1]));
+// V8 keeps the bundle's compiled code in the system's temporary folder for the next run.
+process.getBuiltinModule('node:module').enableCompileCache?.();
 import(url.pathToFileURL(path.join(here, 'informer-trace.mjs')).href).catch((err) => {
   process.stderr.write('error: cannot start: ' + (err && err.message ? err.message : String(err)) + '\\n');
   process.exit(1);

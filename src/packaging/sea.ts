@@ -26,7 +26,9 @@ export const APP_URL = 'file:///informer-trace/app.mjs';
 export const SEA_MAIN = `'use strict';
 // The single executable's main script: serve the embedded ESM bundle to the module loader, run it.
 const { getAsset } = require('node:sea');
-const { registerHooks } = require('node:module');
+const { registerHooks, enableCompileCache } = require('node:module');
+// V8 keeps the bundle's compiled code in the system's temporary folder for the next run.
+enableCompileCache?.();
 const APP = ${JSON.stringify(APP_URL)};
 registerHooks({
   resolve(specifier, context, next) {

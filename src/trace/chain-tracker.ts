@@ -3,10 +3,23 @@
  * now for the target and its descendants; the tracker compares every object's facts with what it
  * saw before and turns each new fact into a hop, timed by when our informer received the object
  * version that shows it. Pure logic: no I/O, no clock of its own.
+ *
+ * Order: hops are kept in the order our informers received them. Informers deliver independently,
+ * so a reconcile can find a hop received before one an earlier reconcile reported: it is inserted
+ * at its place in time, not appended. Hops received at the same instant are put cause first (an
+ * owner's hop before the creation of its child, an object's lifecycle in its own order). When the
+ * receive order contradicts causality — a child seen created before the change of its owner that
+ * made it — the child's hop keeps its place in time and says so (`seenBeforeCause`).
+ *
+ * Cost: a chain can hold thousands of objects and Events, and the cache hands over all of them at
+ * every reconcile. Only objects whose version changed since the last reconcile have their facts read;
+ * Events are found by the object they regard and the names in their note, hops by their object, so a
+ * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { convergence, factsOf, hopEventReasons, type Facts } from './facts.js';
-import type { Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
+import { convergence, factsOf, hopEventReasons, type Fact, type Facts } from './facts.js';
+import { fieldDiff } from './field-diff.js';
+import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
 
 export interface TrackedObject {
   ref: ObjectRef;
@@ -40,23 +53,93 @@ interface Known {
   owner: ObjectRef | undefined;
   facts: Facts;
   gone: boolean;
+  /** The version the facts were read from, to tell what the next one changed. */
+  obj: KubeObject;
 }
+
+interface Subject {
+  ref: ObjectRef;
+  owner?: ObjectRef | undefined;
+}
+
+interface RecordedEvent {
+  /** Order of arrival: Events are attached in it. */
+  seq: number;
+  regardingUid: string;
+  event: TraceEventRef;
+  /** The hop it explains: an Event is listed under one hop only (a Pod's SuccessfulDelete under
+   *  its terminating hop, not again under its deletion). */
+  hop?: Hop | undefined;
+}
+
+/** An object's own hops, in the order one version can show them. */
+const lifecycle = [
+  'created',
+  'terminating',
+  'finalizer-added',
+  'target-modified',
+  'spec-changed',
+  'scaled',
+  'controller-observed',
+  'scheduled',
+  'initialized',
+  'containers-ready',
+  'ready',
+  'not-ready',
+  'succeeded',
+  'complete',
+  'job-failed',
+  'scaled-down',
+  'finalizer-removed',
+  'deleted',
+  'converged',
+  'failed',
+];
+
+/** The hops of an owner that make the controller create a child. */
+const creationCauses = ['target-modified', 'spec-changed', 'created', 'scaled'];
 
 export function refOf(kind: string, obj: KubeObject): ObjectRef {
   return { kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' };
 }
 
-export function describeRef(r: ObjectRef): string {
-  return `${r.kind}/${r.name}`;
+/** What the tracker did, counted: tells whether a reconcile's work follows the change or the chain. */
+export interface TrackerWork {
+  /** Objects whose facts were read from a version. */
+  factReads: number;
+  /** Event–hop pairs tested for whether the Event explains the hop. */
+  eventMatches: number;
 }
 
 export class ChainTracker {
   private readonly known = new Map<string, Known>();
   private readonly list: Hop[] = [];
   private readonly byId = new Map<string, Hop>();
-  private readonly events: { regardingUid: string; event: TraceEventRef; at: number }[] = [];
+  /** Hops by their object's uid and by its name, in the order recorded. */
+  private readonly hopsByUid = new Map<string, Hop[]>();
+  private readonly hopsByName = new Map<string, Hop[]>();
+  /** Hops whose object's name cannot be told apart in a note by `noteNames`: tested against every Event. */
+  private readonly oddlyNamedHops: Hop[] = [];
+  /** Every Event seen, by its uid: a later version of an Event updates the one record. */
+  private readonly events = new Map<string, RecordedEvent>();
+  /** Events not yet attached, by the uid they regard and by each name their note may mention. */
+  private readonly eventsByRegarding = new Map<string, RecordedEvent[]>();
+  private readonly eventsByName = new Map<string, RecordedEvent[]>();
+  private anonymousEvents = 0;
+  private eventSeq = 0;
+  private readonly counted: TrackerWork = { factReads: 0, eventMatches: 0 };
+  /** `mentions`' pattern for each name, compiled once: the same names are looked for again and again. */
+  private readonly mentionPatterns = new Map<string, RegExp>();
+  /** The uid of the first target seen: the chain's root, once known. */
+  private rootUid: string | undefined;
+  /** Children's creation hops whose cause has not been seen yet. */
+  private awaitingCause: Hop[] = [];
+  /** Hops found to precede their cause after they were reported. */
+  private lateMarks: Hop[] = [];
   private trigger: TraceTrigger | undefined;
   private baselineGeneration: number | undefined;
+  /** The target as it was at the baseline; absent when the change creates it. */
+  private baselineTargetUid: string | undefined;
   private baselineSpec: string | undefined;
   private currentTarget: KubeObject | undefined;
   private convergedHop: Hop | undefined;
@@ -67,9 +150,11 @@ export class ChainTracker {
   /** What exists before the trigger: remembered, never reported as hops. */
   baseline(view: ReconcileView): void {
     for (const o of [...(view.target ? [view.target] : []), ...view.descendants]) {
-      this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: factsOf(o.ref.kind, o.obj), gone: false });
+      this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: this.factsOf(o.ref.kind, o.obj), gone: false, obj: o.obj });
     }
-    this.baselineGeneration = view.target?.obj.metadata.generation;
+    // A target that does not exist yet is created by the change: generation 0 and no spec before.
+    this.baselineGeneration = view.target ? view.target.obj.metadata.generation : 0;
+    this.baselineTargetUid = view.target?.ref.uid;
     this.baselineSpec = specOf(view.target?.obj);
     this.currentTarget = view.target?.obj;
   }
@@ -78,10 +163,7 @@ export class ChainTracker {
     this.trigger = trigger;
   }
 
-  getTrigger(): TraceTrigger | undefined {
-    return this.trigger;
-  }
-
+  /** In the order received; see the module comment. */
   hops(): Hop[] {
     return this.list;
   }
@@ -109,102 +191,194 @@ export class ChainTracker {
     return this.targetDeleted;
   }
 
-  /** Compares the cache with what was seen before; returns the new hops in causal order. */
+  /** What the tracker has done so far (a copy). */
+  work(): TrackerWork {
+    return { ...this.counted };
+  }
+
+  /** Hops reported earlier that have since been found to precede their cause; each returned once. */
+  takeLateCauseMarks(): Hop[] {
+    const out = this.lateMarks;
+    this.lateMarks = [];
+    return out;
+  }
+
+  /** Compares the cache with what was seen before; returns the new hops in the order of hops(). */
   reconcile(view: ReconcileView, reconciledAt: number): Hop[] {
     const trigger = this.trigger;
-    const fresh: Hop[] = [];
     // Before the trigger nothing is reported; the baseline stays what it was when it was taken,
     // so that a write's own effects are never folded into it.
-    if (!trigger) return fresh;
-    const add = (o: { ref: ObjectRef; owner?: ObjectRef | undefined }, kind: string, observedAt: number, extra: Partial<Hop> = {}, key = kind): void => {
-      const id = `${key}/${o.ref.uid}`;
-      if (this.byId.has(id)) return;
-      const hop: Hop = {
-        id,
-        kind,
-        object: o.ref,
-        owner: o.owner,
-        observedAt,
-        reconciledAt,
-        sinceTriggerMs: observedAt - trigger.at,
-        sincePreviousMs: observedAt - trigger.at,
-        events: [],
-        ...extra,
-      };
-      const prev = this.previousOf(hop);
-      if (prev) {
-        hop.previousId = prev.id;
-        hop.sincePreviousMs = observedAt - prev.observedAt;
-      }
-      this.byId.set(id, hop);
-      this.list.push(hop);
-      fresh.push(hop);
-      this.attachPendingEvents(hop);
+    if (!trigger) return [];
+    const fresh: Hop[] = [];
+    // Only objects with a version not reconciled before can show a new fact; every other one is
+    // merely present (its absence is what a deletion is).
+    const present = new Set<string>();
+    const changed: TrackedObject[] = [];
+    for (const o of [...(view.target ? [view.target] : []), ...view.descendants]) {
+      present.add(o.ref.uid);
+      const before = this.known.get(o.ref.uid);
+      if (!before || before.gone || !sameVersion(before.obj, o.obj)) changed.push(o);
+    }
+    // What each object's version changed since the one seen before: the hop detail shows it.
+    const diffs = new Map<string, FieldChange[]>();
+    for (const o of changed) {
+      const prev = this.known.get(o.ref.uid)?.obj;
+      if (prev && prev !== o.obj) diffs.set(o.ref.uid, fieldDiff(prev, o.obj));
+    }
+    for (const [uid, d] of view.deletions) {
+      const prev = this.known.get(uid);
+      if (prev && !prev.gone && d.finalState && !d.tombstone && d.finalState !== prev.obj) diffs.set(uid, fieldDiff(prev.obj, d.finalState));
+    }
+    const add = (o: Subject, kind: string, observedAt: number, extra: Partial<Hop> = {}, key = kind): void => {
+      const changes = diffs.get(o.ref.uid);
+      const hop = this.record(trigger, reconciledAt, o, kind, observedAt, changes?.length ? { changes, ...extra } : extra, key);
+      if (hop) fresh.push(hop);
     };
 
     if (view.target) this.currentTarget = view.target.obj;
-    if (view.target && view.triggerSeenAt !== undefined && trigger.kind !== 'watch') {
+    // Our write reached our informer. A target our write created shows as its `created` hop instead.
+    if (view.target && view.triggerSeenAt !== undefined && trigger.kind !== 'watch' && view.target.ref.uid === this.baselineTargetUid) {
       add(view.target, 'target-modified', view.triggerSeenAt, { detail: `resourceVersion ${trigger.resourceVersion ?? ''}` });
     }
+    for (const o of changed.sort((a, b) => a.observedAt - b.observedAt)) this.compareObject(o, o === view.target, add);
+    this.followDeletions(view, present, add);
+    this.checkConvergence(view, trigger, add);
+    this.markSeenBeforeCause(fresh);
+    if (fresh.length < 2) return fresh;
+    // New hops sit at the end of the list, or near it: read it backwards until all are found.
+    const wanted = new Set(fresh);
+    const ordered: Hop[] = [];
+    for (let i = this.list.length - 1; i >= 0 && ordered.length < wanted.size; i--) if (wanted.has(this.list[i]!)) ordered.push(this.list[i]!);
+    return ordered.reverse();
+  }
 
-    const present = new Set<string>();
-    const objects = [...(view.target ? [view.target] : []), ...view.descendants].sort((a, b) => a.observedAt - b.observedAt);
-    for (const o of objects) {
-      present.add(o.ref.uid);
-      const facts = factsOf(o.ref.kind, o.obj);
-      const before = this.known.get(o.ref.uid);
-      const isTarget = o === view.target;
-      if (!before) {
-        const replicas = facts.get('replicas');
-        const created = facts.get('created');
-        add(o, 'created', o.firstObservedAt ?? o.observedAt, {
-          serverTime: created?.serverTime,
-          serverTimeSource: created?.serverTimeSource,
-          ...(replicas ? { detail: `${replicas.value} replicas` } : {}),
-        });
-      }
-      for (const [name, fact] of facts) {
-        const prev = before?.facts.get(name);
-        if (name === 'created') continue;
-        if (name === 'generation') {
-          if (prev && prev.value !== fact.value && isTarget && trigger.kind === 'watch') add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `spec-changed-${fact.value}`);
-          continue;
-        }
-        if (name === 'observed-generation') {
-          const gen = o.obj.metadata.generation ?? 0;
-          if (isTarget && prev?.value !== fact.value && (fact.value as number) >= gen && this.specChanged()) {
-            add(o, 'controller-observed', o.observedAt, { detail: `observedGeneration ${fact.value}`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `controller-observed-${fact.value}`);
-          }
-          continue;
-        }
-        if (name === 'replicas') {
-          if (prev && prev.value !== fact.value) {
-            const down = (fact.value as number) < (prev.value as number);
-            add(o, down ? 'scaled-down' : 'scaled', o.observedAt, { detail: `${prev.value}→${fact.value} replicas`, serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource }, `scaled-${fact.value}`);
-          }
-          continue;
-        }
-        if (name.startsWith('finalizer:')) {
-          if (!prev && before) add(o, 'finalizer-added', o.observedAt, { detail: fact.detail }, `finalizer-added:${fact.detail}`);
-          continue;
-        }
-        if (!prev) add(o, name, o.observedAt, { serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource, detail: fact.detail });
-      }
-      for (const [name, prev] of before?.facts ?? []) {
-        if (facts.has(name)) continue;
-        if (name.startsWith('finalizer:')) add(o, 'finalizer-removed', o.observedAt, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
-        if (name === 'ready') add(o, 'not-ready', o.observedAt, {}, `not-ready-${o.obj.metadata.resourceVersion}`);
-      }
-      this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts, gone: false });
+  /** Makes a hop unless one with the same id exists; places it and attaches the Events known for it. */
+  private record(trigger: TraceTrigger, reconciledAt: number, o: Subject, kind: string, observedAt: number, extra: Partial<Hop>, key: string): Hop | undefined {
+    const id = `${key}/${o.ref.uid}`;
+    if (this.byId.has(id)) return undefined;
+    const hop: Hop = {
+      id,
+      kind,
+      object: o.ref,
+      owner: o.owner,
+      observedAt,
+      reconciledAt,
+      sinceTriggerMs: observedAt - trigger.at,
+      sincePreviousMs: observedAt - trigger.at,
+      events: [],
+      ...extra,
+    };
+    this.byId.set(id, hop);
+    const at = this.insert(hop);
+    pushTo(this.hopsByUid, hop.object.uid, hop);
+    if (isPlainName(hop.object.name)) pushTo(this.hopsByName, hop.object.name, hop);
+    else this.oddlyNamedHops.push(hop);
+    // A hop placed before others may be what they follow from now.
+    for (let i = at; i < this.list.length; i++) this.link(i, trigger);
+    for (const e of this.eventsFor(hop)) this.attach(hop, e);
+    return hop;
+  }
+
+  /**
+   * The unattached Events that may explain the hop, in the order they arrived: those regarding its
+   * object and those whose note may name it (an Event explains a hop of another object only by
+   * naming it). Attached ones are dropped from the index on the way.
+   */
+  private eventsFor(hop: Hop): RecordedEvent[] {
+    const unattached = (index: Map<string, RecordedEvent[]>, key: string): RecordedEvent[] => {
+      const all = index.get(key);
+      if (!all) return [];
+      const left = all.filter((e) => !e.hop);
+      if (left.length === 0) index.delete(key);
+      else if (left.length < all.length) index.set(key, left);
+      return left;
+    };
+    const byName = isPlainName(hop.object.name) ? unattached(this.eventsByName, hop.object.name) : [...this.events.values()].filter((e) => !e.hop);
+    const byUid = unattached(this.eventsByRegarding, hop.object.uid);
+    if (byUid.length === 0) return byName;
+    if (byName.length === 0) return byUid;
+    return [...new Set([...byUid, ...byName])].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The first hop, in the order of hops(), among `candidates`. */
+  private firstListed(candidates: Hop[]): Hop | undefined {
+    if (candidates.length < 2) return candidates[0];
+    const set = new Set(candidates);
+    return this.list.find((h) => set.has(h));
+  }
+
+  private factsOf(kind: string, obj: KubeObject): Facts {
+    this.counted.factReads++;
+    return factsOf(kind, obj);
+  }
+
+  private link(index: number, trigger: TraceTrigger): void {
+    const hop = this.list[index]!;
+    const prev = this.previousOf(hop, index);
+    hop.previousId = prev?.id;
+    hop.sincePreviousMs = hop.observedAt - (prev?.observedAt ?? trigger.at);
+  }
+
+  /** One object's new facts (and facts it lost) since the last reconcile. */
+  private compareObject(o: TrackedObject, isTarget: boolean, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+    const facts = this.factsOf(o.ref.kind, o.obj);
+    const before = this.known.get(o.ref.uid);
+    if (!before) {
+      const replicas = facts.get('replicas');
+      const created = facts.get('created');
+      add(o, 'created', o.firstObservedAt ?? o.observedAt, {
+        serverTime: created?.serverTime,
+        serverTimeSource: created?.serverTimeSource,
+        ...(replicas ? { detail: `${replicas.value} replicas` } : {}),
+      });
     }
+    for (const [name, fact] of facts) this.factChanged(o, isTarget, name, fact, before?.facts.get(name), before !== undefined, add);
+    for (const [name, prev] of before?.facts ?? []) {
+      if (facts.has(name)) continue;
+      if (name.startsWith('finalizer:')) add(o, 'finalizer-removed', o.observedAt, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
+      if (name === 'ready') add(o, 'not-ready', o.observedAt, {}, `not-ready-${o.obj.metadata.resourceVersion}`);
+    }
+    this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts, gone: false, obj: o.obj });
+  }
 
+  /** The hop, if any, that one fact of an object makes given its previous value. */
+  private factChanged(o: TrackedObject, isTarget: boolean, name: string, fact: Fact, prev: Fact | undefined, knownBefore: boolean, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+    const server = { serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource };
+    if (name === 'created') return;
+    if (name === 'generation') {
+      if (prev && prev.value !== fact.value && isTarget && this.trigger?.kind === 'watch') add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, ...server }, `spec-changed-${fact.value}`);
+      return;
+    }
+    if (name === 'observed-generation') {
+      const gen = o.obj.metadata.generation ?? 0;
+      if (isTarget && prev?.value !== fact.value && (fact.value as number) >= gen && this.specChanged()) {
+        add(o, 'controller-observed', o.observedAt, { detail: `observedGeneration ${fact.value}`, ...server }, `controller-observed-${fact.value}`);
+      }
+      return;
+    }
+    if (name === 'replicas') {
+      if (prev && prev.value !== fact.value) {
+        const down = (fact.value as number) < (prev.value as number);
+        add(o, down ? 'scaled-down' : 'scaled', o.observedAt, { detail: `${prev.value}→${fact.value} replicas`, ...server }, `scaled-${fact.value}`);
+      }
+      return;
+    }
+    if (name.startsWith('finalizer:')) {
+      if (!prev && knownBefore) add(o, 'finalizer-added', o.observedAt, { detail: fact.detail }, `finalizer-added:${fact.detail}`);
+      return;
+    }
+    if (!prev) add(o, name, o.observedAt, { ...server, detail: fact.detail });
+  }
+
+  /** Objects that left the cache: what changed in their final state, then their deletion. */
+  private followDeletions(view: ReconcileView, present: Set<string>, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
     for (const k of this.known.values()) {
       if (k.gone || present.has(k.ref.uid)) continue;
       const d = view.deletions.get(k.ref.uid);
       if (!d) continue;
       // Changes between the last state we reconciled and the final one (removing the last finalizer
       // deletes the object at once) are hops too.
-      const last = d.finalState && !d.tombstone ? factsOf(k.ref.kind, d.finalState) : undefined;
+      const last = d.finalState && !d.tombstone ? this.factsOf(k.ref.kind, d.finalState) : undefined;
       if (last && !k.facts.has('terminating') && last.has('terminating')) {
         const t = last.get('terminating')!;
         add(k, 'terminating', d.at, { serverTime: t.serverTime, serverTimeSource: t.serverTimeSource, detail: t.detail });
@@ -219,16 +393,17 @@ export class ChainTracker {
       add(k, 'deleted', d.at, d.tombstone ? { detail: 'learnt at a relist (tombstone: final state unknown)' } : {});
       if (k.ref.kind === this.targetKind && view.target === undefined) this.targetDeleted = true;
     }
+  }
 
-    if (view.target && !this.convergedHop && this.expectsRollout()) {
-      const c = convergence(this.targetKind, view.target.obj);
-      const gen = view.target.obj.metadata.generation ?? 0;
-      if (c.done && (trigger.generation === undefined || gen >= trigger.generation) && this.rolloutStarted()) {
-        add(view.target, c.failed ? 'failed' : 'converged', view.target.observedAt, { detail: c.detail, serverTime: c.serverTime, serverTimeSource: c.serverTimeSource });
-        this.convergedHop = this.byId.get(`${c.failed ? 'failed' : 'converged'}/${view.target.ref.uid}`);
-      }
-    }
-    return fresh.sort((a, b) => a.observedAt - b.observedAt);
+  /** The target's status says the rollout of the traced generation finished (or failed). */
+  private checkConvergence(view: ReconcileView, trigger: TraceTrigger, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+    if (!view.target || this.convergedHop || !this.expectsRollout()) return;
+    const c = convergence(this.targetKind, view.target.obj);
+    const gen = view.target.obj.metadata.generation ?? 0;
+    if (!c.done || (trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
+    const kind = c.failed ? 'failed' : 'converged';
+    add(view.target, kind, view.target.observedAt, { detail: c.detail, serverTime: c.serverTime, serverTimeSource: c.serverTimeSource });
+    this.convergedHop = this.byId.get(`${kind}/${view.target.ref.uid}`);
   }
 
   /**
@@ -241,22 +416,57 @@ export class ChainTracker {
     return status?.observedGeneration === undefined && this.list.some((h) => h.object.kind !== this.targetKind);
   }
 
+  /** Puts the hop after everything received before it, and after what caused it in the same instant; returns where. */
+  private insert(hop: Hop): number {
+    let i = this.list.length;
+    while (i > 0 && this.goesAfter(this.list[i - 1]!, hop)) i--;
+    this.list.splice(i, 0, hop);
+    return i;
+  }
+
+  /** Whether `h`, already listed, belongs after the new hop `hop`. */
+  private goesAfter(h: Hop, hop: Hop): boolean {
+    if (h.observedAt !== hop.observedAt) return h.observedAt > hop.observedAt;
+    if (h.object.uid === hop.object.uid) return lifecycle.indexOf(h.kind) > lifecycle.indexOf(hop.kind);
+    // An owner's change that makes the controller create children comes before the children's hops.
+    return creationCauses.includes(hop.kind) && this.isAncestor(hop.object.uid, h.object);
+  }
+
+  private isAncestor(uid: string, of: ObjectRef): boolean {
+    for (let owner = this.known.get(of.uid)?.owner; owner; owner = this.known.get(owner.uid)?.owner) if (owner.uid === uid) return true;
+    return false;
+  }
+
   /**
-   * The hop this one follows from. A Pod's lifecycle hops follow its own earlier hops (else its
-   * owner's); a controller's hops on a workload (scale up or down, convergence) follow whatever
-   * happened last anywhere in the chain, since that is what the controller reacted to.
+   * A child's creation is caused by its owner's change: the target's spec change (or our write), a
+   * ReplicaSet's creation or scale-up. The first such hop of the owner is the cause; a child
+   * received before it is marked, now or when the cause arrives.
    */
-  private previousOf(hop: Hop): Hop | undefined {
-    if (hop.object.kind !== 'Pod') {
-      let latest: Hop | undefined;
-      for (const h of this.list) if (h.observedAt <= hop.observedAt && (!latest || h.observedAt >= latest.observedAt)) latest = h;
-      return latest;
-    }
+  private markSeenBeforeCause(fresh: Hop[]): void {
+    for (const h of fresh) if (h.kind === 'created' && h.owner) this.awaitingCause.push(h);
+    this.awaitingCause = this.awaitingCause.filter((h) => {
+      const cause = this.firstListed((this.hopsByUid.get(h.owner?.uid ?? '') ?? []).filter((c) => creationCauses.includes(c.kind)));
+      if (!cause) return true;
+      if (cause.observedAt > h.observedAt) {
+        h.seenBeforeCause = true;
+        if (!fresh.includes(h)) this.lateMarks.push(h);
+      }
+      return false;
+    });
+  }
+
+  /**
+   * The hop the one at `index` follows from, among those listed before it. A Pod's lifecycle hops
+   * follow its own earlier hops (else its owner's); a controller's hops on a workload (scale up or
+   * down, convergence) follow whatever happened last anywhere in the chain, since that is what the
+   * controller reacted to.
+   */
+  private previousOf(hop: Hop, index: number): Hop | undefined {
+    if (hop.object.kind !== 'Pod') return this.list[index - 1];
     const before = (uid: string | undefined): Hop | undefined => {
       if (!uid) return undefined;
-      let best: Hop | undefined;
-      for (const h of this.list) if (h.object.uid === uid && h.observedAt <= hop.observedAt && (!best || h.observedAt >= best.observedAt)) best = h;
-      return best;
+      for (let i = index - 1; i >= 0; i--) if (this.list[i]!.object.uid === uid) return this.list[i];
+      return undefined;
     };
     const own = before(hop.object.uid);
     if (own) return own;
@@ -266,39 +476,116 @@ export class ChainTracker {
       if (h) return h;
       owner = this.known.get(owner.uid)?.owner;
     }
-    const target = [...this.known.values()].find((k) => k.ref.kind === this.targetKind && !k.owner);
-    return target ? before(target.ref.uid) : undefined;
+    // The first target known stays the first: looked for until found, then remembered.
+    this.rootUid ??= [...this.known.values()].find((k) => k.ref.kind === this.targetKind && !k.owner)?.ref.uid;
+    return before(this.rootUid);
   }
 
-  /** Records an Event; returns the hops it was attached to. */
-  addEvent(regardingUid: string, event: TraceEventRef, at: number): string[] {
-    this.events.push({ regardingUid, event, at });
-    const attached: string[] = [];
-    for (const hop of this.list) if (this.matches(hop, regardingUid, event)) {
-      hop.events.push(event);
-      attached.push(hop.id);
+  /**
+   * Records an Event; returns the hop it was attached to, if it was just now. An Event is one record
+   * by its uid: a later version (a series counting up) updates that record's count and time in
+   * place, so it is listed once however often it recurs.
+   */
+  addEvent(regardingUid: string, event: TraceEventRef): string | undefined {
+    const key = event.uid ?? `anonymous-${++this.anonymousEvents}`;
+    const known = this.events.get(key);
+    let recorded: RecordedEvent;
+    if (known) {
+      known.event.time = event.time;
+      if (event.count !== undefined) known.event.count = event.count;
+      recorded = known;
+    } else {
+      recorded = { seq: ++this.eventSeq, regardingUid, event };
+      this.events.set(key, recorded);
+      pushTo(this.eventsByRegarding, regardingUid, recorded);
+      for (const name of noteNames(event.note)) pushTo(this.eventsByName, name, recorded);
     }
-    return attached;
+    if (recorded.hop) return undefined;
+    // The hops it may explain: its object's, and those of the objects its note may name.
+    const candidates = new Set(this.hopsByUid.get(regardingUid) ?? []);
+    for (const name of noteNames(event.note)) for (const h of this.hopsByName.get(name) ?? []) candidates.add(h);
+    for (const h of this.oddlyNamedHops) candidates.add(h);
+    const hop = this.firstListed([...candidates].filter((h) => this.explains(h, regardingUid, event)));
+    if (!hop) return undefined;
+    this.attach(hop, recorded);
+    return hop.id;
   }
 
-  private attachPendingEvents(hop: Hop): void {
-    for (const e of this.events) if (this.matches(hop, e.regardingUid, e.event)) hop.events.push(e.event);
+  /** Attaches an Event to a hop it explains; false when it does not, or already explains one. */
+  private attach(hop: Hop, recorded: RecordedEvent): boolean {
+    if (recorded.hop || !this.explains(hop, recorded.regardingUid, recorded.event)) return false;
+    hop.events.push(recorded.event);
+    recorded.hop = hop;
+    return true;
   }
 
-  private matches(hop: Hop, regardingUid: string, event: TraceEventRef): boolean {
+  private explains(hop: Hop, regardingUid: string, event: TraceEventRef): boolean {
+    this.counted.eventMatches++;
     const reasons = hopEventReasons[hop.kind];
     if (!reasons?.includes(event.reason)) return false;
-    if (hop.events.some((e) => e === event)) return false;
     // "Scaled up replica set web-abc from 1 to 2": only the hop with that transition.
     const fromTo = /from (\d+) to (\d+)/.exec(event.note);
     if (fromTo && hop.object.kind !== 'Pod') {
       const m = /^(\d+)→(\d+)/.exec(hop.detail ?? '') ?? (hop.kind === 'created' ? /^()(\d+) replicas/.exec(hop.detail ?? '') : null);
       if (!m || (m[1] || '0') !== fromTo[1] || m[2] !== fromTo[2]) return false;
     }
+    // Controllers report the objects they create or scale on the owner, naming the object in the
+    // note: a creation is only explained by an Event that names the created object, never by one
+    // about the object itself (a ReplicaSet's "Created pod: web-abc-x" explains the Pod's creation).
+    const named = mentions(event.note, hop.object.name, this.mentionPatterns);
+    if (hop.kind === 'created') return named;
     if (regardingUid === hop.object.uid) return true;
-    // Controllers report the objects they create or scale on the owner: match by name in the note.
-    return (regardingUid === hop.owner?.uid || hop.kind === 'scaled' || hop.kind === 'scaled-down' || hop.kind === 'created') && new RegExp(`\\b${escapeRegExp(hop.object.name)}\\b`).test(event.note);
+    return (regardingUid === hop.owner?.uid || hop.kind === 'scaled' || hop.kind === 'scaled-down') && named;
   }
+}
+
+/** `name` appears in `text` as a whole object name: "web-abc" is not in "Created pod: web-abc-x1". */
+function mentions(text: string, name: string, patterns: Map<string, RegExp>): boolean {
+  if (name === '') return false;
+  let re = patterns.get(name);
+  if (!re) {
+    // A name may hold dots, and a sentence may end right after one.
+    re = new RegExp(`(?<![-.\\w])${escapeRegExp(name)}(?![-\\w]|\\.[-\\w])`);
+    patterns.set(name, re);
+  }
+  return re.test(text);
+}
+
+/** Characters of a name `mentions` can find: it tells names apart by them. */
+const NAME_RUN = /[-.\w]+/g;
+
+function isPlainName(name: string): boolean {
+  return /^[-.\w]+$/.test(name);
+}
+
+/**
+ * Every name made of NAME_RUN characters that `mentions` could find in `text`: a whole run of such
+ * characters, or a part of one from its start up to a dot (a sentence may end there). A superset:
+ * `mentions` still decides.
+ */
+function noteNames(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [run] of text.matchAll(NAME_RUN)) {
+    out.add(run);
+    for (let i = run.indexOf('.'); i > 0; i = run.indexOf('.', i + 1)) out.add(run.slice(0, i));
+  }
+  return out;
+}
+
+function pushTo<T>(index: Map<string, T[]>, key: string, value: T): void {
+  const list = index.get(key);
+  if (list) list.push(value);
+  else index.set(key, [value]);
+}
+
+/**
+ * Whether two cached versions of an object are the same: the one object, or the same
+ * resourceVersion (a relist hands over equal copies).
+ */
+function sameVersion(a: KubeObject, b: KubeObject): boolean {
+  if (a === b) return true;
+  const rv = a.metadata.resourceVersion;
+  return rv !== undefined && rv !== '' && rv === b.metadata.resourceVersion;
 }
 
 function specOf(obj: KubeObject | undefined): string | undefined {

@@ -11,14 +11,15 @@ import {
   chainTransforms,
   isDeletedFinalStateUnknown,
   ownerUIDIndexFunc,
+  type Indexer,
   type InformerStats,
 } from '../informer/index.js';
-import { ObjectWriter, ResourceListerWatcher, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { ObjectWriter, ResourceListerWatcher, groupResource, type Kube, type KubeObject, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import { childKinds } from './facts.js';
 import { receivedAt, slimManagedFields, stampReceivedAt } from './received-at.js';
-import type { BurstStats, Hop, ObjectRef, TraceEvent, TraceOutcome, TraceTrigger, TriggerKind } from './types.js';
+import type { BurstStats, Hop, ObjectRef, TraceEvent, TraceEventRef, TraceOutcome, TraceTrigger, TriggerKind } from './types.js';
 
 export interface TraceTarget {
   info: ResourceInfo;
@@ -35,7 +36,28 @@ export interface TracerOptions {
   coalesceMs?: number;
   /** After a metadata-only change, how long to watch for a rollout before saying none follows. */
   settleMs?: number;
+  /**
+   * End as soon as the status converged, instead of following old Pods still terminating to their
+   * deletion (a check measures convergence; the rest is not the controllers' latency).
+   */
+  stopWhenConverged?: boolean;
   clock?: Clock;
+  /**
+   * Where our workqueue's metrics go: a provider that outlives the trace keeps counting across
+   * traces (a long-running probe exports them); a fresh one per trace by default.
+   */
+  metricsProvider?: InMemoryMetricsProvider;
+  /** Where each informer lists and watches; the API server unless a test gives its own. */
+  listerWatcher?: (info: ResourceInfo, options: { namespace: string | undefined; fieldSelector?: string }) => ListerWatcher;
+}
+
+/** The tracer's informer caches, for a reader that needs more than the hops (a diagnosis). */
+export interface TraceCaches {
+  target: { info: ResourceInfo; store: Indexer };
+  /** Descendant kinds down the owner chain; each store holds the namespace's objects of that kind. */
+  children: { info: ResourceInfo; store: Indexer }[];
+  /** The namespace's events.k8s.io Events, when the server serves them. */
+  events: { info: ResourceInfo; store: Indexer } | undefined;
 }
 
 export type TriggerRequest =
@@ -43,7 +65,12 @@ export type TriggerRequest =
   | { kind: 'restart' }
   | { kind: 'scale'; replicas: number }
   | { kind: 'burst'; count: number }
+  /** Server-side apply of a manifest of the target (which may not exist yet); `source` names where it came from. */
+  | { kind: 'apply'; manifest: KubeObject; source: string }
   | { kind: 'watch' };
+
+/** The field manager of our server-side applies, as kubectl's is "kubectl". */
+export const APPLY_FIELD_MANAGER = 'kubectl-informer-trace';
 
 interface ChildInformer {
   info: ResourceInfo;
@@ -84,19 +111,27 @@ export class Tracer {
   private readonly kube: Kube;
   private readonly target: TraceTarget;
   private readonly tracker: ChainTracker;
-  private readonly metrics = new InMemoryMetricsProvider();
+  private readonly metrics: InMemoryMetricsProvider;
   private readonly queue: RateLimitingQueue<string>;
   private readonly coalesceMs: number;
   private readonly settleMs: number;
   private targetInformer!: SharedIndexInformer;
   private children: ChildInformer[] = [];
   private eventsInformer: SharedIndexInformer | undefined;
+  private eventsInfo: ResourceInfo | undefined;
+  private readonly listerWatcher: NonNullable<TracerOptions['listerWatcher']>;
+  private readonly stopWhenConverged: boolean;
+  /** Events (and later versions of them) our events informer has received. */
+  private eventsReceived = 0;
+  private working = false;
   private readonly deletions = new Map<string, Deletion>();
   private readonly targetVersions = new Map<string, number>();
   /** uid → when our informer first received the object (the ADDED event). */
   private readonly firstSeen = new Map<string, number>();
   private readonly listeners = new Set<(e: TraceEvent) => void>();
   private readonly seenEvents = new Set<string>();
+  /** Event objects already read: the cache keeps an object until a new version replaces it. */
+  private readonly readEvents = new WeakSet<KubeObject>();
   private trigger: TraceTrigger | undefined;
   private reconciles = 0;
   private reconcilesAtTrigger = 0;
@@ -112,11 +147,14 @@ export class Tracer {
 
   constructor(options: TracerOptions) {
     this.clock = options.clock ?? realClock;
+    this.metrics = options.metricsProvider ?? new InMemoryMetricsProvider();
     this.kube = options.kube;
     this.target = options.target;
     this.tracker = new ChainTracker(options.target.info.kind);
     this.coalesceMs = options.coalesceMs ?? 50;
     this.settleMs = options.settleMs ?? 3000;
+    this.stopWhenConverged = options.stopWhenConverged ?? false;
+    this.listerWatcher = options.listerWatcher ?? ((info, selectors) => new ResourceListerWatcher(this.kube.client, info, selectors));
     this.queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(this.clock), { name: 'informer-trace', metricsProvider: this.metrics, clock: this.clock });
     this.ended = new Promise((resolve) => (this.endResolve = resolve));
     this.buildInformers(options.extraChildren ?? []);
@@ -136,7 +174,7 @@ export class Tracer {
   }
 
   private newInformer(info: ResourceInfo, selectors: { fieldSelector?: string } = {}): SharedIndexInformer {
-    const lw = new ResourceListerWatcher(this.kube.client, info, { namespace: this.target.namespace, ...selectors });
+    const lw = this.listerWatcher(info, { namespace: this.target.namespace, ...selectors });
     return new SharedIndexInformer(lw, {
       clock: this.clock,
       indexers: { [OwnerUIDIndex]: ownerUIDIndexFunc },
@@ -149,12 +187,18 @@ export class Tracer {
     this.targetInformer = this.newInformer(info, { fieldSelector: `metadata.name=${name}` });
     this.targetInformer.addEventHandler(
       {
-        onAdd: () => this.enqueue(),
+        onAdd: (obj, _initial, n) => {
+          this.firstReceived(obj, n.receivedAt);
+          this.versionReceived(obj, n.receivedAt);
+          // Watching for a target that did not exist: its creation is the change being traced.
+          if (this.watching && !this.firstChange && obj.metadata.resourceVersion !== this.watchBaselineRv) this.firstChange = { at: n.receivedAt, rv: obj.metadata.resourceVersion };
+          this.enqueue();
+        },
         onUpdate: (_old, obj, n) => {
           if (!n.isSync) {
             this.targetWatchEvents++;
             const rv = obj.metadata.resourceVersion;
-            if (rv && !this.targetVersions.has(rv)) this.targetVersions.set(rv, n.receivedAt);
+            this.versionReceived(obj, n.receivedAt);
             // Watching: the first version after the baseline is the change being traced.
             if (this.watching && !this.firstChange && rv !== this.watchBaselineRv) this.firstChange = { at: n.receivedAt, rv };
           }
@@ -190,8 +234,7 @@ export class Tracer {
       informer.addEventHandler(
         {
           onAdd: (obj, _initial, n) => {
-            const uid = obj.metadata.uid;
-            if (uid && !this.firstSeen.has(uid)) this.firstSeen.set(uid, n.receivedAt);
+            this.firstReceived(obj, n.receivedAt);
             this.enqueue();
           },
           onUpdate: (_o, _n, n) => {
@@ -205,12 +248,46 @@ export class Tracer {
     }
   }
 
+  private firstReceived(obj: KubeObject, at: number): void {
+    const uid = obj.metadata.uid;
+    if (uid && !this.firstSeen.has(uid)) this.firstSeen.set(uid, at);
+  }
+
+  private versionReceived(obj: KubeObject, at: number): void {
+    const rv = obj.metadata.resourceVersion;
+    if (rv && !this.targetVersions.has(rv)) this.targetVersions.set(rv, at);
+  }
+
   /** Events for the hops: events.k8s.io/v1 in the namespace, when the server serves them. */
   async addEventsInformer(): Promise<void> {
     const info = await this.kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
     if (!info) return;
+    this.eventsInfo = info;
     this.eventsInformer = this.newInformer(info);
-    this.eventsInformer.addEventHandler({ onAdd: () => this.queue.add(EVENTS_KEY), onUpdate: () => this.queue.add(EVENTS_KEY) }, { name: 'trace-events' });
+    const received = (): void => {
+      this.eventsReceived++;
+      this.queue.add(EVENTS_KEY);
+    };
+    this.eventsInformer.addEventHandler({ onAdd: received, onUpdate: received }, { name: 'trace-events' });
+  }
+
+  caches(): TraceCaches {
+    return {
+      target: { info: this.target.info, store: this.targetInformer.getIndexer() },
+      children: this.children.map((c) => ({ info: c.info, store: c.informer.getIndexer() })),
+      events: this.eventsInformer && this.eventsInfo ? { info: this.eventsInfo, store: this.eventsInformer.getIndexer() } : undefined,
+    };
+  }
+
+  /** How many Event versions our events informer has handed us so far. */
+  eventsSeen(): number {
+    return this.eventsReceived;
+  }
+
+  /** Nothing waits in the events informer or our workqueue and no reconcile runs: all news has been read. */
+  idle(): boolean {
+    const events = this.eventsInformer?.stats();
+    return !this.working && this.queue.len() === 0 && (!events || (events.queued === 0 && events.backlog === 0));
   }
 
   private onDelete(obj: KubeObject | { key: string; obj?: KubeObject | null }, at: number): void {
@@ -229,8 +306,7 @@ export class Tracer {
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     await sync(this.informers());
     const view = this.view();
-    if (!view.target) return;
-    this.targetUid = view.target.ref.uid;
+    this.targetUid = view.target?.ref.uid;
     this.tracker.baseline(view);
     void this.work(signal);
     signal.addEventListener('abort', () => this.queue.shutDown(), { once: true });
@@ -277,6 +353,7 @@ export class Tracer {
     for (;;) {
       const { item, shutdown } = await this.queue.get();
       if (shutdown) return;
+      this.working = true;
       // Hold the key briefly before reading the cache: adds meanwhile only mark it dirty, so a
       // burst of events becomes one reconcile now and at most one more after done().
       if (this.coalesceMs > 0) await this.clock.sleep(this.coalesceMs, signal);
@@ -289,6 +366,7 @@ export class Tracer {
         this.queue.addRateLimited(item);
       } finally {
         this.queue.done(item);
+        this.working = false;
       }
       if (signal.aborted) return;
     }
@@ -297,6 +375,8 @@ export class Tracer {
   private reconcile(): void {
     this.reconciles++;
     const view = this.view();
+    // A target created after the start (watched for, or applied) is followed from then on.
+    this.targetUid ??= view.target?.ref.uid;
     if (!this.trigger && this.watching && view.target && view.target.obj.metadata.resourceVersion !== this.watchBaselineRv) {
       const first = this.firstChange ?? { at: view.target.observedAt, rv: view.target.obj.metadata.resourceVersion };
       this.setTrigger({ kind: 'watch', wrote: '', at: first.at, resourceVersion: first.rv, generation: view.target.obj.metadata.generation, writes: 0 });
@@ -307,6 +387,9 @@ export class Tracer {
     }
     const hops = this.tracker.reconcile(view, this.clock.now());
     for (const hop of hops) this.emit({ type: 'hop', hop });
+    for (const hop of this.tracker.takeLateCauseMarks()) {
+      this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${hop.object.kind}/${hop.object.name} ${hop.kind} (+${hop.sinceTriggerMs}ms) was seen before its cause` });
+    }
     if (this.burst) {
       this.burst.watchEvents = this.targetWatchEvents - this.targetWatchEventsAtTrigger;
       this.burst.reconciles = this.reconciles - this.reconcilesAtTrigger;
@@ -315,17 +398,35 @@ export class Tracer {
   }
 
   private reconcileEvents(): void {
-    if (!this.eventsInformer) return;
+    // Before the trigger there is nothing to explain; Events that came meanwhile are read once it is set.
+    if (!this.eventsInformer || !this.trigger) return;
     for (const obj of this.eventsInformer.getIndexer().list() as KubeObject[]) {
+      // Thousands of Events stay in the cache during a large rollout: those read before are passed
+      // over without building their key.
+      if (this.readEvents.has(obj)) continue;
+      this.readEvents.add(obj);
       const uid = obj.metadata.uid ?? '';
-      const ev = obj as KubeObject & { reason?: string; note?: string; eventTime?: string; series?: { lastObservedTime?: string }; regarding?: { uid?: string }; reportingController?: string; deprecatedLastTimestamp?: string };
+      const ev = obj as KubeObject & {
+        reason?: string;
+        note?: string;
+        eventTime?: string;
+        series?: { count?: number; lastObservedTime?: string };
+        regarding?: { uid?: string };
+        reportingController?: string;
+        deprecatedLastTimestamp?: string;
+        deprecatedCount?: number;
+      };
       const time = ev.series?.lastObservedTime ?? ev.eventTime ?? ev.deprecatedLastTimestamp ?? obj.metadata.creationTimestamp;
       const key = `${uid}/${obj.metadata.resourceVersion}`;
       if (this.seenEvents.has(key)) continue;
       this.seenEvents.add(key);
-      if (!this.trigger || !time || Date.parse(time) < Math.floor(this.trigger.at / 1000) * 1000 - 1000) continue;
-      const ref = { reason: ev.reason ?? '', note: ev.note ?? '', time, reportingController: ev.reportingController };
-      for (const hopId of this.tracker.addEvent(ev.regarding?.uid ?? '', ref, this.clock.now())) this.emit({ type: 'event', hopId, event: ref });
+      if (!time || Date.parse(time) < Math.floor(this.trigger.at / 1000) * 1000 - 1000) continue;
+      // A recurring Event is one object whose series count (deprecatedCount for one recorded through
+      // the core API) goes up: it is shown once, with the count.
+      const count = ev.series?.count ?? ev.deprecatedCount;
+      const ref: TraceEventRef = { uid: uid || undefined, reason: ev.reason ?? '', note: ev.note ?? '', time, reportingController: ev.reportingController, ...(count !== undefined && count > 1 ? { count } : {}) };
+      const hopId = this.tracker.addEvent(ev.regarding?.uid ?? '', ref);
+      if (hopId) this.emit({ type: 'event', hopId, event: ref });
     }
   }
 
@@ -338,12 +439,12 @@ export class Tracer {
     if (converged) {
       // Status converges while old Pods may still be terminating: follow them to their deletion.
       const terminating = view.descendants.filter((d) => d.obj.metadata.deletionTimestamp).length;
-      if (terminating > 0 && converged.kind !== 'failed') {
+      if (terminating > 0 && converged.kind !== 'failed' && !this.stopWhenConverged) {
         if (!this.waitingForDeletes) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${this.targetLabel()} converged; following ${terminating} terminating object(s) to their deletion` });
         this.waitingForDeletes = true;
         return;
       }
-      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', this.convergedMessage(converged));
+      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', this.convergedMessage(converged, terminating > 0 ? ` (${terminating} object(s) still terminating)` : ''));
     }
     // No new pod template or replica count: once the controller has seen the change (or there was
     // no new generation to see), watch a settle window for anything to follow, then say none did.
@@ -401,6 +502,7 @@ export class Tracer {
     this.tracker.setTrigger(trigger);
     this.emit({ type: 'trigger', trigger });
     this.enqueue();
+    if (this.eventsInformer) this.queue.add(EVENTS_KEY);
   }
 
   private watching = false;
@@ -411,16 +513,19 @@ export class Tracer {
   async fire(request: TriggerRequest, signal: AbortSignal): Promise<TraceTrigger | undefined> {
     const { info, namespace, name } = this.target;
     const current = this.targetObject();
-    if (!current) throw new UsageError(`${this.targetLabel()} is not in the cache`);
     // What exists now is the baseline: the chain's hops are what changes from here.
+    this.targetUid = current?.metadata.uid ?? this.targetUid;
     this.tracker.baseline(this.view());
     if (request.kind === 'watch') {
+      // A target that does not exist yet: its creation is the change.
       this.watching = true;
-      this.watchBaselineRv = current.metadata.resourceVersion;
+      this.watchBaselineRv = current?.metadata.resourceVersion;
       return undefined;
     }
     const writer = new ObjectWriter(this.kube.client);
     const what = `${groupResource(info)}/${name}${namespace && info.namespaced ? ` in ${namespace}` : ''}`;
+    if (request.kind === 'apply') return this.apply(writer, what, request, current, signal);
+    if (!current) throw new UsageError(`${this.targetLabel()} is not in the cache`);
     let patch: unknown;
     let wrote: string;
     switch (request.kind) {
@@ -474,11 +579,35 @@ export class Tracer {
     return trigger;
   }
 
+  private async apply(writer: ObjectWriter, what: string, request: { manifest: KubeObject; source: string }, current: KubeObject | undefined, signal: AbortSignal): Promise<TraceTrigger> {
+    const { info, namespace, name } = this.target;
+    const at = this.clock.now();
+    const written = await writer.apply(info, namespace, name, request.manifest, APPLY_FIELD_MANAGER, signal);
+    const result = !current ? 'created' : written.metadata.resourceVersion === current.metadata.resourceVersion ? 'unchanged' : 'configured';
+    const trigger: TraceTrigger = {
+      kind: 'apply',
+      wrote: `applied ${what} from ${request.source} (server-side, field manager ${APPLY_FIELD_MANAGER}): ${result}`,
+      at,
+      resourceVersion: written.metadata.resourceVersion,
+      generation: written.metadata.generation,
+      writes: 1,
+    };
+    this.setTrigger(trigger);
+    // The server stored nothing new: no watch event, no hop will follow.
+    if (result === 'unchanged') this.end('no-rollout', `the manifest matches ${this.targetLabel()}: the apply changed nothing`);
+    return trigger;
+  }
+
   setControllerQueueAdds(queue: string, adds: number): void {
     if (this.burst) {
       this.burst.controllerQueue = queue;
       this.burst.controllerQueueAdds = adds;
     }
+  }
+
+  /** The hops so far, in the trace's order: the list itself, cheap to read often (snapshot() builds much more). */
+  hops(): readonly Hop[] {
+    return this.tracker.hops();
   }
 
   snapshot(): TraceSnapshot {
@@ -521,7 +650,7 @@ export class Tracer {
   }
 }
 
-export function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
+function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
   const base = { ref, children: [], creationTimestamp: obj.metadata.creationTimestamp, deleting: Boolean(obj.metadata.deletionTimestamp) };

@@ -7,7 +7,7 @@ export interface ObjectRef {
   uid: string;
 }
 
-export type TriggerKind = 'annotate' | 'restart' | 'scale' | 'burst' | 'watch';
+export type TriggerKind = 'annotate' | 'restart' | 'scale' | 'burst' | 'watch' | 'apply';
 
 export interface TraceTrigger {
   kind: TriggerKind;
@@ -24,11 +24,15 @@ export interface TraceTrigger {
 }
 
 export interface TraceEventRef {
+  /** The Event's uid: one Event is listed once, however often it recurs. */
+  uid?: string | undefined;
   reason: string;
   note: string;
   /** Server time of the Event (eventTime, or its series' last observed time). */
   time: string | undefined;
   reportingController: string | undefined;
+  /** How often it occurred, when more than once: the Event's series count (or its deprecated count). */
+  count?: number | undefined;
 }
 
 export interface Hop {
@@ -55,8 +59,21 @@ export interface Hop {
   /** The hop this one follows from (same object, else its owner, else the target, else the trigger). */
   previousId?: string | undefined;
   sincePreviousMs: number;
+  /** Our informer received this hop before the hop that caused it (a child created before its
+   *  owner's change was seen): the hop keeps its place in time and says so. */
+  seenBeforeCause?: boolean | undefined;
   /** Events that explain the hop (ScalingReplicaSet, SuccessfulCreate, Scheduled, ...). */
   events: TraceEventRef[];
+  /** What changed from the object version seen before to the one that made the hop (a few fields). */
+  changes?: FieldChange[] | undefined;
+}
+
+/** One changed field: `from` absent when it was added, `to` absent when it was removed. */
+export interface FieldChange {
+  /** `spec.replicas`, `status.conditions[Ready].status`, `metadata.annotations["a"]`. */
+  path: string;
+  from?: string | undefined;
+  to?: string | undefined;
 }
 
 export type TraceOutcome = 'converged' | 'no-rollout' | 'deleted' | 'timeout' | 'interrupted' | 'failed';

@@ -1,7 +1,7 @@
 /**
- * Column widths for the TUI's lease table: fixed columns keep their width; the lease column keeps
- * its whole name when it can (up to 48), and the holder (identities such as "host_<uuid>" are long)
- * gets the rest, truncated in the middle when it must be.
+ * Column widths for the TUI's lease table: fixed columns keep their width (a narrow terminal drops
+ * two of them); the lease column keeps its whole name when it can (up to 48), and the holder
+ * (identities such as "host_<uuid>" are long) gets the rest, truncated in the middle when it must be.
  */
 import type { LeaseWatchView } from '../view/lease-view.js';
 
@@ -14,12 +14,14 @@ export interface LeaseColumn {
 const GAP = 1;
 
 export function layoutLeaseColumns(view: Pick<LeaseWatchView, 'leases'>, width: number): LeaseColumn[] {
+  // Below 100 columns ACQUIRED and HELD give way, so that lease names stay whole (Enter shows them).
+  const narrow = width < 100;
   const fixed: LeaseColumn[] = [
     { key: 'state', title: 'STATE', width: 8 },
     { key: 'renewed', title: 'RENEWED', width: 9 },
-    { key: 'acquired', title: 'ACQUIRED', width: 8 },
+    ...(narrow ? [] : [{ key: 'acquired', title: 'ACQUIRED', width: 8 } as const]),
     { key: 'transitions', title: 'TRANS', width: 5 },
-    { key: 'held', title: 'HELD', width: 7 },
+    ...(narrow ? [] : [{ key: 'held', title: 'HELD', width: 7 } as const]),
   ];
   if (view.leases.some((l) => l.strategy || l.preferredHolder)) fixed.push({ key: 'strategy', title: 'STRATEGY', width: 16 });
   if (view.leases.some((l) => l.masterStatus !== null)) fixed.push({ key: 'master', title: 'MASTER', width: 14 });

@@ -1,12 +1,15 @@
 /**
  * The lease-watch TUI container: owns the subscription to the model, the redraw throttle (at most
- * ~10 frames a second however fast Leases change), a 1 s tick so ages move, the keys and the
- * terminal width (re-rendered on resize). It hands plain props to LeaseWatchScreen.
+ * ~10 frames a second however fast Leases change), a 1 s tick so ages move, the screen state and
+ * the keys (src/tui/keymap.ts), and the terminal size (re-rendered on resize). It hands plain props
+ * to LeaseWatchScreen.
  */
 import { useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { LeaseChange, LeaseWatchView } from '../view/lease-view.js';
-import { LeaseWatchScreen } from './lease-watch-screen.js';
+import { initialScreen, reduceScreen, type Press, type ScreenState } from '../view/screen-state.js';
+import { pressesOf } from './keymap.js';
+import { leaseLayout, LeaseWatchScreen, type LeasePane } from './lease-watch-screen.js';
 import { Throttle } from './throttle.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 
@@ -26,30 +29,28 @@ export interface LeaseWatchAppProps {
   maxFps?: number;
   /** How often ages are refreshed without events. Default 1 s. */
   tickMs?: number;
-  /** Fixed width (tests); default the terminal's. */
+  /** Fixed size (tests); default the terminal's. */
   width?: number;
+  height?: number;
   /** With --metrics: the controllers' queues, shown in a pane below the leases. */
   metrics?: MetricsFeed | undefined;
 }
 
-export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, width, metrics }: LeaseWatchAppProps): ReactNode {
+export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, width, height, metrics }: LeaseWatchAppProps): ReactNode {
   const { exit } = useApp();
-  const { columns } = useWindowSize();
+  const size = useWindowSize();
   const { isRawModeSupported } = useStdin();
   const [view, setView] = useState<LeaseWatchView>(() => source.view());
-  const [finished, setFinished] = useState<LeaseChange[]>(() => [...source.changeLog()]);
-  const [showHelp, setShowHelp] = useState(false);
-  const lastSeq = useRef(finished.at(-1)?.seq ?? 0);
+  const [changes, setChanges] = useState<readonly LeaseChange[]>(() => [...source.changeLog()]);
+  const [state, setState] = useState(() => initialScreen<LeasePane>('leases', ['changes']));
   const queues = useQueuesView(metrics, {}, maxFps);
+  const w = width ?? size.columns;
+  const h = height ?? size.rows;
 
   useEffect(() => {
     const redraw = (): void => {
       setView(source.view());
-      const fresh = source.changeLog().filter((c) => c.seq > lastSeq.current);
-      if (fresh.length > 0) {
-        lastSeq.current = fresh.at(-1)!.seq;
-        setFinished((prev) => [...prev, ...fresh]);
-      }
+      setChanges([...source.changeLog()]);
     };
     const throttle = new Throttle(redraw, Math.max(1, Math.round(1000 / maxFps)));
     const unsubscribe = source.onUpdate(() => throttle.request());
@@ -61,17 +62,35 @@ export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, wid
     };
   }, [source, maxFps, tickMs]);
 
+  const props = { view, changes, state, width: w, height: h, queues };
+  const current = useRef({ props, state });
+  current.current = { props, state };
+
+  const handle = (press: Press): void => {
+    const s = current.current.state;
+    if (press.action === 'interrupt' || (press.action === 'quit' && !s.editing)) {
+      onExit?.(press.action === 'quit' ? 'quit' : 'interrupt');
+      exit();
+      return;
+    }
+    const l = leaseLayout({ ...current.current.props, state: s });
+    const next: ScreenState<LeasePane> = reduceScreen(s, press, {
+      panes: l.panes,
+      keys: l.rows[s.pane].map((r) => r.key),
+      height: Math.max(1, l.listHeights[s.pane]),
+      textLines: l.text?.lines.length ?? 0,
+      textHeight: Math.max(1, l.body - 1),
+      openable: s.pane === 'leases' || s.pane === 'changes' || (s.pane === 'queues' && Boolean(l.rows.queues[l.windows.queues.index]?.detail)),
+    });
+    current.current.state = next;
+    setState(next);
+  };
   useInput(
     (input, key) => {
-      if (input === 'q' || (key.ctrl && input === 'c')) {
-        onExit?.(input === 'q' ? 'quit' : 'interrupt');
-        exit();
-      } else if (input === '?') {
-        setShowHelp((v) => !v);
-      }
+      for (const p of pressesOf(input, key)) handle(p);
     },
     { isActive: isRawModeSupported },
   );
 
-  return <LeaseWatchScreen view={view} finished={finished} showHelp={showHelp} width={width ?? Math.max(60, (columns || 100) - 1)} queues={queues} />;
+  return <LeaseWatchScreen {...props} />;
 }

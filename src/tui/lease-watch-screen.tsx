@@ -1,9 +1,13 @@
 /**
- * Display components of the lease-watch TUI: they render props and nothing else (no timers, no
- * subscriptions; the container in lease-watch-app.tsx owns those). Finished holder changes go to
- * <Static>, printed once above the live area, so a long session stays cheap to redraw.
+ * Display of the lease-watch TUI: renders props and nothing else (no timers, no subscriptions; the
+ * container in lease-watch-app.tsx owns those), into exactly the terminal's rows and columns.
+ *
+ * Panes, top to bottom: the leader-election leases (a table), the holder changes seen so far (a
+ * log that follows its newest line), the controllers' queues with --metrics, and the heartbeat
+ * leases (node and API server identity leases, summarised, stale ones listed). Enter on a lease, or
+ * on a change, opens the lease: its holder in full and every holder it had while we watched.
  */
-import { Box, Static, Text } from 'ink';
+import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import {
   ageOf,
@@ -14,7 +18,6 @@ import {
   leaseKey,
   masterCell,
   renewCell,
-  shortDuration,
   strategyCell,
   type HeartbeatSummary,
   type LeaderLeaseRow,
@@ -23,109 +26,131 @@ import {
   type Severity,
   type TenureRow,
 } from '../view/lease-view.js';
-import { layoutLeaseColumns, type LeaseColumn } from './lease-layout.js';
-import { QueuesPane } from './queues-pane.js';
+import { shortDuration } from '../util/duration.js';
 import type { QueuesView } from '../view/queues-view.js';
+import { allocateRows, matchesFilter, navOf, resolveNav, type ListWindow, type ScreenState } from '../view/screen-state.js';
+import { fit, Footer, Line, Pane, PaneTitle, Rows, Screen, TextPane, wrapRows, type Row } from './frame.js';
+import { helpLines } from './keymap.js';
+import { layoutLeaseColumns, type LeaseColumn } from './lease-layout.js';
+import { queuesRows, type QueuesRow } from './queues-pane.js';
 
 const COLOR: Record<Severity, string | undefined> = { ok: 'green', warn: 'yellow', bad: 'red', idle: undefined };
+const HINTS = '? keys · / filter · Enter lease · tab pane · q quit';
 
-/** History rows shown per lease in the live area (the change log above keeps everything). */
-const HISTORY_ROWS = 4;
+export type LeasePane = 'leases' | 'changes' | 'queues' | 'heartbeats';
 
 export interface LeaseWatchScreenProps {
   view: LeaseWatchView;
-  /** Changes already final, oldest first; append-only (each is printed once). */
-  finished: LeaseChange[];
-  showHelp: boolean;
+  /** Changes seen so far, oldest first. */
+  changes: readonly LeaseChange[];
+  state: ScreenState<LeasePane>;
   width: number;
+  height: number;
   /** The controllers' queues from the --metrics sources; the pane says why a source failed. */
   queues?: QueuesView | undefined;
 }
 
-export function LeaseWatchScreen({ view, finished, showHelp, width, queues }: LeaseWatchScreenProps): ReactNode {
+export interface LeaseLayout {
+  panes: LeasePane[];
+  rows: Record<LeasePane, QueuesRow[]>;
+  windows: Record<LeasePane, ListWindow>;
+  heights: Record<LeasePane, number>;
+  /** Rows of each pane's list (its height less its title, and for leases the column header). */
+  listHeights: Record<LeasePane, number>;
+  columns: LeaseColumn[];
+  body: number;
+  text: { title: string; lines: Row[] } | undefined;
+}
+
+/** Everything the screen draws and the keys need, for `width` × `height`. Pure. */
+export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height: number }): LeaseLayout {
+  const { view, changes, state, width, height, queues } = p;
+  const now = Date.parse(view.at);
+  const f = state.filter;
+  const columns = layoutLeaseColumns(view, width);
+  const leases: QueuesRow[] = view.leases
+    .filter((l) => matchesFilter(f, [leaseKey(l.namespace, l.name), l.holder ?? '<none>', l.state]))
+    .map((l) => ({ key: leaseKey(l.namespace, l.name), text: columns.map((c) => fit(cellText(l, c.key, now), c.width, c.key === 'holder' || c.key === 'lease' ? 'middle' : 'end')).join(' ').trimEnd(), color: COLOR[l.severity], dim: l.severity === 'idle' }));
+  const log: QueuesRow[] = changes
+    .filter((c) => matchesFilter(f, [leaseKey(c.namespace, c.name), c.holder ?? '', c.previousHolder ?? '', c.type]))
+    .map((c) => ({ key: String(c.seq), text: changeLine(c, width), color: COLOR[changeSeverity(c)] }));
+  const heartbeats: QueuesRow[] = [
+    ...heartbeatRows('node leases', view.nodes, view.scope.namespace === 'kube-node-lease' || view.scope.name !== null, f),
+    ...heartbeatRows('apiserver identity leases', view.apiservers, view.scope.name !== null, f),
+    ...(queues ? [] : view.metricsErrors.map((m) => ({ key: `metrics/${m.source}`, text: `metrics ${m.source}: ${m.error}`, color: 'yellow' }))),
+  ];
+  const queueRows = queues ? queuesRows(queues, width, { filter: f }) : [];
+  const panes: LeasePane[] = ['leases', 'changes', ...(queues ? (['queues'] as const) : []), 'heartbeats'];
+  const rows: Record<LeasePane, QueuesRow[]> = { leases, changes: log, queues: queueRows, heartbeats };
+  const body = Math.max(0, height - 2);
+  const extra: Record<LeasePane, number> = { leases: 2, changes: 1, queues: 1, heartbeats: 1 };
+  const heights = allocateRows(
+    body,
+    panes.map((k) => ({ key: k, want: rows[k].length + extra[k], min: k === 'leases' ? 5 : k === 'changes' ? 4 : 3, fill: k === 'changes' })),
+    state.pane,
+  );
+  for (const k of ['leases', 'changes', 'queues', 'heartbeats'] as const) heights[k] ??= 0;
+  const listHeights = Object.fromEntries((Object.keys(heights) as LeasePane[]).map((k) => [k, Math.max(0, heights[k] - extra[k])])) as Record<LeasePane, number>;
+  const windows = Object.fromEntries((Object.keys(heights) as LeasePane[]).map((k) => [k, resolveNav(navOf(state, k), rows[k].map((r) => r.key), Math.max(1, listHeights[k]))])) as Record<LeasePane, ListWindow>;
+
+  let text: LeaseLayout['text'];
+  if (state.help) {
+    text = { title: 'Keys', lines: [...helpLines([]), '', ...LEGEND].map((t, i) => ({ key: String(i), text: t })) };
+  } else if (state.detail !== undefined) {
+    let key = state.detail;
+    if (state.detailPane === 'changes') {
+      const c = changes.find((x) => String(x.seq) === state.detail);
+      key = c ? leaseKey(c.namespace, c.name) : key;
+    }
+    const lease = view.leases.find((l) => leaseKey(l.namespace, l.name) === key);
+    const lines = state.detailPane === 'queues' ? (queueRows.find((r) => r.key === state.detail)?.detail?.() ?? ['no longer shown']) : lease ? leaseDetailLines(lease, now) : [`${key}: not a leader-election lease (or gone)`];
+    if (state.detailPane === 'changes') {
+      const c = changes.find((x) => String(x.seq) === state.detail);
+      if (c) lines.unshift(`${clockTime(c.at)} ${describeChange(c)}`, '');
+    }
+    text = { title: state.detailPane === 'queues' ? 'Queue' : 'Lease', lines: lines.map((t, i) => ({ key: String(i), text: t })) };
+  }
+  return { panes, rows, windows, heights, listHeights, columns, body, text: text && { ...text, lines: wrapRows(text.lines, width) } };
+}
+
+export function LeaseWatchScreen(props: LeaseWatchScreenProps): ReactNode {
+  const { view, state, width, height } = props;
+  const l = leaseLayout(props);
+  const focused = (k: LeasePane): boolean => state.pane === k;
+  const following = navOf(state, 'changes').follow;
   return (
-    <>
-      <Static items={finished}>{(c) => <ChangeLine key={c.seq} change={c} />}</Static>
-      <Box flexDirection="column" width={width}>
-        <Header view={view} />
-        <LeaseTable view={view} width={width} />
-        <HistorySection leases={view.leases} now={Date.parse(view.at)} />
-        <HeartbeatLine title="node leases" summary={view.nodes} listAll={view.scope.namespace === 'kube-node-lease' || view.scope.name !== null} />
-        <HeartbeatLine title="apiserver identity leases" summary={view.apiservers} listAll={view.scope.name !== null} />
-        {queues ? (
-          <Box marginTop={1}>
-            <QueuesPane view={queues} width={width} maxRows={8} />
-          </Box>
-        ) : null}
-        {queues ? null : view.metricsErrors.map((m) => (
-          <Text key={m.source} color="yellow" wrap="truncate-end">
-            metrics {m.source}: {m.error}
-          </Text>
-        ))}
-        {showHelp ? <Help /> : null}
-      </Box>
-    </>
+    <Screen width={width} height={height}>
+      <Header view={view} width={width} />
+      {l.text ? (
+        <TextPane title={l.text.title} lines={l.text.lines} top={state.textTop} height={l.body} width={width} />
+      ) : (
+        <>
+          {l.heights.leases > 0 ? (
+            <Box flexDirection="column" height={l.heights.leases} flexShrink={0}>
+              <PaneTitle title={`Leader leases · ${l.rows.leases.length}${state.filter ? ` of ${view.leases.length}` : ''}`} focused={focused('leases')} width={width} />
+              <Line width={width} row={{ key: 'h', dim: true, text: l.columns.map((c) => fit(c.title, c.width)).join(' ') }} />
+              <Rows rows={l.rows.leases} window={l.windows.leases} height={l.listHeights.leases} width={width} focused={focused('leases')} emptyText={view.synced ? 'no leader-election leases' : 'listing leases…'} />
+            </Box>
+          ) : null}
+          <Pane title={`Holder changes · ${l.rows.changes.length}`} right={following ? 'following' : 'paused · G or f to follow'} rows={l.rows.changes} window={l.windows.changes} height={l.heights.changes} width={width} focused={focused('changes')} emptyText="none since we started" />
+          {l.panes.includes('queues') ? <Pane title="Controller queues" rows={l.rows.queues} window={l.windows.queues} height={l.heights.queues} width={width} focused={focused('queues')} /> : null}
+          <Pane title="Heartbeat leases" rows={l.rows.heartbeats} window={l.windows.heartbeats} height={l.heights.heartbeats} width={width} focused={focused('heartbeats')} emptyText="none" />
+        </>
+      )}
+      <Footer state={state} hints={HINTS} width={width} />
+    </Screen>
   );
 }
 
-export function ChangeLine({ change }: { change: LeaseChange }): ReactNode {
-  return (
-    <Text color={COLOR[changeSeverity(change)]}>
-      {clockTime(change.at)} {describeChange(change)}
-    </Text>
-  );
-}
-
-function Header({ view }: { view: LeaseWatchView }): ReactNode {
+function Header({ view, width }: { view: LeaseWatchView; width: number }): ReactNode {
   const where = view.scope.name ? leaseKey(view.scope.namespace ?? '', view.scope.name) : view.scope.namespace ? `namespace ${view.scope.namespace}` : 'all namespaces';
   const count = view.leases.length + view.nodes.total + view.apiservers.total;
   return (
-    <Box>
-      <Text bold>lease-watch</Text>
-      <Text>
-        {' '}
-        {where} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} · {clockTime(view.at)} UTC
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text bold>lease-watch</Text> {where} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} · {clockTime(view.at)} UTC
         {view.sinceMs !== null ? ` · history ${shortDuration(view.sinceMs)}` : ''}
       </Text>
-      <Text dimColor> (? help, q quit)</Text>
-    </Box>
-  );
-}
-
-function Cell({ column, color, children, dim }: { column: LeaseColumn; color?: string | undefined; dim?: boolean; children: ReactNode }): ReactNode {
-  return (
-    <Box width={column.width} marginRight={1} flexShrink={0}>
-      <Text color={color} dimColor={dim ?? false} wrap={column.key === 'holder' || column.key === 'lease' ? 'truncate-middle' : 'truncate-end'}>
-        {children}
-      </Text>
-    </Box>
-  );
-}
-
-function LeaseTable({ view, width }: { view: LeaseWatchView; width: number }): ReactNode {
-  if (view.leases.length === 0) {
-    return <Text dimColor>{view.synced ? 'no leader-election leases' : 'listing leases…'}</Text>;
-  }
-  const columns = layoutLeaseColumns(view, width);
-  const now = Date.parse(view.at);
-  return (
-    <Box flexDirection="column" marginTop={1}>
-      <Box>
-        {columns.map((c) => (
-          <Cell key={c.key} column={c} dim>
-            {c.title}
-          </Cell>
-        ))}
-      </Box>
-      {view.leases.map((l) => (
-        <Box key={leaseKey(l.namespace, l.name)}>
-          {columns.map((c) => (
-            <Cell key={c.key} column={c} color={c.key === 'state' || c.key === 'renewed' ? COLOR[l.severity] : undefined} dim={l.severity === 'idle'}>
-              {cellText(l, c.key, now)}
-            </Cell>
-          ))}
-        </Box>
-      ))}
     </Box>
   );
 }
@@ -153,78 +178,63 @@ function cellText(l: LeaderLeaseRow, key: LeaseColumn['key'], now: number): stri
   }
 }
 
-function HistorySection({ leases, now }: { leases: LeaderLeaseRow[]; now: number }): ReactNode {
-  const changed = leases.filter((l) => l.history.some((h) => h.endedAt !== null));
-  if (changed.length === 0) return null;
-  return (
-    <Box flexDirection="column" marginTop={1}>
-      <Text dimColor>HOLDER CHANGES</Text>
-      {changed.map((l) => (
-        <Box key={leaseKey(l.namespace, l.name)} flexDirection="column">
-          <Text>{leaseKey(l.namespace, l.name)}</Text>
-          {l.history.slice(-HISTORY_ROWS).map((h) => (
-            <TenureLine key={`${h.holder}@${h.firstSeenAt}`} tenure={h} now={now} />
-          ))}
-        </Box>
-      ))}
-    </Box>
-  );
+/** A lease in full: every field of its row, then each holder it had while we watched. */
+export function leaseDetailLines(l: LeaderLeaseRow, now: number): string[] {
+  const out = [
+    leaseKey(l.namespace, l.name),
+    `holder       ${l.holder ?? '<none>'}`,
+    `state        ${l.state} · renewed ${shortDuration(l.renewAgeMs)} ago (our clock) of ${l.leaseDurationSeconds}s${l.renewTimeAgeMs !== null ? ` · renewTime ${shortDuration(l.renewTimeAgeMs)} ago (its clock)` : ''}`,
+    `acquired     ${l.acquireTime ?? '-'}${l.acquireTime ? ` (${ageOf(l.acquireTime, now)} ago)` : ''}`,
+    `transitions  ${l.transitions}`,
+    `held         ${heldCell(l)}`,
+  ];
+  if (l.strategy || l.preferredHolder) out.push(`strategy     ${strategyCell(l)}`);
+  if (l.masterStatus !== null) out.push(`master       ${masterCell(l.masterStatus)}`);
+  out.push('', `Holders while we watched (${l.history.length})`);
+  for (const h of [...l.history].reverse()) out.push(`  ${tenureText(h, now)}`);
+  return out;
 }
 
-function TenureLine({ tenure: h, now }: { tenure: TenureRow; now: number }): ReactNode {
+function tenureText(h: TenureRow, now: number): string {
   const ended = h.endedAt !== null;
   const held = `${h.heldAtStart ? '≥' : ''}${shortDuration(h.heldForMs)}`;
   const parts = [ended ? `held ${held}, ${h.endReason ?? 'ended'} ${shortDuration(now - Date.parse(h.endedAt!))} ago` : `holding ${held}`];
   if (h.previousHolder !== null && h.failoverGapMs !== null) {
     parts.push(`gap ${shortDuration(h.failoverGapMs)}${h.sinceLastRenewMs !== null ? ` (${shortDuration(h.sinceLastRenewMs)} since last renew)` : ''}`);
   }
-  // Details first and whole; the long holder identity last, shortened in the middle if need be.
-  return (
-    <Box marginLeft={2}>
-      <Box flexShrink={0}>
-        <Text color={ended ? undefined : 'green'} dimColor={ended}>
-          {ended ? '·' : '▸'} {parts.join(' · ')}
-          {' · '}
-        </Text>
-      </Box>
-      <Text color={ended ? undefined : 'green'} dimColor={ended} wrap="truncate-middle">
-        {h.holder}
-      </Text>
-    </Box>
-  );
+  return `${ended ? '·' : '▸'} ${parts.join(' · ')} · ${h.holder}`;
 }
 
-function HeartbeatLine({ title, summary, listAll }: { title: string; summary: HeartbeatSummary; listAll: boolean }): ReactNode {
-  if (summary.total === 0) return null;
-  const rows = listAll ? summary.leases : summary.leases.filter((r) => r.stale);
-  return (
-    <Box flexDirection="column" marginTop={1}>
-      <Text>
-        {title}: {summary.total},{' '}
-        <Text color={summary.staleCount ? 'red' : 'green'}>{summary.staleCount ? `${summary.staleCount} stale` : 'none stale'}</Text>
-      </Text>
-      {rows.map((r) => (
-        <Box key={leaseKey(r.namespace, r.name)} marginLeft={2}>
-          <Text color={r.stale ? 'red' : undefined} wrap="truncate-end">
-            {r.name} {r.stale ? 'stale' : 'fresh'}: renewed {shortDuration(r.renewAgeMs)} ago (renewTime {shortDuration(r.renewTimeAgeMs)} ago), duration {r.leaseDurationSeconds}s
-          </Text>
-        </Box>
-      ))}
-    </Box>
-  );
+/**
+ * A change on one line. Holder identities ("host_<uuid>") are long; when the line would be cut they
+ * are shortened in the middle, so that what happened (acquired after …, gap …) stays on screen.
+ * Enter shows the change in full.
+ */
+function changeLine(c: LeaseChange, width: number): string {
+  const full = `${clockTime(c.at)} ${describeChange(c)}`;
+  if (full.length <= width) return full;
+  let out = full;
+  for (const id of [c.holder, c.previousHolder]) if (id && id.length > 21) out = out.split(id).join(fit(id, 21, 'middle'));
+  return out;
 }
 
-function Help(): ReactNode {
-  return (
-    <Box flexDirection="column" marginTop={1} borderStyle="round" paddingX={1}>
-      <Text bold>keys: q quit · ? toggle this help · Ctrl+C interrupt</Text>
-      <Text>RENEWED: time since the record last changed (our clock) / lease duration.</Text>
-      <Text>
-        <Text color="green">green</Text> valid · <Text color="yellow">amber</Text> renew older than half the duration · <Text color="red">red</Text> expired (no renew within the duration)
-      </Text>
-      <Text>gap: time with no valid leader before a holder (from the previous holder's expiry or release).</Text>
-      <Text>since last renew: from the previous holder's last renew we saw to the new holder (about lease duration + retry after a crash).</Text>
-      <Text>HELD ~: from the holder's acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.</Text>
-    </Box>
-  );
+function heartbeatRows(title: string, summary: HeartbeatSummary, listAll: boolean, filter: string): QueuesRow[] {
+  if (summary.total === 0) return [];
+  const rows = (listAll ? summary.leases : summary.leases.filter((r) => r.stale)).filter((r) => matchesFilter(filter, [r.name, r.namespace]));
+  return [
+    { key: title, text: `${title}: ${summary.total}, ${summary.staleCount ? `${summary.staleCount} stale` : 'none stale'}`, color: summary.staleCount ? 'red' : 'green' },
+    ...rows.map((r) => ({
+      key: `${title}/${leaseKey(r.namespace, r.name)}`,
+      text: `  ${r.name} ${r.stale ? 'stale' : 'fresh'}: renewed ${shortDuration(r.renewAgeMs)} ago (renewTime ${shortDuration(r.renewTimeAgeMs)} ago), duration ${r.leaseDurationSeconds}s`,
+      color: r.stale ? 'red' : undefined,
+    })),
+  ];
 }
+
+const LEGEND = [
+  'RENEWED: time since the record last changed (our clock) / lease duration.',
+  'green valid · amber renew older than half the duration · red expired (no renew within the duration)',
+  'gap: time with no valid leader before a holder (from the previous holder\u2019s expiry or release).',
+  'since last renew: from the previous holder\u2019s last renew we saw to the new holder (about lease duration + retry after a crash).',
+  'HELD ~: from the holder\u2019s acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.',
+];

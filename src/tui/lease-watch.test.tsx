@@ -37,7 +37,7 @@ afterEach(() => {
   model = undefined;
 });
 
-function start(): { clock: FakeClock; model: LeaseWatchModel; exits: ExitReason[] } {
+function start(): { clock: FakeClock; model: LeaseWatchModel; exits: ExitReason[]; exited: Promise<ExitReason> } {
   const clock = new FakeClock(T0);
   model = new LeaseWatchModel({ clock });
   model.handler.onAdd!(kcm(A, 0, 4), true, info(clock));
@@ -45,8 +45,14 @@ function start(): { clock: FakeClock; model: LeaseWatchModel; exits: ExitReason[
   model.handler.onAdd!(nodeLease('kwok-node-1', 0), true, info(clock));
   model.markSynced();
   const exits: ExitReason[] = [];
-  harness = renderInk(<LeaseWatchApp source={model} onExit={(r) => exits.push(r)} width={TEST_WIDTH} maxFps={100} />);
-  return { clock, model, exits };
+  let firstExit: (r: ExitReason) => void = () => {};
+  const exited = new Promise<ExitReason>((resolve) => (firstExit = resolve));
+  const onExit = (r: ExitReason): void => {
+    exits.push(r);
+    firstExit(r);
+  };
+  harness = renderInk(<LeaseWatchApp source={model} onExit={onExit} width={TEST_WIDTH} height={30} maxFps={100} />);
+  return { clock, model, exits, exited };
 }
 
 describe('lease-watch TUI', () => {
@@ -69,7 +75,7 @@ describe('lease-watch TUI', () => {
     await clock.step(9_000); // renew 9 s old of 15 s: amber
     await harness!.waitFor('expiring');
     await clock.step(6_000); // A expired at +17 s
-    await harness!.waitFor((f) => flat(f).includes('12:00:17 kube-system/kube-controller-manager: control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427 expired'));
+    await harness!.waitFor((f) => f.includes('12:00:17 kube-system/kube-controller-manager: control-pl…16d3cca427 expired'));
     await clock.step(2_000);
     model.handler.onUpdate!(kcm(A, 2_000, 4), kcm(B, 19_000, 5), info(clock));
     for (let t = 21_000; t <= 45_000; t += 2_000) {
@@ -78,26 +84,49 @@ describe('lease-watch TUI', () => {
       model.handler.onUpdate!(nodeLease('kwok-node-1', t - 2_000), nodeLease('kwok-node-1', t), info(clock));
     }
     // Redraws are throttled on real time: wait for the frame of the last step, not an earlier one.
-    const frame = await harness!.waitFor((f) => f.includes('node leases: 2, 1 stale') && f.includes('expired 28s ago'), 10_000);
-    expect(frame).toContain('HOLDER CHANGES');
-    expect(frame).toMatch(/· held ≥17s, expired 28s ago · control-plane-host_1b4e28ba/);
-    expect(frame).toMatch(/▸ holding 26s · gap 2\.0s \(17s since last renew\) · control-plane-host_6fa45\S*…\S*e160355e/);
+    let frame = await harness!.waitFor((f) => f.includes('kwok-node-0 stale: renewed 45s ago') && f.includes('─ Holder changes · 3'), 10_000);
     expect(frame).toMatch(/kwok-node-0 stale: renewed 45s ago/);
     expect(frame).toMatch(/kube-system\/kube-controller-manager\s+control-pl\S*…\S*e160355e\s+valid\s+/);
-    // The log above the live area wraps long lines rather than cutting them.
-    const log = flat(harness!.allOutput());
-    expect(log).toContain('12:00:17 kube-system/kube-controller-manager: control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427 expired (no renew since 12:00:02)');
-    expect(log).toMatch(/12:00:19 kube-system\/kube-controller-manager: control-plane-host_6fa459ea\S* acquired after control-plane-host_1b4e28ba\S* gap 2\.0s/);
-    expect(log).toContain('12:00:40 kube-node-lease/kwok-node-0: stale (no renew since 12:00:00)');
+    // The change log is a pane that follows its newest line; each change is one line, cut to the width.
+    // Long holder identities are shortened in the middle there, so that what happened stays on screen.
+    expect(frame).toContain('12:00:17 kube-system/kube-controller-manager: control-pl…16d3cca427 expired (no renew since');
+    expect(frame).toContain('12:00:19 kube-system/kube-controller-manager: control-pl…77e160355e acquired after control-pl…');
+    expect(frame).toContain('12:00:40 kube-node-lease/kwok-node-0: stale (no renew since 12:00:00)');
+    expect(frame.split('\n')).toHaveLength(30);
+    for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(TEST_WIDTH);
+    // Enter on the selected lease: the holder in full, and each holder it had, with the gap.
+    harness!.stdin.write('\r');
+    frame = await harness!.waitFor('─ Lease ');
+    expect(frame).toContain(`holder       ${B}`);
+    expect(flat(frame)).toMatch(/▸ holding 26s · gap 2\.0s \(17s since last renew\) · control-plane-host_6fa459ea-ee8a-3ca4-894e-db77e160355e/);
+    expect(frame).toMatch(/· held ≥17s, expired 28s ago · control-plane-host_1b4e28ba/);
+    harness!.stdin.write('\u001b');
+    await harness!.waitFor('─ Leader leases');
+    // In the changes pane, Enter opens the lease of the selected change, with the change in full.
+    harness!.stdin.write('\t');
+    harness!.stdin.write('k');
+    harness!.stdin.write('\r');
+    frame = await harness!.waitFor('─ Lease ');
+    expect(frame).toContain('12:00:19 kube-system/kube-controller-manager: control-plane-host_6fa459ea');
+    expect(flat(frame)).toContain('acquired after control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427 gap 2.0s (17s since its last renew)');
   });
 
-  it('? toggles the help, q quits', async () => {
+  it('? shows the keys, / filters the leases, q quits', async () => {
     const { exits } = start();
     await harness!.waitFor('lease-watch');
     harness!.stdin.write('?');
-    await harness!.waitFor('keys: q quit');
+    let f = await harness!.waitFor('─ Keys ');
+    expect(f).toContain('/                filter (type, Enter keeps it, Esc clears it)');
+    expect(f).toContain('RENEWED: time since the record last changed');
     harness!.stdin.write('?');
-    await harness!.waitFor((f) => !f.includes('keys: q quit'));
+    await harness!.waitFor('─ Leader leases · 1');
+    harness!.stdin.write('/');
+    await harness!.waitFor('Enter keep');
+    harness!.stdin.write('nothing-like-it');
+    f = await harness!.waitFor('─ Leader leases · 0 of 1');
+    expect(f).toContain('/nothing-like-it');
+    harness!.stdin.write('\u001b');
+    await harness!.waitFor('─ Leader leases · 1 ');
     harness!.stdin.write('q');
     await new Promise((r) => setTimeout(r, 20));
     expect(exits).toEqual(['quit']);
@@ -112,6 +141,12 @@ describe('lease table layout', () => {
     expect(total).toBeLessThanOrEqual(100);
     expect(cols[0]).toMatchObject({ key: 'lease', width: 'kube-system/kube-controller-manager'.length });
     expect(cols.map((c) => c.key)).toEqual(['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held']);
+  });
+  it('below 100 columns drops ACQUIRED and HELD so that the lease name stays whole', () => {
+    const cols = layoutLeaseColumns({ leases: [row as never] }, 80);
+    expect(cols.map((c) => c.key)).toEqual(['lease', 'holder', 'state', 'renewed', 'transitions']);
+    expect(cols[0]).toMatchObject({ key: 'lease', width: 'kube-system/kube-controller-manager'.length });
+    expect(cols.reduce((n, c) => n + c.width + 1, 0)).toBeLessThanOrEqual(80);
   });
   it('adds strategy and master columns only when some lease has them', () => {
     const cols = layoutLeaseColumns({ leases: [{ ...row, strategy: 'OldestEmulationVersion', masterStatus: [] } as never] }, 140);

@@ -1,13 +1,19 @@
 /**
  * The controllers' work queues, as a pane of the lease-watch and trace TUIs and the whole screen
  * of `queues -o tui`. Display only: it renders a QueuesView (see src/view/queues-view.ts) and
- * nothing else. Per source a summary line (or its one-line error, in yellow), then its busiest
- * queues first: deepest, then most adds per second. Absent numbers are "-".
+ * nothing else. Per source a summary line (or its error, in yellow, wrapped over as many lines as
+ * it takes: a failure is never cut short), then its busiest queues first: deepest, then most adds
+ * per second. Absent numbers are "-".
+ *
+ * The pane is built as one-line rows (queuesRows), so a screen can give it an exact row budget and
+ * scroll through it; QueuesPane renders them all.
  */
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import type { QueueRow } from '../metrics/index.js';
-import { controllerCells, queueCells, rateCell, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
+import { matchesFilter } from '../view/screen-state.js';
+import { CONTROLLER_COLUMNS, controllerCells, QUEUE_COLUMNS, queueCells, queueLabel, rateCell, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
+import { fit, Line, wrap, type Row } from './frame.js';
 
 export interface QueuesPaneProps {
   view: QueuesView;
@@ -29,7 +35,7 @@ const NUMBER_COLUMNS: { title: string; width: number }[] = [
   { title: 'UNFIN', width: 7 },
   { title: 'LONGEST', width: 7 },
 ];
-const INDENT = 2;
+const INDENT = '  ';
 const GAP = 1;
 
 /** Busiest first: deepest, then most adds per second, then by name. */
@@ -37,76 +43,76 @@ export function busiestFirst(rows: readonly QueueRow[]): QueueRow[] {
   return [...rows].sort((a, b) => (b.depth ?? -1) - (a.depth ?? -1) || (b.addsPerSecond ?? -1) - (a.addsPerSecond ?? -1) || a.name.localeCompare(b.name));
 }
 
-export function QueuesPane({ view, width, maxRows = 12, title = 'Controller queues' }: QueuesPaneProps): ReactNode {
+/** A row of the pane, with what Enter shows about it. */
+export interface QueuesRow extends Row {
+  detail?: () => string[];
+}
+
+export interface QueuesRowsOptions {
+  /** Queue rows per source; the rest are counted. */
+  maxRows?: number;
+  /** Keep only queues and controllers matching it (see matchesFilter). */
+  filter?: string;
+}
+
+export function queuesRows(view: QueuesView, width: number, { maxRows = Infinity, filter = '' }: QueuesRowsOptions = {}): QueuesRow[] {
   const numbers = NUMBER_COLUMNS.reduce((n, c) => n + c.width + GAP, 0);
-  const queueWidth = Math.max(12, width - numbers - INDENT - GAP);
+  const queueWidth = Math.max(12, width - numbers - INDENT.length - GAP);
+  const out: QueuesRow[] = [];
+  if (view.sources.length === 0) out.push({ key: 'none', text: 'no metrics sources', dim: true });
+  for (const s of view.sources) sourceRows(s, queueWidth, width, maxRows, filter, out);
+  return out;
+}
+
+function sourceRows(s: QueuesSourceView, queueWidth: number, width: number, maxRows: number, filter: string, out: QueuesRow[]): void {
+  const failed = s.state === 'failed' || s.state === 'stale';
+  const head = `${s.source} · ${failed ? `${s.state}: ${s.error ?? ''}` : sourceSummary(s)}`;
+  const sourceDetail = (): string[] => [s.source, `state: ${s.state}`, ...(s.error ? [`error: ${s.error}`] : []), ...(failed ? [] : [sourceSummary(s)]), ...s.leaderElection.map((l) => `leader election ${l.name}: ${l.isLeader === null ? '-' : l.isLeader ? 'leader' : 'standby'}`)];
+  if (failed) wrap(head, width).forEach((text, i) => out.push({ key: `${s.source}#${i}`, text, color: 'yellow', detail: sourceDetail }));
+  else out.push({ key: s.source, text: head, detail: sourceDetail });
+  const matching = busiestFirst(s.queues.filter((q) => matchesFilter(filter, [queueLabel(q), s.source])));
+  const rows = matching.slice(0, maxRows);
+  if (rows.length > 0) {
+    out.push({ key: `${s.source}/header`, text: INDENT + cells(['QUEUE', ...NUMBER_COLUMNS.map((c) => c.title)], queueWidth), dim: true });
+    for (const q of rows) {
+      const c = queueCells(q);
+      out.push({
+        key: `${s.source}/q/${q.controller ?? ''}/${q.name}`,
+        text: INDENT + cells(c, queueWidth),
+        ...((q.depth ?? 0) > 0 ? { color: 'cyan' } : {}),
+        detail: () => [`queue ${queueLabel(q)} of ${s.source}`, ...QUEUE_COLUMNS.slice(1).map((t, i) => `${t.padEnd(11)} ${c[i + 1]}`)],
+      });
+    }
+    if (matching.length > rows.length) out.push({ key: `${s.source}/more`, text: `${INDENT}… ${matching.length - rows.length} more`, dim: true });
+  }
+  for (const ctl of s.controllers.filter((c) => matchesFilter(filter, [c.controller, s.source]))) {
+    const [name, rate, errors, , p50, p99, workers] = controllerCells(ctl);
+    // Results last, and only those that happened: what a cut line loses matters least.
+    const results = Object.entries(ctl.resultsPerSecond)
+      .filter(([, v]) => v !== null && v > 0)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k} ${rateCell(v)}`)
+      .join(' ');
+    const all = controllerCells(ctl);
+    out.push({
+      key: `${s.source}/c/${ctl.controller}`,
+      text: `${INDENT}controller ${name}: ${rate} reconciles/s · errors ${errors}/s · p50 ${p50} p99 ${p99} · workers ${workers}${results ? ` · ${results}` : ''}`,
+      detail: () => [`controller ${ctl.controller} of ${s.source}`, ...CONTROLLER_COLUMNS.slice(1).map((t, i) => `${t.padEnd(13)} ${all[i + 1]}`)],
+    });
+  }
+}
+
+function cells(c: readonly string[], queueWidth: number): string {
+  const [queue, ...numbers] = c;
+  return [fit(queue ?? '', queueWidth, 'middle'), ...numbers.map((n, i) => fit(n, NUMBER_COLUMNS[i]!.width))].join(' '.repeat(GAP)).trimEnd();
+}
+
+export function QueuesPane({ view, width, maxRows = 12, title = 'Controller queues' }: QueuesPaneProps): ReactNode {
+  const rows: Row[] = [...(title ? [{ key: 'title', text: title, bold: true }] : []), ...queuesRows(view, width, { maxRows })];
   return (
     <Box flexDirection="column" width={width}>
-      <Text bold>{title}</Text>
-      {view.sources.length === 0 ? <Text dimColor>no metrics sources</Text> : null}
-      {view.sources.map((s) => (
-        <SourceBlock key={s.source} source={s} queueWidth={queueWidth} maxRows={maxRows} />
-      ))}
-    </Box>
-  );
-}
-
-function SourceBlock({ source: s, queueWidth, maxRows }: { source: QueuesSourceView; queueWidth: number; maxRows: number }): ReactNode {
-  const failed = s.state === 'failed' || s.state === 'stale';
-  const rows = busiestFirst(s.queues).slice(0, maxRows);
-  const more = s.queues.length - rows.length;
-  return (
-    <Box flexDirection="column">
-      <Text wrap={failed ? 'wrap' : 'truncate-end'} {...(failed ? { color: 'yellow' } : {})}>
-        {s.source} · {failed ? `${s.state}: ${s.error ?? ''}` : sourceSummary(s)}
-      </Text>
-      {rows.length > 0 ? (
-        <Box flexDirection="column" marginLeft={INDENT}>
-          <Row cells={['QUEUE', ...NUMBER_COLUMNS.map((c) => c.title)]} queueWidth={queueWidth} dim />
-          {rows.map((q) => (
-            <Row key={`${q.controller ?? ''}/${q.name}`} cells={queueCells(q)} queueWidth={queueWidth} busy={(q.depth ?? 0) > 0} />
-          ))}
-          {more > 0 ? <Text dimColor>… {more} more</Text> : null}
-        </Box>
-      ) : null}
-      {s.controllers.length > 0 ? (
-        <Box flexDirection="column" marginLeft={INDENT}>
-          {s.controllers.map((c) => {
-            const [name, rate, errors, , p50, p99, workers] = controllerCells(c);
-            // Results last, and only those that happened: what a cut line loses matters least.
-            const results = Object.entries(c.resultsPerSecond)
-              .filter(([, v]) => v !== null && v > 0)
-              .sort(([a], [b]) => a.localeCompare(b))
-              .map(([k, v]) => `${k} ${rateCell(v)}`)
-              .join(' ');
-            return (
-              <Text key={c.controller} wrap="truncate-end">
-                controller {name}: {rate} reconciles/s · errors {errors}/s · p50 {p50} p99 {p99} · workers {workers}
-                {results ? ` · ${results}` : ''}
-              </Text>
-            );
-          })}
-        </Box>
-      ) : null}
-    </Box>
-  );
-}
-
-function Row({ cells, queueWidth, dim, busy }: { cells: string[]; queueWidth: number; dim?: boolean; busy?: boolean }): ReactNode {
-  const [queue, ...numbers] = cells;
-  return (
-    <Box>
-      <Box width={queueWidth} marginRight={GAP} flexShrink={0}>
-        <Text dimColor={dim ?? false} wrap="truncate-middle" {...(busy ? { color: 'cyan' } : {})}>
-          {queue}
-        </Text>
-      </Box>
-      {numbers.map((n, i) => (
-        <Box key={i} width={NUMBER_COLUMNS[i]!.width} marginRight={GAP} flexShrink={0}>
-          <Text dimColor={dim ?? false} wrap="truncate-end">
-            {n}
-          </Text>
-        </Box>
+      {rows.map((r) => (
+        <Line key={r.key} row={r} width={width} />
       ))}
     </Box>
   );

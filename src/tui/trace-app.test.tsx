@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { renderInk } from '../testing/ink.js';
 import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
 import type { Hop, TraceEvent } from '../trace/types.js';
-import { TraceApp, TraceScreen, nextPane } from './trace-app.js';
+import { initialScreen } from '../view/screen-state.js';
+import type { Diagnosis } from '../diagnose/index.js';
+import { TraceApp, TraceScreen, nextPane, panes, traceLayout, type DiagnosisFeed, type Pane, type PushedDiagnosis } from './trace-app.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });
@@ -42,44 +44,239 @@ const hops = [
   hop('converged/web', 'converged', ref('Deployment', 'web'), 4300, 100),
 ];
 
+const W = 100;
+const H = 30;
+const lines = (f: string): string[] => f.split('\n');
+
 describe('trace TUI', () => {
-  it('renders the tree, the timeline with latencies and the outcome', () => {
-    const ink = renderInk(<TraceScreen snapshot={snapshot(3, hops, 'converged')} pane="timeline" help={false} now={T0 + 5000} />);
+  it('renders the tree, the timeline with latencies and the outcome, in exactly the given rows and columns', () => {
+    const ink = renderInk(<TraceScreen snapshot={snapshot(3, hops, 'converged')} state={initialScreen<Pane>('timeline', ['timeline'])} now={T0 + 5000} width={W} height={H} />);
     const f = ink.frame();
     expect(f).toContain('Deployment/web in demo');
-    expect(f).toContain('converged · 4.30s');
+    expect(f).toContain('converged — Deployment/web converged: 3 updated · 4.30s');
     expect(f).toContain('ReplicaSet/web-abc 3/3 ready');
-    expect(f).toContain('Pod/web-abc-2 Running kwok-node-0');
     expect(f).toMatch(/\+4\.20s\s+\(\+4\.16s\)\s+Pod\/web-abc-0\s+ready/);
     expect(f).toContain('slowest hop Pod/web-abc-0 ready +4.16s');
+    expect(lines(f)).toHaveLength(H);
+    for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(W);
     ink.unmount();
   });
 
-  it('keeps the tree bounded for a target with 10,000 Pods', () => {
-    const ink = renderInk(<TraceScreen snapshot={snapshot(10_000, hops)} pane="timeline" help={false} now={T0 + 5000} treeRows={20} />);
+  it('fits 80x24 with a 10,000-Pod tree: the focused pane gets the rows, the others keep a few', () => {
+    const big = snapshot(10_000, hops);
+    const ink = renderInk(<TraceScreen snapshot={big} state={initialScreen<Pane>('tree', ['timeline'])} now={T0 + 5000} width={80} height={24} />);
     const f = ink.frame();
-    expect(f).toContain('… 9982 more');
-    expect(f.split('\n').length).toBeLessThan(60);
+    expect(lines(f)).toHaveLength(24);
+    for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(80);
+    expect(f).toContain('Pod/web-abc-11 ');
+    expect(f).toContain('ReplicaSet/web-abc 10000/10000 ready');
+    expect(traceLayout(big, initialScreen<Pane>('tree'), 80, 24, undefined).rows.tree.at(-1)!.text).toBe('… 9502 more');
+    // The timeline still shows its newest hops.
+    expect(f).toContain('converged');
     ink.unmount();
   });
 
-  it('switches panes with tab, shows help with ?, and quits with q', async () => {
-    let quit = false;
+  it('lays rows out within any height, the focused pane first', () => {
+    const many = Array.from({ length: 40 }, (_, i) => hop(`ready/p${i}`, 'ready', ref('Pod', `web-abc-${i}`), 100 + i, 1));
+    const big = snapshot(50, many);
+    for (const height of [24, 45, 12]) {
+      for (const pane of panes) {
+        const l = traceLayout(big, initialScreen<Pane>(pane), 80, height, undefined);
+        expect(l.heights.tree + l.heights.timeline + l.heights.internals).toBe(height - 3);
+      }
+    }
+    const focusedTree = traceLayout(big, initialScreen<Pane>('tree'), 80, 24, undefined);
+    const focusedTimeline = traceLayout(big, initialScreen<Pane>('timeline'), 80, 24, undefined);
+    expect(focusedTree.heights.tree).toBeGreaterThan(focusedTimeline.heights.tree);
+  });
+
+  it('keys: scroll and follow, filter, Enter opens the hop, Esc leaves, tab, ?, q', async () => {
+    const quits: string[] = [];
     const listeners = new Set<(e: TraceEvent) => void>();
     let snap = snapshot(2, hops.slice(0, 2));
     const source = { snapshot: () => snap, subscribe: (fn: (e: TraceEvent) => void) => (listeners.add(fn), () => listeners.delete(fn)) };
-    const ink = renderInk(<TraceApp source={source} onQuit={() => (quit = true)} clockNow={() => T0 + 100} />);
-    await ink.waitFor('Timeline (2 hops)');
+    const ink = renderInk(<TraceApp source={source} onQuit={(how) => quits.push(how)} clockNow={() => T0 + 100} width={W} height={H} />);
+    await ink.waitFor('Timeline · 2 hops');
+    expect(ink.frame()).toContain('following');
     snap = snapshot(2, hops);
     for (const fn of listeners) fn({ type: 'hop', hop: hops[3]! });
-    await ink.waitFor('Timeline (4 hops)');
+    await ink.waitFor('Timeline · 4 hops');
+    // Up leaves follow mode; G resumes it.
+    ink.stdin.write('k');
+    await ink.waitFor('paused · G or f to follow');
+    ink.stdin.write('G');
+    await ink.waitFor('following');
+    // Filter by object kind.
+    ink.stdin.write('/');
+    await ink.waitFor('Enter keep · Esc clear');
+    ink.stdin.write('replicaset');
+    await ink.waitFor('Timeline · 1 of 4 hops');
+    ink.stdin.write('\r');
+    await ink.waitFor('filter: replicaset');
+    // Enter opens the selected (only) hop: its times, owners, events and changes.
+    ink.stdin.write('\r');
+    let f = await ink.waitFor('─ Hop ');
+    expect(f).toContain('ReplicaSet/web-abc created');
+    expect(f).toContain('received    +40ms after the trigger');
+    expect(f).toContain('owners      ReplicaSet/web-abc ← Deployment/web');
+    expect(f).toContain('Events (0)');
+    ink.stdin.write('\u001b');
+    await ink.waitFor('Timeline · 1 of 4 hops');
+    ink.stdin.write('\u001b');
+    await ink.waitFor('Timeline · 4 hops');
+    ink.stdin.write('\t');
+    f = await ink.waitFor((fr) => /─ Internals ─/.test(fr));
     ink.stdin.write('?');
-    await ink.waitFor('q quit · tab next pane');
-    expect(nextPane('timeline')).toBe('internals');
-    expect(nextPane('internals')).toBe('tree');
+    f = await ink.waitFor('─ Keys ');
+    expect(f).toContain('PgUp/PgDn');
+    expect(f).toContain('w                ');
+    ink.stdin.write('?');
+    await ink.waitFor('Timeline · 4 hops');
+    ink.stdin.write('w');
+    await ink.waitFor('─ Waterfall ');
     ink.stdin.write('q');
     await new Promise((r) => setTimeout(r, 20));
-    expect(quit).toBe(true);
+    expect(quits).toEqual(['quit']);
+    expect(nextPane('timeline')).toBe('internals');
+    expect(nextPane('internals')).toBe('tree');
     ink.unmount();
+  });
+
+  it('Ctrl+C quits as an interrupt; q typed into the filter does not quit', async () => {
+    const quits: string[] = [];
+    const source = { snapshot: () => snapshot(1, hops), subscribe: () => () => undefined };
+    const ink = renderInk(<TraceApp source={source} onQuit={(how) => quits.push(how)} width={W} height={H} />);
+    await ink.waitFor('Timeline · 4 hops');
+    ink.stdin.write('/');
+    await ink.waitFor('Enter keep');
+    ink.stdin.write('q');
+    await ink.waitFor('Timeline · 0 of 4 hops');
+    expect(quits).toEqual([]);
+    ink.stdin.write('\u0003');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(quits).toEqual(['interrupt']);
+    ink.unmount();
+  });
+
+  describe('diagnosis', () => {
+    const stuck = (pods: number): Diagnosis => ({
+      target: { kind: 'Deployment', namespace: 'demo', name: 'web' },
+      at: new Date(T0).toISOString(),
+      verdict: 'broken',
+      link: 'scheduled',
+      summary: `${pods} Pods are not scheduled: 0/2 nodes are available: 2 Insufficient cpu`,
+      evidence: Array.from({ length: pods }, (_, i) => ({
+        object: { kind: 'Pod', namespace: 'demo', name: `web-abc-${i}` },
+        source: 'condition' as const,
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
+        forMs: 45_000,
+      })),
+      next: ['kubectl describe pod web-abc-0 -n demo', 'kubectl get nodes -o wide'],
+      unseen: [],
+      links: [
+        { link: 'spec', status: 'ok', detail: '' },
+        { link: 'scheduled', status: 'broken', detail: '' },
+      ],
+    });
+    const frameFits = (f: string, w: number, h: number): void => {
+      expect(lines(f)).toHaveLength(h);
+      for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(w);
+    };
+
+    it('d computes one from the caches and shows it in a pane that fits; it scrolls and Esc closes it', async () => {
+      let calls = 0;
+      let answer!: (d: Diagnosis) => void;
+      const feed: DiagnosisFeed = {
+        diagnose: () => (calls++, new Promise<Diagnosis>((r) => (answer = r))),
+        subscribe: () => () => undefined,
+      };
+      const source = { snapshot: () => snapshot(2, hops.slice(0, 2)), subscribe: () => () => undefined };
+      const ink = renderInk(<TraceApp source={source} onQuit={() => undefined} diagnoses={feed} clockNow={() => T0} width={80} height={24} />);
+      await ink.waitFor('Timeline · 2 hops');
+      expect(ink.frame()).toContain('d diagnose');
+      ink.stdin.write('?');
+      await ink.waitFor('─ Keys ');
+      expect(ink.frame()).toMatch(/\bd\s+diagnose: where the chain is stuck/);
+      ink.stdin.write('d');
+      await ink.waitFor('─ Diagnosis · on demand at 12:00:00 ');
+      expect(ink.frame()).toContain('diagnosing: reading the caches');
+      expect(calls).toBe(1);
+      answer(stuck(12));
+      let f = await ink.waitFor('broken at "scheduled"');
+      frameFits(f, 80, 24);
+      expect(f).toContain('12 Pods are not scheduled: 0/2 nodes are available: 2 Insufficient cpu');
+      expect(f).toContain('Pod/web-abc-0  PodScheduled=False Unschedulable: 0/2 nodes are');
+      expect(f).toContain('Esc back · ↑/↓ scroll');
+      // Longer than the screen: the next commands are further down; G shows the end.
+      expect(f).not.toContain('kubectl get nodes -o wide');
+      ink.stdin.write('G');
+      f = await ink.waitFor('kubectl get nodes -o wide');
+      expect(f).toContain('links: spec ok · scheduled BROKEN');
+      expect(f).not.toContain('broken at "scheduled"');
+      frameFits(f, 80, 24);
+      ink.stdin.write('g');
+      await ink.waitFor('broken at "scheduled"');
+      // d again computes a fresh one.
+      ink.stdin.write('d');
+      await ink.waitFor('diagnosing: reading the caches');
+      expect(calls).toBe(2);
+      answer(stuck(1));
+      await ink.waitFor('1 Pods are not scheduled');
+      ink.stdin.write('\u001b');
+      f = await ink.waitFor('Timeline · 2 hops');
+      expect(f).not.toContain('Diagnosis');
+      ink.unmount();
+    });
+
+    it('a failed diagnosis says why, on screen', async () => {
+      const feed: DiagnosisFeed = { diagnose: () => Promise.reject(new Error('nodes is forbidden: User "viewer" cannot get resource "nodes"')), subscribe: () => () => undefined };
+      const source = { snapshot: () => snapshot(1, hops), subscribe: () => () => undefined };
+      const ink = renderInk(<TraceApp source={source} onQuit={() => undefined} diagnoses={feed} width={W} height={H} />);
+      await ink.waitFor('Timeline · 4 hops');
+      ink.stdin.write('d');
+      await ink.waitFor('no diagnosis: nodes is forbidden: User "viewer" cannot get resource "nodes"');
+      ink.unmount();
+    });
+
+    it('a stall or the timeout shows the diagnosis by itself; the same finding again does not reopen it', async () => {
+      const pushed = new Set<(p: PushedDiagnosis) => void>();
+      const push = (p: PushedDiagnosis): void => {
+        for (const fn of pushed) fn(p);
+      };
+      const feed: DiagnosisFeed = { diagnose: () => Promise.reject(new Error('not asked')), subscribe: (fn) => (pushed.add(fn), () => void pushed.delete(fn)) };
+      const source = { snapshot: () => snapshot(2, hops.slice(0, 2)), subscribe: () => () => undefined };
+      const ink = renderInk(<TraceApp source={source} onQuit={() => undefined} diagnoses={feed} width={80} height={24} />);
+      await ink.waitFor('Timeline · 2 hops');
+      expect(pushed.size).toBe(1);
+      push({ diagnosis: stuck(2), why: 'no new hop for 20s' });
+      let f = await ink.waitFor('─ Diagnosis · no new hop for 20s ');
+      expect(f).toContain('broken at "scheduled"');
+      expect(f).toContain('Insufficient cpu');
+      frameFits(f, 80, 24);
+      ink.stdin.write('\u001b');
+      await ink.waitFor('Timeline · 2 hops');
+      // A further stall with the same finding stays closed; the timeout opens it again.
+      push({ diagnosis: stuck(2), why: 'no new hop for 40s' });
+      // (w switches the main pane only when no detail is open.)
+      ink.stdin.write('w');
+      f = await ink.waitFor('─ Waterfall ');
+      expect(f).not.toContain('Diagnosis');
+      push({ diagnosis: stuck(2), why: 'timed out after 1m', ended: true });
+      f = await ink.waitFor('─ Diagnosis · timed out after 1m ');
+      expect(f).toContain('broken at "scheduled"');
+      // While the filter is being typed, it still opens (the prompt closes).
+      ink.stdin.write('\u001b');
+      await ink.waitFor('─ Waterfall ');
+      ink.stdin.write('/');
+      await ink.waitFor('Enter keep · Esc clear');
+      push({ diagnosis: stuck(3), why: 'no new hop for 20s' });
+      f = await ink.waitFor('3 Pods are not scheduled');
+      expect(f).not.toContain('Enter keep · Esc clear');
+      ink.unmount();
+      expect(pushed.size).toBe(0);
+    });
   });
 });

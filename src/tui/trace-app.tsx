@@ -1,120 +1,282 @@
 /**
- * The trace TUI. TraceApp (container) subscribes to the tracer and re-reads its snapshot at most
- * ten times a second; TraceScreen (display) only renders props. Panes: tree, timeline, internals
- * (tab switches which one is large); q quits, ? toggles help. Finished hops go to <Static> so a long
- * trace stays cheap to redraw.
+ * The trace TUI. TraceApp (container) subscribes to the tracer, re-reads its snapshot at most ten
+ * times a second, owns the screen state and the keys; TraceScreen (display) renders props into
+ * exactly the terminal's rows and columns (see mount.tsx for the screen model).
+ *
+ * Panes, top to bottom: the tree (the target and what it owns, live), the main pane (the timeline
+ * of hops, or with `w` the waterfall), and the internals (our informers and workqueue, and the
+ * controllers' queues with --metrics). The focused pane gets the rows it wants first; the others
+ * keep a few. Enter on a hop opens its detail; Enter on a tree line filters the timeline to that
+ * object.
  */
-import { Box, Static, Text, useApp, useInput } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { diagnosisText, type Diagnosis } from '../diagnose/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
-import { hopLine, summarise, summaryLines, treeLines } from '../view/trace-view.js';
-import { Throttle } from './throttle.js';
-import { QueuesPane } from './queues-pane.js';
-import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { hopDetailLines } from '../view/hop-detail.js';
 import type { QueuesView } from '../view/queues-view.js';
+import { allocateRows, filterMatcher, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
+import { hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
+import { Footer, Line, Pane, PaneTitle, Screen, TextPane, wrapRows, type Row } from './frame.js';
+import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
+import { queuesRows, type QueuesRow } from './queues-pane.js';
+import { Throttle } from './throttle.js';
+import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { TraceWaterfallPane } from './waterfall-pane.js';
 
 export interface TraceSource {
   snapshot(): TraceSnapshot;
   subscribe(fn: (e: TraceEvent) => void): () => void;
 }
 
-export const panes = ['tree', 'timeline', 'internals'] as const;
+export const panes = ['timeline', 'internals', 'tree'] as const;
 export type Pane = (typeof panes)[number];
+/** What the main pane shows. */
+export type MainView = 'timeline' | 'waterfall';
+
+const OWN_KEYS: readonly KeyHelp[] = [
+  { keys: 'w', what: 'waterfall / timeline in the main pane' },
+  { keys: 'd', what: 'diagnose: where the chain is stuck, from the caches now (again: refresh)' },
+];
+const HINTS = '? keys · / filter · Enter detail · tab pane · w waterfall · d diagnose · q quit';
+/** The detail key of the diagnosis (a detail without a pane, so no hop or row key can clash). */
+const DIAGNOSIS = 'diagnosis';
+
+/**
+ * Where the chain is stuck. `diagnose` computes one now from the trace's caches (the `d` key);
+ * the trace pushes its own through `subscribe` when it stalls (--stall) or ends without
+ * converging, and the screen shows those by itself.
+ */
+export interface DiagnosisFeed {
+  diagnose(): Promise<Diagnosis>;
+  subscribe(fn: (pushed: PushedDiagnosis) => void): () => void;
+}
+
+export interface PushedDiagnosis {
+  diagnosis: Diagnosis;
+  /** What prompted it: `no new hop for 20s`, `timed out after 2m`. */
+  why: string;
+  /** The trace ended without converging: the last word, shown even when the finding is the same. */
+  ended?: boolean;
+}
+
+/** The diagnosis pane's content: being computed, computed, or why it could not be. */
+export type DiagnosisShown = { state: 'running'; why: string } | { state: 'done'; why: string; diagnosis: Diagnosis } | { state: 'failed'; why: string; error: string };
+
+/** The diagnosis as the CLI prints it, a row a line: headings bold, the verdict coloured. */
+export function diagnosisRows(shown: DiagnosisShown): Row[] {
+  if (shown.state === 'running') return [{ key: 'running', text: 'diagnosing: reading the caches, the Nodes and the leader Leases…', dim: true }];
+  if (shown.state === 'failed') return [{ key: 'failed', text: `no diagnosis: ${shown.error}`, color: 'red' }];
+  const d = shown.diagnosis;
+  const verdictColour = d.verdict === 'broken' ? 'red' : d.verdict === 'healthy' ? 'green' : 'yellow';
+  return diagnosisText(d)
+    .trimEnd()
+    .split('\n')
+    .map((text, i) => ({ key: String(i), text, bold: !text.startsWith(' '), color: i === 0 ? verdictColour : undefined }));
+}
+/** Tree lines built at most: a target with 10,000 Pods must stay cheap to redraw. */
+const TREE_LIMIT = 500;
+const HEADER_ROWS = 2;
+const FOOTER_ROWS = 1;
 
 export function nextPane(p: Pane): Pane {
   return panes[(panes.indexOf(p) + 1) % panes.length]!;
 }
 
+export interface TraceLayout {
+  /** Every line's key, per pane (the keys move through these). */
+  keys: Record<Pane, readonly string[]>;
+  /** The lines: the whole list for the tree and internals; for the timeline only those on screen. */
+  rows: Record<Pane, Row[]>;
+  /** Index of each pane's first row in its whole list. */
+  first: Record<Pane, number>;
+  windows: Record<Pane, ListWindow>;
+  heights: Record<Pane, number>;
+  /** Rows between the header and the footer. */
+  body: number;
+  /** The detail or help text, when one is open. */
+  text: { title: string; lines: Row[] } | undefined;
+  hopsShown: number;
+}
+
+function hopColour(h: Hop): string | undefined {
+  if (h.kind === 'converged') return 'green';
+  if (h.kind === 'failed' || h.kind === 'not-ready') return 'red';
+  if (h.kind === 'deleted' || h.kind === 'terminating') return 'yellow';
+  return undefined;
+}
+
+/** Everything TraceScreen draws and the keys need, for a terminal of `width` × `height`. Pure. */
+export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, width: number, height: number, queues: QueuesView | undefined, diagnosis?: DiagnosisShown): TraceLayout {
+  const body = Math.max(0, height - HEADER_ROWS - FOOTER_ROWS);
+  const f = state.filter;
+  // By object or hop kind: `pod ready`, `web-abc`, `scaled`.
+  const match = filterMatcher(f);
+  const hops = f ? snapshot.hops.filter((h) => match([`${h.object.kind}/${h.object.name}`, h.kind, hopTitle(h)])) : snapshot.hops;
+  // The object column as wide as the longest name shown (at most the text output's 34), so a
+  // narrow terminal keeps room for what happened.
+  let objectWidth = 10;
+  for (const h of hops) objectWidth = Math.max(objectWidth, Math.min(34, h.object.kind.length + 1 + h.object.name.length));
+  const built = treeLines(snapshot.tree, TREE_LIMIT);
+  const tree: Row[] = built.lines
+    .filter((l) => matchesFilter(f, [l.label, l.status]))
+    .map((l) => ({
+      key: l.label,
+      text: `${'  '.repeat(l.depth)}${l.label} ${l.status}${l.node ? ` ${l.node}` : ''}${l.restarts ? ` restarts ${l.restarts}` : ''}`,
+      color: l.deleting ? 'yellow' : l.ready ? undefined : 'cyan',
+    }));
+  if (built.hidden > 0) tree.push({ key: 'more', text: `… ${built.hidden} more`, dim: true });
+  const internals: QueuesRow[] = [];
+  for (const i of snapshot.informers) {
+    internals.push({ key: `informer/${i.name}`, text: `${i.description}: ${i.objects} objects · +${i.events.ADDED} ~${i.events.MODIFIED} -${i.events.DELETED} · ${i.bookmarks} bookmarks · ${i.relists} relists · ${i.watchRestarts} watch restarts · backlog ${i.backlog}` });
+  }
+  const q = snapshot.queue;
+  if (q) internals.push({ key: 'workqueue', text: `workqueue ${q.name}: depth ${q.depth} · adds ${q.adds} · retries ${q.retries} · reconciles ${snapshot.reconciles}` });
+  const burst = snapshot.burst ? summaryLines(summarise(snapshot, 0)).find((l) => l.startsWith('burst')) : undefined;
+  if (burst) internals.push({ key: 'burst', text: burst });
+  if (queues) internals.push({ key: 'queues', text: 'Controller queues', bold: true }, ...queuesRows(queues, width, { filter: f }));
+
+  const keys: Record<Pane, readonly string[]> = { timeline: hops.map((h) => h.id), tree: tree.map((r) => r.key), internals: internals.map((r) => r.key) };
+  const heights = allocateRows(
+    body,
+    [
+      // A pane without the focus keeps a share of a tall terminal, not only its minimum.
+      { key: 'tree', want: tree.length + 1, min: Math.max(4, Math.floor(body / 4)) },
+      { key: 'timeline', want: hops.length + 1, min: 6, fill: true },
+      { key: 'internals', want: internals.length + 1, min: Math.max(3, Math.floor(body / 6)) },
+    ],
+    state.pane,
+  );
+  const windows = Object.fromEntries(panes.map((p) => [p, resolveNav(navOf(state, p), keys[p], Math.max(1, heights[p] - 1))])) as Record<Pane, ListWindow>;
+  // Only the hops on screen become lines: a 1,000-replica rollout has thousands of them.
+  const top = windows.timeline.top;
+  const timeline: Row[] = hops.slice(top, top + Math.max(0, heights.timeline - 1)).map((h) => ({ key: h.id, text: hopLine(h, objectWidth), color: hopColour(h) }));
+  const rows: Record<Pane, Row[]> = { timeline, tree, internals };
+
+  let text: TraceLayout['text'];
+  if (state.help) {
+    text = { title: 'Keys', lines: [...helpLines(OWN_KEYS), '', 'tree: the target and what it owns, live; Enter filters the timeline to the object', 'timeline: the hops since the trigger, in time order; Enter opens one', 'internals: our informers and workqueue; with --metrics the controllers\u2019 queues'].map((t, i) => ({ key: String(i), text: t })) };
+  } else if (state.detail === DIAGNOSIS && state.detailPane === undefined) {
+    text = diagnosis ? { title: `Diagnosis · ${diagnosis.why}`, lines: diagnosisRows(diagnosis) } : { title: 'Diagnosis', lines: [{ key: '0', text: 'no diagnosis yet' }] };
+  } else if (state.detail !== undefined) {
+    if (state.detailPane === 'internals') {
+      const row = internals.find((r) => r.key === state.detail);
+      text = { title: 'Detail', lines: (row?.detail?.() ?? [row?.text ?? 'no longer shown']).map((t, i) => ({ key: String(i), text: t })) };
+    } else {
+      const hop = snapshot.hops.find((h) => h.id === state.detail);
+      text = { title: 'Hop', lines: hop ? hopDetailLines(hop, snapshot).map((l, i) => ({ key: String(i), text: l.text, bold: l.heading })) : [{ key: '0', text: 'the hop is gone' }] };
+    }
+  }
+  return { keys, rows, first: { timeline: top, tree: 0, internals: 0 }, windows, heights, body, text: text && { ...text, lines: wrapRows(text.lines, width) }, hopsShown: hops.length };
+}
+
 export interface TraceScreenProps {
   snapshot: TraceSnapshot;
-  pane: Pane;
-  help: boolean;
+  state: ScreenState<Pane>;
+  main?: MainView;
   now: number;
-  /** Rows the tree may take before it is cut (a target with 10,000 Pods must stay cheap). */
-  treeRows?: number;
+  width: number;
+  height: number;
   /** The controllers' queues (--metrics), shown under Internals. */
   queues?: QueuesView | undefined;
+  /** traceLayout of these props, when the caller has it already. */
+  layout?: TraceLayout | undefined;
+  /** The diagnosis, shown while the state has it open. */
+  diagnosis?: DiagnosisShown | undefined;
 }
 
-function HopRow({ hop }: { hop: Hop }): React.JSX.Element {
-  const colour = hop.kind === 'converged' ? 'green' : hop.kind === 'failed' || hop.kind === 'not-ready' ? 'red' : hop.kind === 'deleted' || hop.kind === 'terminating' ? 'yellow' : undefined;
-  return <Text {...(colour ? { color: colour } : {})}>{hopLine(hop)}</Text>;
-}
-
-export function TraceScreen({ snapshot, pane, help, now, treeRows = 20, queues }: TraceScreenProps): React.JSX.Element {
+export function TraceScreen({ snapshot, state, main = 'timeline', now, width, height, queues, layout: given, diagnosis }: TraceScreenProps): React.JSX.Element {
   const sum = summarise(snapshot, now);
-  const tree = treeLines(snapshot.tree, pane === 'tree' ? treeRows * 2 : treeRows);
-  const q = snapshot.queue;
+  const layout = given ?? traceLayout(snapshot, state, width, height, queues, diagnosis);
+  const { rows, windows, heights } = layout;
+  const outcomeColour = sum.outcome === 'converged' || sum.outcome === 'no-rollout' || sum.outcome === 'deleted' ? 'green' : sum.outcome === 'running' ? 'cyan' : 'red';
+  const tl = navOf(state, 'timeline');
+  const shown = layout.hopsShown === snapshot.hops.length ? `${snapshot.hops.length} hops` : `${layout.hopsShown} of ${snapshot.hops.length} hops`;
   return (
-    <Box flexDirection="column">
-      <Box>
-        <Text bold>{sum.target}</Text>
-        <Text> · {sum.trigger}</Text>
+    <Screen width={width} height={height}>
+      <Box width={width} height={1} flexShrink={0}>
+        <Text wrap="truncate-end">
+          <Text bold>{sum.target}</Text> · {sum.trigger}
+        </Text>
       </Box>
-      <Text color={sum.outcome === 'converged' || sum.outcome === 'no-rollout' || sum.outcome === 'deleted' ? 'green' : sum.outcome === 'running' ? 'cyan' : 'red'}>
-        {sum.outcome}
-        {sum.elapsedMs !== undefined ? ` · ${formatDuration(sum.elapsedMs)}` : ''}
-        {sum.slowestHop ? ` · slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : ''}
-      </Text>
-      {help ? (
-        <Box borderStyle="round" flexDirection="column" paddingX={1}>
-          <Text>q quit · tab next pane · ? help</Text>
-          <Text>tree: the target and what it owns, live · timeline: hops since the trigger · internals: informers and our workqueue</Text>
-        </Box>
-      ) : null}
-      <Box flexDirection="column" borderStyle={pane === 'tree' ? 'double' : 'single'} paddingX={1}>
-        <Text bold>Tree</Text>
-        {tree.lines.map((l, i) => (
-          <Text key={i} {...(l.deleting ? { color: 'yellow' } : l.ready ? {} : { color: 'cyan' })}>
-            {'  '.repeat(l.depth)}
-            {l.label} {l.status}
-            {l.node ? ` ${l.node}` : ''}
-            {l.restarts ? ` restarts ${l.restarts}` : ''}
-          </Text>
-        ))}
-        {tree.hidden > 0 ? <Text dimColor>… {tree.hidden} more</Text> : null}
-      </Box>
-      <Box flexDirection="column" borderStyle={pane === 'timeline' ? 'double' : 'single'} paddingX={1}>
-        <Text bold>Timeline ({snapshot.hops.length} hops)</Text>
-        {snapshot.hops.slice(pane === 'timeline' ? -30 : -8).map((h) => (
-          <HopRow key={h.id} hop={h} />
-        ))}
-      </Box>
-      <Box flexDirection="column" borderStyle={pane === 'internals' ? 'double' : 'single'} paddingX={1}>
-        <Text bold>Internals</Text>
-        {snapshot.informers.map((i) => (
-          <Text key={i.name}>
-            {i.description}: {i.objects} objects · +{i.events.ADDED} ~{i.events.MODIFIED} -{i.events.DELETED} · {i.bookmarks} bookmarks · {i.relists} relists · {i.watchRestarts} watch restarts · backlog {i.backlog}
-          </Text>
-        ))}
-        {q ? (
-          <Text>
-            workqueue {q.name}: depth {q.depth} · adds {q.adds} · retries {q.retries} · reconciles {snapshot.reconciles}
-          </Text>
-        ) : null}
-        {snapshot.burst ? <Text>{summaryLines(sum).find((l) => l.startsWith('burst'))}</Text> : null}
-        {queues ? <QueuesPane view={queues} width={96} maxRows={pane === 'internals' ? 20 : 5} /> : null}
-      </Box>
-      {snapshot.outcome ? <Text>{sum.message}</Text> : null}
+      <Line
+        width={width}
+        row={{
+          key: 'status',
+          color: outcomeColour,
+          text: [
+            sum.outcome + (sum.message && sum.outcome !== 'running' ? ` — ${sum.message}` : ''),
+            sum.elapsedMs !== undefined ? formatDuration(sum.elapsedMs) : undefined,
+            sum.slowestHop ? `slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : undefined,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        }}
+      />
+      {layout.text ? (
+        <TextPane title={layout.text.title} lines={layout.text.lines} top={state.textTop} height={layout.body} width={width} />
+      ) : (
+        <>
+          <Pane title={`Tree`} rows={rows.tree} window={windows.tree} height={heights.tree} width={width} focused={state.pane === 'tree'} emptyText="waiting for the first sync" />
+          {main === 'waterfall' ? (
+            <Box flexDirection="column" height={heights.timeline} flexShrink={0}>
+              <WaterfallSlot snapshot={snapshot} state={state} width={width} height={heights.timeline} focused={state.pane === 'timeline'} now={now} />
+            </Box>
+          ) : (
+            <Pane title={`Timeline · ${shown}`} right={tl.follow ? 'following' : `paused · G or f to follow`} rows={rows.timeline} first={layout.first.timeline} total={layout.hopsShown} window={windows.timeline} height={heights.timeline} width={width} focused={state.pane === 'timeline'} emptyText={snapshot.hops.length ? 'no hop matches the filter' : 'no hops yet'} />
+          )}
+          <Pane title="Internals" rows={rows.internals} window={windows.internals} height={heights.internals} width={width} focused={state.pane === 'internals'} />
+        </>
+      )}
+      <Footer state={state} hints={HINTS} width={width} />
+    </Screen>
+  );
+}
+
+/**
+ * The main pane's slot for the waterfall: `height` rows (a title row included) of `width` columns.
+ * The lanes are grouped to fit the rows (see src/view/waterfall-view.ts), so it never scrolls.
+ */
+export function WaterfallSlot({ snapshot, width, height, focused, now }: { snapshot: TraceSnapshot; state: ScreenState<Pane>; width: number; height: number; focused: boolean; now: number }): React.JSX.Element | null {
+  return (
+    <Box flexDirection="column" width={width} height={height} flexShrink={0} overflow="hidden">
+      <PaneTitle title="Waterfall" right="w timeline" focused={focused} width={width} />
+      {height > 1 ? <TraceWaterfallPane snapshot={snapshot} now={now} width={width} height={height - 1} header={false} /> : null}
     </Box>
   );
 }
 
-export function TraceApp({ source, onQuit, clockNow = Date.now, metrics }: { source: TraceSource; onQuit: () => void; clockNow?: () => number; metrics?: MetricsFeed }): React.JSX.Element {
+export type TraceExit = 'quit' | 'interrupt';
+
+export interface TraceAppProps {
+  source: TraceSource;
+  onQuit: (how: TraceExit) => void;
+  clockNow?: () => number;
+  metrics?: MetricsFeed | undefined;
+  /** Diagnoses: on `d`, and those the trace pushes (a stall, the timeout). */
+  diagnoses?: DiagnosisFeed | undefined;
+  /** Fixed size (tests); default the terminal's, re-read on resize. */
+  width?: number;
+  height?: number;
+}
+
+export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnoses, width, height }: TraceAppProps): React.JSX.Element {
   const { exit } = useApp();
+  const size = useWindowSize();
+  const w = width ?? size.columns;
+  const h = height ?? size.rows;
   const [snapshot, setSnapshot] = useState(() => source.snapshot());
-  const [pane, setPane] = useState<Pane>('timeline');
-  const [help, setHelp] = useState(false);
-  const [done, setDone] = useState<Hop[]>([]);
+  const [state, setState] = useState(() => initialScreen<Pane>('timeline', ['timeline']));
+  const [main, setMain] = useState<MainView>('timeline');
+  const [diagnosis, setDiagnosis] = useState<DiagnosisShown | undefined>();
+  /** Counts diagnoses asked for, so an older one that finishes late does not replace a newer one. */
+  const asked = useRef(0);
   const queues = useQueuesView(metrics);
   const throttle = useMemo(() => new Throttle(() => setSnapshot(source.snapshot()), 100), [source]);
   useEffect(() => {
-    const unsubscribe = source.subscribe((e) => {
-      if (e.type === 'end') setDone(source.snapshot().hops);
-      throttle.request();
-    });
+    const unsubscribe = source.subscribe(() => throttle.request());
     const tick = setInterval(() => throttle.request(), 1000);
     return () => {
       unsubscribe();
@@ -122,17 +284,91 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics }: { sou
       throttle.stop();
     };
   }, [source, throttle]);
-  useInput((input, key) => {
-    if (input === 'q') {
-      onQuit();
+
+  // The keys act on what is on screen now: the layout of the last render.
+  const layout = traceLayout(snapshot, state, w, h, queues, diagnosis);
+  const current = useRef({ layout, state });
+  current.current = { layout, state };
+
+  // Presses that arrive before the next render (typing, a paste) build on each other.
+  const update = (next: ScreenState<Pane>): void => {
+    current.current.state = next;
+    setState(next);
+  };
+  const openDiagnosis = (shown: DiagnosisShown): void => {
+    setDiagnosis(shown);
+    const s = current.current.state;
+    if (s.detail !== DIAGNOSIS || s.detailPane !== undefined) update({ ...s, editing: false, help: false, detail: DIAGNOSIS, detailPane: undefined, textTop: 0 });
+  };
+  const diagnoseNow = (): void => {
+    if (!diagnoses) {
+      openDiagnosis({ state: 'failed', why: 'on demand', error: 'this screen has no cluster connection to diagnose with' });
+      return;
+    }
+    const n = ++asked.current;
+    const why = `on demand at ${new Date(clockNow()).toISOString().slice(11, 19)}`;
+    openDiagnosis({ state: 'running', why });
+    diagnoses.diagnose().then(
+      (d) => n === asked.current && setDiagnosis({ state: 'done', why, diagnosis: d }),
+      (err: unknown) => n === asked.current && setDiagnosis({ state: 'failed', why, error: err instanceof Error ? err.message : String(err) }),
+    );
+  };
+  // The trace's own diagnoses (a stall, the timeout) open the pane by themselves; they replace
+  // any diagnosis still being computed on demand.
+  const shownKey = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!diagnoses) return undefined;
+    return diagnoses.subscribe(({ diagnosis: d, why, ended }) => {
+      asked.current++;
+      // A further stall with the same finding refreshes the pane without opening it again.
+      const key = `${d.verdict}/${d.link ?? ''}/${d.summary}`;
+      const again = shownKey.current === key && !ended;
+      shownKey.current = key;
+      if (again) setDiagnosis({ state: 'done', why, diagnosis: d });
+      else openDiagnosis({ state: 'done', why, diagnosis: d });
+    });
+    // openDiagnosis reads the current state through a ref, so it need not be a dependency.
+  }, [diagnoses]);
+  const handle = (press: Press): void => {
+    const { layout: l, state: s } = current.current;
+    if (press.action === 'interrupt' || (press.action === 'quit' && !s.editing)) {
+      onQuit(press.action === 'quit' ? 'quit' : 'interrupt');
       exit();
-    } else if (key.tab) setPane((p) => nextPane(p));
-    else if (input === '?') setHelp((h) => !h);
-  });
-  return (
-    <>
-      <Static items={done}>{(h) => <HopRow key={h.id} hop={h} />}</Static>
-      <TraceScreen snapshot={snapshot} pane={pane} help={help} now={clockNow()} queues={queues} />
-    </>
+      return;
+    }
+    if (press.action === 'diagnose' && !s.editing) {
+      diagnoseNow();
+      return;
+    }
+    if (!s.editing && !s.help && s.detail === undefined) {
+      if (press.action === 'waterfall') {
+        setMain((m) => (m === 'timeline' ? 'waterfall' : 'timeline'));
+        return;
+      }
+      if (press.action === 'open' && s.pane === 'tree') {
+        const win = l.windows.tree;
+        const row = l.rows.tree[win.index];
+        if (row && row.key !== 'more') update({ ...s, filter: row.key, pane: 'timeline', nav: { ...s.nav, timeline: { ...navOf(s, 'timeline'), follow: true } } });
+        return;
+      }
+    }
+    const ctx: ScreenContext<Pane> = {
+      panes,
+      keys: l.keys[s.pane],
+      height: Math.max(1, l.heights[s.pane] - 1),
+      textLines: l.text?.lines.length ?? 0,
+      textHeight: Math.max(1, l.body - 1),
+      openable: s.pane === 'timeline' ? main === 'timeline' : s.pane === 'internals' ? Boolean((l.rows.internals[l.windows.internals.index] as QueuesRow | undefined)?.detail) : false,
+    };
+    update(reduceScreen(s, press, ctx));
+  };
+  const { isRawModeSupported } = useStdin();
+  useInput(
+    (input, key) => {
+      for (const p of pressesOf(input, key, { w: 'waterfall', d: 'diagnose' })) handle(p);
+    },
+    { isActive: isRawModeSupported },
   );
+
+  return <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />;
 }

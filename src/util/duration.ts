@@ -34,3 +34,24 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(m / 60);
   return `${sign}${h}h${m % 60 ? `${m % 60}m` : ''}`;
 }
+
+/** A compact duration for columns: 850ms, 4.2s, 12s, 3m10s, 2h5m, 3d4h. */
+export function shortDuration(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '-';
+  const sign = ms < 0 ? '-' : '';
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${Math.round(a)}ms`;
+  if (a < 10_000) return `${sign}${(a / 1000).toFixed(1)}s`;
+  const s = Math.floor(a / 1000);
+  if (s < 60) return `${sign}${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${sign}${m}m${s % 60 ? `${s % 60}s` : ''}`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${sign}${h}h${m % 60 ? `${m % 60}m` : ''}`;
+  return `${sign}${Math.floor(h / 24)}d${h % 24 ? `${h % 24}h` : ''}`;
+}
+
+/** A duration as a flag takes it: 5000 -> "5s", 1500 -> "1500ms". */
+export function flagDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

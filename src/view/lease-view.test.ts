@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HolderTenure } from '../lease/index.js';
-import { describeChange, leaseRole, masterCell, renewCell, severityOf, shortDuration, strategyCell, tenureRows, type LeaseChange } from './lease-view.js';
+import { describeChange, leaseRole, masterCell, renewCell, severityOf, strategyCell, tenureRows, type LeaseChange } from './lease-view.js';
 
 function tenure(p: Partial<HolderTenure> & Pick<HolderTenure, 'holder' | 'firstSeenAt' | 'lastRenewSeenAt'>): HolderTenure {
   return {
@@ -64,16 +64,7 @@ describe('lease view helpers', () => {
     expect(cut[0]!.sinceLastRenewMs).toBeNull();
   });
 
-  it('formats durations compactly', () => {
-    expect([shortDuration(850), shortDuration(4_200), shortDuration(12_400), shortDuration(190_000), shortDuration(7_500_000), shortDuration(3 * 86_400_000 + 4 * 3_600_000), shortDuration(null)]).toEqual([
-      '850ms',
-      '4.2s',
-      '12s',
-      '3m10s',
-      '2h5m',
-      '3d4h',
-      '-',
-    ]);
+  it('formats the renew, strategy and master cells', () => {
     expect(renewCell({ renewAgeMs: 1_234, leaseDurationSeconds: 15 })).toBe('1.2s/15s');
     expect(strategyCell({ strategy: null, preferredHolder: null })).toBe('-');
     expect(strategyCell({ strategy: 'OldestEmulationVersion', preferredHolder: 'x' })).toBe('OldestEmulationVersion, preferred x');

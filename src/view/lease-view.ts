@@ -15,6 +15,7 @@
  */
 import type { HolderTenure, LeaseEvent, LeaseSnapshot, LeaseState } from '../lease/index.js';
 import { parseMicroTime } from '../lease/index.js';
+import { shortDuration } from '../util/duration.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 export const APISERVER_IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
@@ -354,22 +355,6 @@ export function resumedChange(seq: number, role: LeaseRole, namespace: string, n
 }
 
 // ---- formatters shared by the table and the TUI ------------------------------------------------
-
-/** A compact duration for columns: 850ms, 4.2s, 12s, 3m10s, 2h5m, 3d4h. */
-export function shortDuration(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '-';
-  const sign = ms < 0 ? '-' : '';
-  const a = Math.abs(ms);
-  if (a < 1000) return `${sign}${Math.round(a)}ms`;
-  if (a < 10_000) return `${sign}${(a / 1000).toFixed(1)}s`;
-  const s = Math.floor(a / 1000);
-  if (s < 60) return `${sign}${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${sign}${m}m${s % 60 ? `${s % 60}s` : ''}`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${sign}${h}h${m % 60 ? `${m % 60}m` : ''}`;
-  return `${sign}${Math.floor(h / 24)}d${h % 24 ? `${h % 24}h` : ''}`;
-}
 
 /** The age of a time the holder wrote, relative to our now; "-" when absent. */
 export function ageOf(time: string | null, now: number): string {

@@ -3,7 +3,7 @@
  * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
  */
 import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, TraceOutcome } from '../trace/types.js';
+import type { Hop, TraceEventRef, TraceOutcome } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface TraceSummary {
@@ -45,10 +45,16 @@ export function hopTitle(h: Hop): string {
 }
 
 /** `+1.23s (+120ms)  ReplicaSet/web-7d9f  created  3 replicas  [server 12:00:01 creationTimestamp]  ScalingReplicaSet: …` */
-export function hopLine(h: Hop): string {
+export function hopLine(h: Hop, objectWidth = 34): string {
   const server = h.serverTime ? `  [server ${h.serverTime.replace(/^\d{4}-\d\d-\d\dT/, '')} ${h.serverTimeSource ?? ''}]` : '';
-  const events = h.events.length ? `  ${h.events.map((e) => `${e.reason}: ${e.note}`).join('; ')}` : '';
-  return `${pad(`+${formatDuration(h.sinceTriggerMs)}`, 9)} ${pad(`(+${formatDuration(h.sincePreviousMs)})`, 10)} ${pad(`${h.object.kind}/${h.object.name}`, 34)} ${hopTitle(h)}${h.detail ? `  ${h.detail}` : ''}${server}${events}`;
+  const events = h.events.length ? `  ${h.events.map(eventText).join('; ')}` : '';
+  const early = h.seenBeforeCause ? '  (seen before its cause)' : '';
+  return `${pad(`+${formatDuration(h.sinceTriggerMs)}`, 9)} ${pad(`(+${formatDuration(h.sincePreviousMs)})`, 10)} ${pad(`${h.object.kind}/${h.object.name}`, objectWidth)} ${hopTitle(h)}${early}${h.detail ? `  ${h.detail}` : ''}${server}${events}`;
+}
+
+/** `Scheduled: Successfully assigned …`; an Event that recurred carries its count once: `BackOff: … ×3`. */
+export function eventText(e: TraceEventRef): string {
+  return `${e.reason}: ${e.note}${e.count !== undefined && e.count > 1 ? ` ×${e.count}` : ''}`;
 }
 
 function pad(s: string, n: number): string {

@@ -1,5 +1,6 @@
 /**
- * Work queues in the manner of client-go's util/workqueue. The contract (client-go doc.go):
+ * Work queues in the manner of client-go's util/workqueue (docs/design/clientgo-semantics.md §5:
+ * what is kept and where we differ). The contract (client-go doc.go):
  *
  * - Fair: items are handed out in the order they were added, and waiting getters are served in
  *   the order they asked.
@@ -18,7 +19,7 @@
  * snapshots and Prometheus text).
  */
 export { Queue, type GetResult, type QueueConfig, type QueueInterface } from './queue.js';
-export { defaultQueueStorage, RingQueueStorage, type QueueStorage } from './queue-storage.js';
+export { RingQueueStorage, type QueueStorage } from './queue-storage.js';
 export {
   DelayingQueue,
   MAX_WAIT_MS,

@@ -78,8 +78,3 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
     this.head = 0;
   }
 }
-
-/** client-go's DefaultQueue: plain FIFO, touch ignored. */
-export function defaultQueueStorage<T>(): QueueStorage<T> {
-  return new RingQueueStorage<T>();
-}

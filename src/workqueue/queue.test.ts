@@ -1,5 +1,5 @@
-// Behaviours of client-go util/workqueue/queue_test.go (test names in brackets) plus section 5 of
-// the design notes.
+// Behaviours of client-go util/workqueue/queue_test.go (test names in brackets) plus
+// docs/design/clientgo-semantics.md §5.
 import { describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
 import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, uniqueName } from './helpers.js';
+import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, eventually, uniqueName } from './helpers.js';
 import type { KubeObject } from '../../src/kube/index.js';
 
 interface Deployment extends KubeObject {
@@ -15,29 +15,14 @@ describe('the local control plane is real', () => {
   const ns = uniqueName('it-cluster');
 
   beforeAll(async () => {
-    await createNamespace(kube, ns);
+    await createWorkloadNamespace(kube, ns);
   });
   afterAll(async () => {
     await deleteNamespace(kube, ns);
   });
 
   it('runs a 3-replica Deployment to availableReplicas=3 with the real controllers, scheduler and kwok', async () => {
-    await eventually('the namespace default ServiceAccount', async () =>
-      kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).then(() => true),
-    );
-    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      method: 'POST',
-      body: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'web' },
-        spec: {
-          replicas: 3,
-          selector: { matchLabels: { app: 'web' } },
-          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'registry.invalid/web:1' }] } },
-        },
-      },
-    });
+    await createDeployment(kube, ns, 'web', 3);
     const dep = await eventually(
       'availableReplicas=3',
       async () => {

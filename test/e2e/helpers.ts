@@ -2,10 +2,13 @@
  * Shared pieces of the e2e tests: the running local cluster, an admin client, namespaces that are
  * removed afterwards, polling, and running the plugins in-process.
  */
-import { LocalCluster } from '../../src/cluster/launcher.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SIMULATE_ANNOTATION, type SimulatedFailure } from '../../src/cluster/kwok-stages.js';
+import { LocalCluster, type ComponentName } from '../../src/cluster/launcher.js';
 import type { ProgramFactory } from '../../src/cli/run.js';
-import { runCli as runCliWith, type CliResult } from '../../src/testing/cli.js';
-import { connect, type Kube } from '../../src/kube/index.js';
+import { startCli as startCliWith, type CliResult, type LiveCli } from '../../src/testing/cli.js';
+import { ApiLeaseClient, connect, type Kube } from '../../src/kube/index.js';
 
 export function cluster(): LocalCluster {
   const c = LocalCluster.attach();
@@ -31,6 +34,36 @@ export async function createNamespace(kube: Kube, name: string): Promise<void> {
 export async function createWorkloadNamespace(kube: Kube, name: string): Promise<void> {
   await createNamespace(kube, name);
   await eventually('default ServiceAccount', () => kube.client.json(`/api/v1/namespaces/${name}/serviceaccounts/default`).then(() => true));
+}
+
+export interface DeploymentOptions {
+  /** The container's CPU request: more than any node has leaves the Pods unschedulable. */
+  cpu?: string;
+  /** A failure kwok simulates for the Pods (see SIMULATE_ANNOTATION). */
+  simulate?: SimulatedFailure;
+  /** More metadata of the Deployment itself (labels, annotations). */
+  metadata?: Record<string, unknown>;
+}
+
+/** A Deployment of Pods labelled app=NAME with one container, which kwok runs (its image is never pulled). */
+export function deploymentManifest(name: string, replicas: number, o: DeploymentOptions = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, ...o.metadata },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name }, ...(o.simulate ? { annotations: { [SIMULATE_ANNOTATION]: o.simulate } } : {}) },
+        spec: { containers: [{ name: 'app', image: 'registry.invalid/app:1', ...(o.cpu ? { resources: { requests: { cpu: o.cpu } } } : {}) }] },
+      },
+    },
+  };
+}
+
+export async function createDeployment(kube: Kube, namespace: string, name: string, replicas: number, o: DeploymentOptions = {}): Promise<void> {
+  await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments`, { method: 'POST', body: deploymentManifest(name, replicas, o) });
 }
 
 /** Waits until a Deployment's status has caught up with its spec and all `replicas` are updated and available. */
@@ -62,9 +95,104 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
   }
 }
 
-export type { CliResult } from '../../src/testing/cli.js';
+export type { CliResult, LiveCli } from '../../src/testing/cli.js';
+
+/** Starts a plugin's program in-process, as bin/ would; its output can be read while it runs. */
+export function startCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): LiveCli {
+  return startCliWith(factory, argv, { ...process.env, CI: 'true', ...options.env }, options.signal);
+}
 
 /** Runs a plugin's program in-process, as bin/ would, with captured output. */
 export function runCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<CliResult> {
-  return runCliWith(factory, argv, { ...process.env, CI: 'true', ...options.env }, options.signal);
+  return startCli(factory, argv, options).done;
+}
+
+/**
+ * Resolves with the first stderr line of a running command that matches `pattern`; fails with the
+ * command's output if it ends without writing one, or after `timeoutMs`.
+ */
+export async function stderrLine(cli: LiveCli, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+  let ended: CliResult | undefined;
+  void cli.done.then((r) => (ended = r), () => undefined);
+  const found = (): string | undefined => cli.stderr().split('\n').find((l) => pattern.test(l));
+  // null: the command ended without such a line, so there is nothing left to wait for.
+  const line = await eventually(`a stderr line matching ${pattern}`, async () => found() ?? (ended ? null : undefined), timeoutMs, 20);
+  if (line === null) throw new Error(`the command ended (exit ${ended!.code}) without a stderr line matching ${pattern}; stderr:\n${ended!.stderr}`);
+  return line;
+}
+
+interface PodLike {
+  metadata: { name: string; namespace: string; deletionTimestamp?: string; annotations?: Record<string, string> };
+  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+}
+
+/**
+ * What keeps the shared cluster usable for the tests after a fault: every node Ready, every Pod
+ * that should be Ready in kube-system and `namespaces` Ready (not finished, not terminating, not one
+ * made to fail on purpose), and the kube-controller-manager and kube-scheduler leader Leases held
+ * and renewed. Waits for it, then resolves; fails naming what is still unhealthy.
+ */
+export async function clusterHealthy(kube: Kube, namespaces: string[] = [], timeoutMs = 120_000): Promise<void> {
+  let problems: string[] = [];
+  const check = async (): Promise<boolean> => {
+    problems = [];
+    const nodes = await kube.client.json<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
+    for (const name of cluster().nodes) {
+      const n = nodes.items.find((x) => x.metadata.name === name);
+      if (!n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) problems.push(`node ${name} not Ready`);
+    }
+    for (const ns of ['kube-system', ...namespaces]) {
+      const pods = await kube.client.json<{ items: PodLike[] }>(`/api/v1/namespaces/${ns}/pods`).catch(() => ({ items: [] as PodLike[] }));
+      for (const p of pods.items) {
+        if (p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+        if (p.metadata.annotations?.['informer-trace.test/simulate']) continue;
+        if (!p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) problems.push(`Pod ${ns}/${p.metadata.name} not Ready`);
+      }
+    }
+    for (const name of ['kube-controller-manager', 'kube-scheduler']) {
+      const l = await kube.client.json<{ spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`).catch(() => undefined);
+      const renewed = l?.spec?.renewTime ? Date.parse(l.spec.renewTime) + (l.spec.leaseDurationSeconds ?? 0) * 1000 > Date.now() : false;
+      if (!l?.spec?.holderIdentity || !renewed) problems.push(`Lease kube-system/${name} not held and renewed`);
+    }
+    return problems.length === 0;
+  };
+  try {
+    await eventually('the cluster to be healthy', check, timeoutMs, 500);
+  } catch {
+    throw new Error(`the cluster is not healthy after ${timeoutMs} ms: ${problems.join('; ')}`);
+  }
+}
+
+/** Which kube-controller-manager instance holds the lease: it logs the event "<identity> became leader". */
+export function componentHolding(identity: string): ComponentName | undefined {
+  for (const name of ['kube-controller-manager', 'kube-controller-manager-2'] as const) {
+    let log = '';
+    try {
+      log = readFileSync(join(cluster().logDir, `${name}.log`), 'utf8');
+    } catch {
+      continue;
+    }
+    if (log.includes(`message="${identity} became leader"`)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * After a failover test: the first kube-controller-manager running and leading, the second stopped
+ * (it does not release on SIGTERM, so that takes one more lease duration).
+ */
+export async function firstControllerManagerLeads(victim: ComponentName | undefined): Promise<void> {
+  const c = cluster();
+  const leases = new ApiLeaseClient(adminKube().client);
+  if (victim === 'kube-controller-manager') await c.startComponentAgain('kube-controller-manager');
+  await c.stopComponent('kube-controller-manager-2');
+  await eventually(
+    'the first kube-controller-manager to lead again',
+    async () => {
+      const holder = (await leases.get('kube-system', 'kube-controller-manager'))?.spec?.holderIdentity;
+      return holder ? componentHolding(holder) === 'kube-controller-manager' : false;
+    },
+    60_000,
+    500,
+  );
 }

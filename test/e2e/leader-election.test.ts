@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiLeaseClient } from '../../src/kube/index.js';
-import { LeaderElector, LeaseLock, LeaseObserver, DEFAULT_LEASE_DURATION_MS, DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR } from '../../src/lease/index.js';
+import { LeaseObserver } from '../../src/lease/index.js';
+import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR, LeaderElector } from '../../src/lease/leader-elector.js';
+import { LeaseLock } from '../../src/lease/lease-lock.js';
 import { adminKube, createNamespace, deleteNamespace, eventually, uniqueName } from './helpers.js';
 
 interface Candidate {
@@ -102,7 +104,9 @@ describe('leader election on the real API server', () => {
 
     // 2. Stop C WITHOUT release: its Lease is left to expire, so D waits about LeaseDuration.
     const d = start('candidate-d', true);
-    await new Promise((r) => setTimeout(r, 500)); // let D observe C's current record first
+    // D must have read C's record before C stops, so that D's wait runs from a sighting of C's
+    // lease and the hand-over below measures about one LeaseDuration.
+    await eventually('candidate-d to observe candidate-c leading', async () => d.elector.getLeader() === 'candidate-c', 10_000, 20);
     t0 = Date.now();
     c.controller.abort();
     await c.done;

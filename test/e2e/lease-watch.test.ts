@@ -3,15 +3,12 @@
  * (two instances, the leader killed without releasing), a node lease going stale when kwok stops
  * heartbeating, the master-status metric beside the lease, and the bad-input answers.
  */
-import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ComponentName } from '../../src/cluster/launcher.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import type { LeaseChange, LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, eventually, runCli } from './helpers.js';
+import { adminKube, cluster, componentHolding, eventually, firstControllerManagerLeads, runCli, startCli } from './helpers.js';
 
 /** KCM's defaults: --leader-elect-lease-duration=15s, --leader-elect-retry-period=2s; client-go's jitter 1.2. */
 const LEASE_DURATION_MS = 15_000;
@@ -19,32 +16,11 @@ const RETRY_MS = 2_000 * 1.2;
 /** kwok in the launcher: --node-lease-duration-seconds=40. */
 const NODE_LEASE_DURATION_MS = 40_000;
 
-
-/** Like runCli, but the output can be read while the command runs. */
-function startCli(argv: string[]): LiveCli {
-  return startCliWith(createLeaseWatchProgram, argv, { ...process.env, CI: 'true' });
-}
-
 function ndjson(text: string): LeaseChange[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as LeaseChange);
-}
-
-/** Which instance holds the lease: kube-controller-manager logs the event "<identity> became leader". */
-function componentHolding(identity: string): ComponentName | undefined {
-  const c = cluster();
-  for (const name of ['kube-controller-manager', 'kube-controller-manager-2'] as const) {
-    let log = '';
-    try {
-      log = readFileSync(join(c.logDir, `${name}.log`), 'utf8');
-    } catch {
-      continue;
-    }
-    if (log.includes(`message="${identity} became leader"`)) return name;
-  }
-  return undefined;
 }
 
 describe('kubectl lease-watch on the real control plane', () => {
@@ -85,7 +61,7 @@ describe('kubectl lease-watch on the real control plane', () => {
       const other = snapshot.leases[0]!.masterStatus!.find((m) => m.source !== victimUrl);
       if (other) expect(other.value).toBe(0); // a candidate that never led may not report the series at all
 
-      const live = startCli(['-n', 'kube-system', '-o', 'ndjson', '--for', '35s', '--kubeconfig', kubeconfig]);
+      const live = startCli(createLeaseWatchProgram, ['-n', 'kube-system', '-o', 'ndjson', '--for', '35s', '--kubeconfig', kubeconfig]);
       await eventually('lease-watch to sync', async () => live.stderr().includes('streaming holder changes'), 30_000, 50);
       const killedAt = Date.now();
       await c.killComponent(victim!);
@@ -119,25 +95,14 @@ describe('kubectl lease-watch on the real control plane', () => {
       expect(after?.spec?.holderIdentity).toBe(acquired!.holder);
       expect(componentHolding(acquired!.holder!)).toBe(victim === 'kube-controller-manager' ? 'kube-controller-manager-2' : 'kube-controller-manager');
     } finally {
-      // Leave one kube-controller-manager, the first, leading for the tests that follow (the
-      // second does not release on SIGTERM, so that takes one more lease duration).
-      if (victim === 'kube-controller-manager') await c.startComponentAgain('kube-controller-manager');
-      await c.stopComponent('kube-controller-manager-2');
-      await eventually(
-        'the first kube-controller-manager to lead again',
-        async () => {
-          const holder = (await leases.get('kube-system', 'kube-controller-manager'))?.spec?.holderIdentity;
-          return holder ? componentHolding(holder) === 'kube-controller-manager' : false;
-        },
-        60_000,
-        500,
-      );
+      // Leave one kube-controller-manager, the first, leading for the tests that follow.
+      await firstControllerManagerLeads(victim);
     }
   });
 
   it('a node lease goes stale when kwok stops heartbeating', async () => {
-    const snapshot = startCli(['-n', 'kube-node-lease', '-o', 'json', '--for', '55s', '--kubeconfig', kubeconfig]);
-    const stream = startCli(['-n', 'kube-node-lease', '-o', 'ndjson', '--for', '55s', '--kubeconfig', kubeconfig]);
+    const snapshot = startCli(createLeaseWatchProgram, ['-n', 'kube-node-lease', '-o', 'json', '--for', '55s', '--kubeconfig', kubeconfig]);
+    const stream = startCli(createLeaseWatchProgram, ['-n', 'kube-node-lease', '-o', 'ndjson', '--for', '55s', '--kubeconfig', kubeconfig]);
     await eventually('both to sync', async () => snapshot.stderr().includes('watching for') && stream.stderr().includes('streaming'), 30_000, 50);
     const stoppedAt = Date.now();
     await c.stopKwok();

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createSources, MetricsPoller, MultiScraper, type MetricsSnapshot, type QueueRow, type SourceStatus } from '../../src/metrics/index.js';
-import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 
 const c = cluster();
 const kube = adminKube();
@@ -29,21 +29,8 @@ async function leaderUrl(): Promise<string> {
   return leader.source;
 }
 
-function deployment(name: string, replicas: number): unknown {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/app:1' }] } },
-    },
-  };
-}
-
 async function createReadyDeployment(name: string, replicas: number): Promise<void> {
-  await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, { method: 'POST', body: deployment(name, replicas) });
+  await createDeployment(kube, ns, name, replicas);
   await available(name, replicas);
 }
 
@@ -167,10 +154,11 @@ describe("the real kube-controller-manager's queues", () => {
 
   it('`queues -o json --for` measures the adds over the whole time, while the Deployment scales back down', async () => {
     const url = await leaderUrl();
-    const run = runCli(createInformerTraceProgram, ['queues', '--metrics', url, '--metrics-insecure-skip-tls-verify', '-o', 'json', '--for', '10s', '--queue', 'deployment,replicaset', '--kubeconfig', kubeconfig]);
-    await new Promise((r) => setTimeout(r, 1_500));
+    const run = startCli(createInformerTraceProgram, ['queues', '--metrics', url, '--metrics-insecure-skip-tls-verify', '-o', 'json', '--for', '10s', '--queue', 'deployment,replicaset', '--kubeconfig', kubeconfig]);
+    // The first scrape is the baseline: scale only once it is taken, so the adds fall in the window.
+    await stderrLine(run, /^measuring for /);
     await scale('scale', 3);
-    const res = await run;
+    const res = await run.done;
     expect(res.stderr).not.toMatch(/^error/m);
     expect(res.code).toBe(0);
     const json = JSON.parse(res.stdout) as QueuesJson;
@@ -190,13 +178,13 @@ describe("the real kube-controller-manager's queues", () => {
 
   it('`queues -o table --once` while the Deployment scales: busy rows with rates, absent numbers as "-"', async () => {
     const urls = kcmUrls();
-    const run = runCli(createInformerTraceProgram, [
+    const run = startCli(createInformerTraceProgram, [
       'queues', ...urls.flatMap((u) => ['--metrics', u]), '--metrics-insecure-skip-tls-verify',
       '-o', 'table', '--once', '--interval', '5s', '--queue', 'deployment,replicaset,cronjob', '--kubeconfig', kubeconfig,
     ]);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await stderrLine(run, /^measuring for /);
     await scale('scale', 8);
-    const res = await run;
+    const res = await run.done;
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^SOURCE\s+STATE$/m);
     expect(res.stdout).toMatch(new RegExp(`^${urls[0]!.replace(/[.]/g, '\\.')}\\s+ok · (leader|standby) · rates over [45]\\.\\d+s · \\d+ queues$`, 'm'));

@@ -16,7 +16,7 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { startCli } from '../../src/testing/cli.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
+import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
 
 const USER = 'it-rbac-reader';
 const kube = adminKube();
@@ -104,15 +104,7 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
     } as Obj);
     await createWorkloadNamespace(kube, ns);
-    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      method: 'POST',
-      body: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'web' },
-        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/app:1' }] } } },
-      },
-    });
+    await createDeployment(kube, ns, 'web', 2);
     await webAvailable();
   });
 

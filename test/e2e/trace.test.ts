@@ -1,17 +1,26 @@
 /**
- * kubectl informer-trace against the real control plane: each trigger on a 3-replica Deployment,
- * a StatefulSet restart, a burst, deletion with a finalizer, and bad input.
+ * kubectl informer-trace against the real control plane: each trigger on a Deployment of its own,
+ * a StatefulSet and a DaemonSet restart, a burst, a Job and a deletion traced with --watch, a
+ * Deployment created by --apply and one created by kubectl while --watch waits for it, and bad
+ * input. Each test makes the objects it traces, so any one of them runs alone.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { readerNamespace } from '../../src/cluster/launcher.js';
+import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
+import { parseDuration } from '../../src/util/duration.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
-import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 
 interface TraceJson {
   summary: TraceSummary;
-  trigger: { kind: string; at: number; resourceVersion: string; generation: number; writes: number };
+  trigger: { kind: string; wrote: string; at: number; resourceVersion: string; generation: number; writes: number };
   hops: Hop[];
   outcome: string;
   burst?: { writes: number; watchEvents: number; reconciles: number };
@@ -19,24 +28,21 @@ interface TraceJson {
 
 const kube = adminKube();
 const ns = uniqueName('it-trace');
-
-function deployment(name: string, replicas: number, extra: Record<string, unknown> = {}): unknown {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, ...extra },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/app:1' }] } },
-    },
-  };
-}
+const manifests = mkdtempSync(join(tmpdir(), 'it-trace-'));
+const run = promisify(execFile);
 
 async function createReadyDeployment(namespace: string, name: string, replicas: number, extra: Record<string, unknown> = {}): Promise<void> {
-  await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments`, { method: 'POST', body: deployment(name, replicas, extra) });
+  await createDeployment(kube, namespace, name, replicas, { metadata: extra });
   await deploymentAvailable(kube, namespace, name, replicas);
 }
+
+function writeManifest(name: string, replicas: number): string {
+  const file = join(manifests, `${name}.yaml`);
+  writeFileSync(file, JSON.stringify(deploymentManifest(name, replicas, { metadata: { namespace: ns } })));
+  return file;
+}
+
+const traceArgs = ['-n', ns, '--kubeconfig', cluster().kubeconfigPath];
 
 async function trace(args: string[]): Promise<{ code: number; json: TraceJson; stderr: string }> {
   const r = await runCli(createInformerTraceProgram, [...args, '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '150s']);
@@ -66,6 +72,21 @@ function at(t: TraceJson, kind: string, objectKind?: string, name?: string): Hop
   return h;
 }
 
+/**
+ * The hops are listed in the order our informers received them, and each Event appears once under
+ * a hop (no Event uid and no Event text twice).
+ */
+function expectOrderedAndEventsOnce(t: TraceJson): void {
+  for (let i = 1; i < t.hops.length; i++) expect(t.hops[i]!.observedAt, `${t.hops[i]!.id} after ${t.hops[i - 1]!.id}`).toBeGreaterThanOrEqual(t.hops[i - 1]!.observedAt);
+  for (const h of t.hops) {
+    const uids = h.events.map((e) => e.uid);
+    expect(uids.every(Boolean), h.id).toBe(true);
+    expect(new Set(uids).size, `${h.id} Event uids`).toBe(uids.length);
+    const texts = h.events.map((e) => `${e.reason}: ${e.note}`);
+    expect(new Set(texts).size, `${h.id} Event texts ${texts.join(' | ')}`).toBe(texts.length);
+  }
+}
+
 /** Each Pod's hops in causal order: created ≤ scheduled ≤ initialized ≤ containers-ready ≤ ready. */
 function expectPodChains(t: TraceJson, podNames: string[]): void {
   for (const pod of podNames) {
@@ -80,6 +101,7 @@ describe('kubectl informer-trace on the real control plane', () => {
   });
   afterAll(async () => {
     await deleteNamespace(kube, ns);
+    rmSync(manifests, { recursive: true, force: true });
   });
 
   it('--restart: the full chain from our write to convergence, in causal order', async () => {
@@ -89,6 +111,7 @@ describe('kubectl informer-trace on the real control plane', () => {
     expect(t.outcome).toBe('converged');
     expect(t.trigger.kind).toBe('restart');
     expectSaneTimes(t);
+    expectOrderedAndEventsOnce(t);
 
     const modified = at(t, 'target-modified', 'Deployment');
     expect(modified.detail).toContain(t.trigger.resourceVersion);
@@ -113,12 +136,49 @@ describe('kubectl informer-trace on the real control plane', () => {
     expect(converged.detail).toContain('NewReplicaSetAvailable');
     expect(t.summary.elapsedMs).toBe(converged.observedAt - t.trigger.at);
     expect(t.summary.slowestHop).toBeDefined();
-    // Events explain hops: the scheduler's Scheduled event is attached to a scheduled hop.
+    // Events explain hops: the scheduler's Scheduled event is attached to a scheduled hop, and each
+    // new Pod's creation carries the ReplicaSet controller's SuccessfulCreate naming that Pod only.
     expect(t.hops.some((h) => h.kind === 'scheduled' && h.events.some((e) => e.reason === 'Scheduled'))).toBe(true);
+    for (const p of newPods) {
+      for (const e of at(t, 'created', 'Pod', p).events) expect(e.note).toContain(p);
+    }
+    expect(newRs.events.filter((e) => e.reason === 'SuccessfulCreate')).toEqual([]);
+  });
+
+  it('text output: hops in time order, each Event once, either on its hop line or on one ↳ line', async () => {
+    await createReadyDeployment(ns, 'text', 2);
+    const r = await runCli(createInformerTraceProgram, ['deploy/text', '--restart', ...traceArgs, '-o', 'table', '--timeout', '150s']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    const hopLines = lines.filter((l) => /^\+\S+\s+\(\+/.test(l));
+    expect(hopLines.some((l) => /Deployment\/text\s+converged/.test(l))).toBe(true);
+    // Streamed in receive order: a line only goes back in time when it says so (↑ earlier).
+    let latest = -Infinity;
+    for (const l of hopLines) {
+      const t = parseDuration(/^\+(\S+)/.exec(l)![1]!);
+      if (/↑ earlier: before \+\S+$/.test(l)) expect(t, l).toBeLessThan(latest);
+      else {
+        expect(t, `${l}\nprinted after a hop at +${latest}ms`).toBeGreaterThanOrEqual(latest);
+        latest = t;
+      }
+    }
+    const later = lines.filter((l) => l.trimStart().startsWith('↳ ')).map((l) => l.trim());
+    expect(later.length + hopLines.filter((l) => /SuccessfulCreate|Scheduled/.test(l)).length).toBeGreaterThan(0);
+    expect(new Set(later).size, later.join('\n')).toBe(later.length);
+    for (const l of later) {
+      const text = l.replace(/^↳ /, '').replace(/\s+\([a-z-]+\)$/, '');
+      expect(hopLines.filter((h) => h.includes(text)), text).toEqual([]);
+    }
+    for (const h of hopLines) {
+      const created = /Created pod: (\S+)/g;
+      const names = [...h.matchAll(created)].map((m) => m[1]);
+      expect(new Set(names).size, h).toBe(names.length);
+    }
   });
 
   it('--annotate: the MODIFIED reaches the informer and no rollout follows', async () => {
-    const { code, json: t } = await trace(['deploy/web', '--annotate', 'example.com/touched=yes', '--settle', '3s']);
+    await createReadyDeployment(ns, 'annotated', 1);
+    const { code, json: t } = await trace(['deploy/annotated', '--annotate', 'example.com/touched=yes', '--settle', '3s']);
     expect(code).toBe(0);
     expect(t.outcome).toBe('no-rollout');
     expectSaneTimes(t);
@@ -128,10 +188,12 @@ describe('kubectl informer-trace on the real control plane', () => {
   });
 
   it('--scale: the ReplicaSet is scaled and only the new Pods are created', async () => {
-    const { code, json: t } = await trace(['deploy/web', '--scale', '5']);
+    await createReadyDeployment(ns, 'scaled', 3);
+    const { code, json: t } = await trace(['deploy/scaled', '--scale', '5']);
     expect(code).toBe(0);
     expect(t.outcome).toBe('converged');
     expectSaneTimes(t);
+    expectOrderedAndEventsOnce(t);
     expect(t.hops.some((h) => h.kind === 'created' && h.object.kind === 'ReplicaSet')).toBe(false);
     expect(at(t, 'scaled', 'ReplicaSet').detail).toBe('3→5 replicas');
     const created = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod').map((h) => h.object.name);
@@ -228,10 +290,11 @@ describe('kubectl informer-trace on the real control plane', () => {
         },
       },
     });
-    const running = runCli(createInformerTraceProgram, ['job/batch', '--watch', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '120s']);
-    await new Promise((r) => setTimeout(r, 3000));
+    const running = startCli(createInformerTraceProgram, ['job/batch', '--watch', ...traceArgs, '-o', 'json', '--timeout', '120s']);
+    // The trace has synced and taken its baseline once it says it is watching.
+    await stderrLine(running, /^watching Job\/batch for a change/);
     await kube.client.json(`/apis/batch/v1/namespaces/${ns}/jobs/batch`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { suspend: false } } });
-    const r = await running;
+    const r = await running.done;
     expect(r.code).toBe(0);
     const t = JSON.parse(r.stdout) as TraceJson;
     expect(t.trigger.kind).toBe('watch');
@@ -250,13 +313,13 @@ describe('kubectl informer-trace on the real control plane', () => {
 
   it('deletion with a finalizer: deletionTimestamp set, finalizer removed, DELETED', async () => {
     await createReadyDeployment(ns, 'held', 1, { finalizers: ['example.com/hold'] });
-    const running = runCli(createInformerTraceProgram, ['deploy/held', '--watch', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'ndjson', '--timeout', '60s']);
-    // Let the trace sync before changing anything (its first line is the watch notice on stderr).
-    await new Promise((r) => setTimeout(r, 3000));
+    const running = startCli(createInformerTraceProgram, ['deploy/held', '--watch', ...traceArgs, '-o', 'ndjson', '--timeout', '60s']);
+    await stderrLine(running, /^watching Deployment\/held for a change/);
     await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'DELETE' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The finalizer holds the Deployment until the trace has seen it terminating.
+    await eventually('the trace to report the Deployment terminating', async () => running.stdout().includes('"kind":"terminating"'), 30_000, 50);
     await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
-    const r = await running;
+    const r = await running.done;
     expect(r.code).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; hop?: Hop; outcome?: string });
     const hops = events.filter((e) => e.type === 'hop').map((e) => e.hop!);
@@ -270,6 +333,54 @@ describe('kubectl informer-trace on the real control plane', () => {
     expect(events.find((e) => e.type === 'end')?.outcome).toBe('deleted');
   });
 
+  it('--apply -f: creates the Deployment server-side and traces it to convergence; applying it again changes nothing', async () => {
+    const file = writeManifest('applied', 2);
+    const { code, json: t, stderr } = await trace(['--apply', '-f', file]);
+    expect(code).toBe(0);
+    expect(t.outcome).toBe('converged');
+    expect(t.trigger.kind).toBe('apply');
+    expect(t.trigger.wrote).toBe(`applied deployments.apps/applied in ${ns} from ${file} (server-side, field manager kubectl-informer-trace): created`);
+    expect(stderr).toContain(`wrote: ${t.trigger.wrote}`);
+    expectSaneTimes(t);
+    expectOrderedAndEventsOnce(t);
+    // The chain starts with the Deployment's creation; no "MODIFIED" hop for an object that was not there.
+    expect(t.hops[0]).toMatchObject({ kind: 'created', object: { kind: 'Deployment', name: 'applied' } });
+    expect(t.hops.some((h) => h.kind === 'target-modified')).toBe(false);
+    const rs = at(t, 'created', 'ReplicaSet');
+    const pods = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod' && h.owner?.uid === rs.object.uid).map((h) => h.object.name);
+    expect(pods).toHaveLength(2);
+    expectPodChains(t, pods);
+    expect(at(t, 'converged', 'Deployment').detail).toContain('2 updated, 2 ready, 2 available of 2');
+    const live = await kube.client.json<KubeObject>(`/apis/apps/v1/namespaces/${ns}/deployments/applied`);
+    expect(live.metadata.managedFields?.some((m) => m.manager === 'kubectl-informer-trace' && m.operation === 'Apply')).toBe(true);
+
+    const again = await trace(['deploy/applied', '--apply', '-f', file]);
+    expect(again.code).toBe(0);
+    expect(again.json.outcome).toBe('no-rollout');
+    expect(again.json.trigger.wrote).toMatch(/: unchanged$/);
+    expect(again.json.summary.message).toBe('the manifest matches Deployment/applied: the apply changed nothing');
+  });
+
+  it('--watch on a Deployment that does not exist yet waits for it, then traces its creation by kubectl to convergence', async () => {
+    const file = writeManifest('later', 2);
+    const running = startCli(createInformerTraceProgram, ['deploy/later', '--watch', ...traceArgs, '-o', 'json', '--timeout', '150s']);
+    await stderrLine(running, /^waiting for deployment\/later to be created/);
+    await run(join(cluster().binDir, 'kubectl'), ['--kubeconfig', cluster().kubeconfigPath, 'apply', '-f', file]);
+    const r = await running.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    const t = JSON.parse(r.stdout) as TraceJson;
+    expect(t.trigger.kind).toBe('watch');
+    expect(t.outcome).toBe('converged');
+    expectSaneTimes(t);
+    expectOrderedAndEventsOnce(t);
+    expect(t.hops[0]).toMatchObject({ kind: 'created', object: { kind: 'Deployment', name: 'later' }, sinceTriggerMs: 0 });
+    const pods = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod').map((h) => h.object.name);
+    expect(pods).toHaveLength(2);
+    expectPodChains(t, pods);
+    expect(at(t, 'converged', 'Deployment').observedAt).toBeGreaterThanOrEqual(Math.max(...pods.map((p) => at(t, 'ready', 'Pod', p).observedAt)));
+  });
+
   describe('bad input', () => {
     it('an unknown kind: exit 2 with close names', async () => {
       const r = await runCli(createInformerTraceProgram, ['deploymnt/web', '-n', ns, '--kubeconfig', cluster().kubeconfigPath]);
@@ -279,15 +390,23 @@ describe('kubectl informer-trace on the real control plane', () => {
     });
 
     it('an object that does not exist: exit 1 with close names', async () => {
-      const r = await runCli(createInformerTraceProgram, ['deploy/wbe', '-n', ns, '--kubeconfig', cluster().kubeconfigPath]);
+      await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, { method: 'POST', body: deploymentManifest('frontend', 1) });
+      const r = await runCli(createInformerTraceProgram, ['deploy/frontnd', ...traceArgs]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/deployments\.apps "wbe" not found in namespace/);
-      expect(r.stderr).toMatch(/did you mean "web"/);
+      expect(r.stderr).toMatch(/deployments\.apps "frontnd" not found in namespace/);
+      expect(r.stderr).toMatch(/did you mean "frontend"/);
+    });
+
+    it('--apply with a manifest file that does not exist: exit 2, one line', async () => {
+      const r = await runCli(createInformerTraceProgram, ['--apply', '-f', join(manifests, 'missing.yaml'), ...traceArgs]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/-f .*missing\.yaml: no such file/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
     });
 
     it('a trigger without the right to write: exit 3 naming what was refused, nothing written', async () => {
       const readerKube = adminKube();
-      await readerKube.client.json(`/apis/apps/v1/namespaces/${readerNamespace}/deployments`, { method: 'POST', body: deployment('ro', 1) }).catch(() => undefined);
+      await readerKube.client.json(`/apis/apps/v1/namespaces/${readerNamespace}/deployments`, { method: 'POST', body: deploymentManifest('ro', 1) }).catch(() => undefined);
       const r = await runCli(createInformerTraceProgram, ['deploy/ro', '--restart', '-n', readerNamespace, '--kubeconfig', cluster().namespaceReaderKubeconfig, '-o', 'json']);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/forbidden: user "it-ns-reader" may not patch deployments\.apps\/ro in namespace it-readonly/);
@@ -296,7 +415,8 @@ describe('kubectl informer-trace on the real control plane', () => {
     });
 
     it('a timeout before convergence: exit 1 with the hops seen so far', async () => {
-      const r = await runCli(createInformerTraceProgram, ['deploy/web', '--scale', '7', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '300ms', '--coalesce', '0ms']);
+      await createReadyDeployment(ns, 'slow', 1);
+      const r = await runCli(createInformerTraceProgram, ['deploy/slow', '--scale', '7', ...traceArgs, '-o', 'json', '--timeout', '300ms', '--coalesce', '0ms']);
       expect(r.code).toBe(1);
       const t = JSON.parse(r.stdout) as TraceJson;
       expect(t.outcome).toBe('timeout');

@@ -1,0 +1,201 @@
+// Startup of one-shot commands, side by side with kubectl, in paired runs (BENCHMARKS.md, "Startup").
+//
+//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--verbose]
+//
+// In the namespace bench-startup it creates (once) a Deployment `web` with one replica; no
+// controller needs to run. Then, run after run, in an order rotated each run:
+//   - kubectl get deploy -n bench-startup                               (the reference)
+//   - kubectl informer-trace cache deploy -n bench-startup              (bin/, as installed)
+//   - the same, V8's compile cache off (NODE_DISABLE_COMPILE_CACHE=1)
+//   - the same through dist/main.js, the modules tsc wrote, unbundled (what bin/ ran before)
+//   - kubectl informer-trace deploy/web -n bench-startup --watch: until it prints "watching …"
+// With --before DIR (another checkout, built), its bin/ runs the same two commands, for a before/after
+// in one run. Wall time is from spawn to exit (to the "watching" line for the trace); peak RSS is what
+// /usr/bin/time -f %M says (none without GNU time). Also one run of bin/ with an empty compile
+// cache (the first run after an install or a reboot).
+//
+// Prints a Markdown table (median, range, ratio to kubectl) and, with --json FILE, the samples.
+// run.mjs runs it as its `startup` phase.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../dist/kube/index.js';
+import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
+import { parseArgs } from './clients/common.mjs';
+import { fmtNum, fmtRatio, markdownTable, median } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+export const STARTUP_NS = 'bench-startup';
+const TIME = '/usr/bin/time';
+const RUN_TIMEOUT_MS = 60_000;
+
+/** kubectl: --kubectl, else the one built with the local control plane, else the one on PATH. */
+export function findKubectl(explicit) {
+  if (explicit) return explicit;
+  const cache = join(homedir(), '.cache', 'informer-trace');
+  const built = existsSync(cache)
+    ? readdirSync(cache)
+        .filter((d) => d.startsWith('k8s-'))
+        .map((d) => join(cache, d, 'bin', 'kubectl'))
+        .find((f) => existsSync(f))
+    : undefined;
+  return built ?? 'kubectl';
+}
+
+/** The namespace and its one-replica Deployment, created when missing. */
+export async function ensureTarget(kubeconfig) {
+  const { client } = connect({ kubeconfig });
+  const post = async (path, body) => {
+    try {
+      await client.json(path, { method: 'POST', body });
+    } catch (err) {
+      if (err?.code !== 409) throw err;
+    }
+  };
+  await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: STARTUP_NS } });
+  const labels = { app: 'web' };
+  await post(`/apis/apps/v1/namespaces/${STARTUP_NS}/deployments`, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: STARTUP_NS },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } } },
+  });
+}
+
+/**
+ * Runs argv once; resolves with { ms, peakRssKB }. With `until`, the run ends (SIGINT to its
+ * process group) at the first stderr line matching it, and ms is the time to that line.
+ */
+function once(argv, { env = {}, until, verbose } = {}) {
+  return new Promise((resolve, reject) => {
+    const timeFile = join(tmpdir(), `informer-trace-startup-${process.pid}-${Math.random().toString(36).slice(2)}.time`);
+    const useTime = existsSync(TIME);
+    const cmd = useTime ? TIME : argv[0];
+    const args = useTime ? ['-f', '%M', '-o', timeFile, ...argv] : argv.slice(1);
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env }, detached: true });
+    let marked;
+    let err = '';
+    const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), RUN_TIMEOUT_MS);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (verbose) process.stderr.write(d);
+      if (until && marked === undefined && until.test(err)) {
+        marked = performance.now() - t0;
+        process.kill(-child.pid, 'SIGINT');
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      clearTimeout(timer);
+      let peakRssKB = NaN;
+      try {
+        peakRssKB = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+        rmSync(timeFile, { force: true });
+      } catch {
+        // no GNU time
+      }
+      if (until ? marked === undefined : code !== 0) {
+        reject(new Error(`${argv.join(' ')} exited with ${code}${until ? ` before printing ${until}` : ''}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
+        return;
+      }
+      resolve({ ms: until ? marked : ms, peakRssKB });
+    });
+  });
+}
+
+/** The variants, each a function running it once. */
+export function startupVariants({ kubeconfig, kubectl, verbose, before }) {
+  const node = process.execPath;
+  const plugin = join(root, 'bin', 'kubectl-informer_trace');
+  const env = { KUBECONFIG: kubeconfig };
+  const unbundled = `import(${JSON.stringify(join(root, 'dist', 'main.js'))}).then((m) => m.informerTrace(process.argv.slice(1))).then((c) => process.exit(c))`;
+  const cache = ['cache', 'deploy', '-n', STARTUP_NS];
+  const trace = ['deploy/web', '-n', STARTUP_NS, '--watch', '-o', 'table'];
+  const earlier = before ? join(before, 'bin', 'kubectl-informer_trace') : undefined;
+  return [
+    { client: 'kubectl get deploy', run: () => once([kubectl, 'get', 'deploy', '-n', STARTUP_NS], { env, verbose }) },
+    { client: 'ours: cache deploy', run: () => once([plugin, ...cache], { env, verbose }) },
+    { client: 'ours: cache deploy, compile cache off', run: () => once([plugin, ...cache], { env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, verbose }) },
+    { client: 'ours: cache deploy, unbundled dist/', run: () => once([node, ...PLUGIN_NODE_FLAGS, '--input-type=module', '-e', unbundled, ...cache], { env, verbose }) },
+    { client: 'ours: trace deploy/web --watch, until "watching"', run: () => once([plugin, ...trace], { env, until: /^watching /m, verbose }) },
+    ...(earlier
+      ? [
+          { client: 'before: cache deploy', run: () => once([earlier, ...cache], { env, verbose }) },
+          { client: 'before: trace deploy/web --watch, until "watching"', run: () => once([earlier, ...trace], { env, until: /^watching /m, verbose }) },
+        ]
+      : []),
+  ];
+}
+
+/** One warm-up run each, then `runs` paired runs, the order rotated each run; samples per variant. */
+export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before }) {
+  await ensureTarget(kubeconfig);
+  const variants = startupVariants({ kubeconfig, kubectl, verbose, before });
+  for (const v of variants) await v.run();
+  const samples = new Map(variants.map((v) => [v.client, []]));
+  for (let r = 0; r < runs; r++) {
+    for (let k = 0; k < variants.length; k++) {
+      const v = variants[(k + r) % variants.length];
+      const s = await v.run();
+      samples.get(v.client).push(s);
+    }
+    log(`startup run ${r + 1}/${runs}: ${variants.map((v) => `${v.client} ${fmtNum(samples.get(v.client).at(-1).ms, 0)} ms`).join(', ')}`);
+  }
+  // The first run after an install: an empty compile cache of its own.
+  const fresh = [];
+  for (let r = 0; r < Math.min(3, runs); r++) {
+    const dir = mkdtempSync(join(tmpdir(), 'informer-trace-compile-cache-'));
+    try {
+      fresh.push(await once([join(root, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS], { env: { KUBECONFIG: kubeconfig, NODE_COMPILE_CACHE: dir }, verbose }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  samples.set('ours: cache deploy, empty compile cache (first run)', fresh);
+  return samples;
+}
+
+/** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl. */
+export function startupRows(samples) {
+  const ref = samples.get('kubectl get deploy');
+  const refMs = median(ref.map((s) => s.ms));
+  const refRss = median(ref.map((s) => s.peakRssKB / 1024));
+  const rows = [];
+  for (const [client, list] of samples) {
+    const ms = list.map((s) => s.ms);
+    const rss = list.map((s) => s.peakRssKB / 1024).filter(Number.isFinite);
+    rows.push(['startup: wall time', client, `${fmtNum(median(ms), 0)} ms`, `${fmtNum(Math.min(...ms), 0)}–${fmtNum(Math.max(...ms), 0)}`, fmtRatio(median(ms) / refMs), String(list.length)]);
+    if (rss.length) rows.push(['startup: peak RSS', client, `${fmtNum(median(rss), 0)} MiB`, `${fmtNum(Math.min(...rss), 0)}–${fmtNum(Math.max(...rss), 0)}`, fmtRatio(median(rss) / refRss), String(rss.length)]);
+  }
+  return rows;
+}
+
+export const STARTUP_HEADER = ['measurement', 'client', 'median', 'range', '÷ kubectl', 'n'];
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = parseArgs(process.argv.slice(2));
+  const runs = Number(args.runs ?? 10);
+  if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1) {
+    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--json FILE] [--verbose]\n');
+    process.exit(2);
+  }
+  const log = (s) => process.stderr.write(`[startup ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before }).then(
+    (samples) => {
+      process.stdout.write(`\n${markdownTable(STARTUP_HEADER, startupRows(samples))}\n`);
+      if (args.json) writeFileSync(args.json, JSON.stringify(Object.fromEntries(samples), null, 1));
+      process.exit(0);
+    },
+    (err) => {
+      process.stderr.write(`startup: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * `kubectl informer-trace diagnose TYPE/NAME`: where the target's reconcile chain is stuck, without
+ * any write. The trace's informers sync for the target, its descendants and the namespace's Events
+ * (no trigger is fired); the Nodes its Pods are on and the controllers' leader Leases are read once;
+ * src/diagnose names the first broken link. Exit 0 healthy, 1 a broken link, 3 could not tell.
+ */
+import { Command, Option } from 'commander';
+import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { durationFlag } from '../cli/duration-flag.js';
+import type { CommandIO } from '../cli/io.js';
+import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
+import { mergedOptions } from '../cli/options.js';
+import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis, type Seen } from '../diagnose/index.js';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { runUntilSynced } from '../informer/index.js';
+import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
+import { MetricsPoller, MultiScraper, scrapeSources, type QueueRow } from '../metrics/index.js';
+import { renderStructured } from '../output/format.js';
+import { diagnoseChain } from '../diagnose/chain.js';
+import { Tracer } from '../trace/tracer.js';
+import { formatDuration } from '../util/duration.js';
+import { splitTarget } from './trace.js';
+
+interface DiagnoseOptions extends MetricsFlagValues {
+  output: 'text' | 'json' | 'yaml';
+  grace: string;
+  children?: string;
+  syncTimeout: string;
+}
+
+export const diagnosisExitCode: Record<Diagnosis['verdict'], ExitCode> = {
+  healthy: ExitCode.Ok,
+  broken: ExitCode.CheckFailed,
+  unknown: ExitCode.Cluster,
+};
+
+export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
+  const cmd = new Command('diagnose')
+    .description("no write: where TYPE/NAME's reconcile chain is stuck — the first broken link, its evidence and the next command to run (exit 0 healthy, 1 broken, 3 could not tell)")
+    .argument('<target>', 'TYPE/NAME (deployment/web, deploy/web, sts/db, job/y, a CRD)')
+    .argument('[name]', 'NAME, when the target is given as TYPE NAME')
+    .addOption(new Option('-o, --output <format>', 'output format; json/yaml print { diagnosis: … }').choices(['text', 'json', 'yaml']).default('text'))
+    .option('--grace <duration>', 'how long a step may take before it counts as stuck rather than in progress', formatDuration(DEFAULT_GRACE_MS))
+    .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
+    .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
+    .addHelpText('after', '\nExamples:\n  kubectl informer-trace diagnose deploy/web -n demo\n  kubectl informer-trace diagnose job/migrate -n demo -o json --grace 10s\n');
+  addMetricsFlags(cmd, "the controllers' work queues as evidence (depth, retries)");
+  addConnectionFlags(cmd);
+  cmd.action(async (first: string, second: string | undefined, _o: unknown, command: Command) => {
+    const opts = mergedOptions<DiagnoseOptions & Record<string, unknown>>(command);
+    const target = splitTarget(first, second);
+    const graceMs = durationFlag('--grace', opts.grace);
+    const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+    if (!['text', 'json', 'yaml'].includes(opts.output)) throw new UsageError(`-o ${opts.output}: choose text, json or yaml`);
+    const metrics = planMetrics(opts);
+    const kube = connect(connectionFlags(opts));
+    const info = await kube.discovery.resolve(target.type);
+    const namespace = info.namespaced ? kube.connection.namespace : undefined;
+    const extraChildren: ResourceInfo[] = [];
+    for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
+
+    const controller = new AbortController();
+    const stop = (): void => controller.abort();
+    io.signal.addEventListener('abort', stop, { once: true });
+    try {
+      const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren });
+      // Events we may not read are evidence not seen, not a reason to give up on the rest.
+      const eventsUnseen = await eventsRefused(kube, namespace, controller.signal);
+      if (!eventsUnseen) await tracer.addEventsInformer();
+      await tracer.start(controller.signal, (informers) =>
+        runUntilSynced(kube, informers, {
+          signal: controller.signal,
+          timeoutMs: syncTimeoutMs,
+          onEvent: (e) => {
+            if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${e.level}: ${e.message}\n`);
+          },
+        }),
+      );
+      const queues = metrics.specs.length > 0 ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal) : undefined;
+      const diagnosis = await diagnoseChain(kube, tracer.caches(), { info, namespace, name: target.name }, { graceMs, eventsUnseen, queues, signal: controller.signal });
+      if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
+      else io.stdout.write(diagnosisText(diagnosis));
+      setExitCode(diagnosisExitCode[diagnosis.verdict]);
+    } finally {
+      io.signal.removeEventListener('abort', stop);
+      controller.abort();
+    }
+  });
+  return cmd;
+}
+
+/** Why the namespace's Events cannot be listed (403, not served), or undefined when they can. */
+async function eventsRefused(kube: Kube, namespace: string | undefined, signal: AbortSignal): Promise<string | undefined> {
+  const info = await kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
+  if (!info) return 'the API server does not serve events.k8s.io/v1';
+  try {
+    await new ResourceListerWatcher(kube.client, info, { namespace }).list({ limit: 1 }, signal);
+    return undefined;
+  } catch (err) {
+    const e = toCliError(err, { server: kube.connection.server, user: kube.connection.userName });
+    // Unreachable or unauthorised altogether: the whole command fails with it, as every command does.
+    if (!isForbidden(err)) throw e;
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** Two scrapes a second apart (rates need two): every answering source's queues, or why none answered. */
+async function readQueues(poller: MetricsPoller, signal: AbortSignal): Promise<Seen<QueueRow[]>> {
+  await poller.pollOnce(signal);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const snap = await poller.pollOnce(signal);
+  const answered = snap.sources.filter((s) => s.ok && s.stats);
+  if (answered.length === 0) return { seen: false, why: snap.sources.map((s) => `${s.source}: ${s.error ?? 'no answer'}`).join('; ') };
+  return { seen: true, value: answered.flatMap((s) => s.stats!.queues) };
+}

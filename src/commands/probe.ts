@@ -1,0 +1,161 @@
+/**
+ * `kubectl informer-trace probe`: a continuous probe, meant to run in the cluster as a Deployment.
+ * Every --interval it restarts (or scales) its canary Deployment, traces the reconcile chain to
+ * convergence, and publishes what it measured: Prometheus metrics on --listen and, with an OTLP
+ * endpoint, one OpenTelemetry trace per round. SIGTERM lets the round in progress finish (up to
+ * --shutdown-grace) and exits 0.
+ */
+import { Command, Option } from 'commander';
+import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { durationFlag } from '../cli/duration-flag.js';
+import type { CommandIO } from '../cli/io.js';
+import { mergedOptions } from '../cli/options.js';
+import type { SetExitCode } from '../cli/run.js';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { connect } from '../kube/index.js';
+import { DEFAULT_CANARY_IMAGE, DEFAULT_CANARY_NAME } from '../probe/canary.js';
+import { parseListen, serveProbe } from '../probe/server.js';
+import { parseTarget } from '../util/target.js';
+
+interface ProbeFlags {
+  target?: string;
+  canaryName: string;
+  canaryImage: string;
+  replicas: string;
+  mode: 'restart' | 'scale';
+  sizes: string;
+  interval: string;
+  timeout: string;
+  syncTimeout: string;
+  shutdownGrace: string;
+  rounds?: string;
+  listen: string;
+  otlpEndpoint?: string;
+  clusterName?: string;
+}
+
+function wholeNumber(flag: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${value}")`);
+  return Number(value);
+}
+
+function positiveDuration(flag: string, value: string): number {
+  const ms = durationFlag(flag, value);
+  if (ms <= 0) throw new UsageError(`${flag} must be a positive duration, e.g. 30s`);
+  return ms;
+}
+
+export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Command {
+  const cmd = new Command('probe')
+    .description('writes only its canary: every --interval, restart (or scale) a canary Deployment, trace the reconcile chain to convergence, and serve the latencies as Prometheus metrics and OpenTelemetry traces; runs until SIGTERM')
+    .option('--target <TYPE/NAME>', 'probe this existing Deployment instead of the canary (it is written each round, never created or deleted)')
+    .option('--canary-name <name>', 'name of the canary Deployment the probe creates when missing, in -n', DEFAULT_CANARY_NAME)
+    .option('--canary-image <image>', "the canary's container image", DEFAULT_CANARY_IMAGE)
+    .option('--replicas <n>', 'replicas of the canary when it is created', '1')
+    .addOption(new Option('--mode <mode>', 'each round restarts the rollout, or scales between the two --sizes').choices(['restart', 'scale']).default('restart'))
+    .option('--sizes <a,b>', 'the two replica counts of --mode scale', '1,2')
+    .option('--interval <duration>', 'time from the start of one round to the start of the next', '1m')
+    .option('--timeout <duration>', 'how long a round waits for convergence before it counts as timed out', '5m')
+    .option('--sync-timeout <duration>', "how long to wait for a round's informer caches to sync", '60s')
+    .option('--shutdown-grace <duration>', 'on SIGTERM, how long the round in progress may go on before it is abandoned', '20s')
+    .option('--rounds <n>', 'stop after this many rounds (default: run until stopped)')
+    .option('--listen <host:port>', 'serve /metrics, /healthz and /readyz here', ':8080')
+    .option('--otlp-endpoint <url>', 'export each round as an OpenTelemetry trace over OTLP/HTTP to this base URL (/v1/traces is added); default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT')
+    .option('--cluster-name <name>', "the k8s.cluster.name resource attribute of exported traces (default: the kubeconfig context's name)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'In a pod with no kubeconfig it connects with its service account (see deploy/probe/).',
+        '',
+        'Examples:',
+        '  kubectl informer-trace probe -n informer-trace-probe --interval 30s',
+        '  kubectl informer-trace probe -n shop --target deploy/web --mode scale --sizes 2,3 --otlp-endpoint http://jaeger-collector:4318',
+        '',
+      ].join('\n'),
+    );
+  addConnectionFlags(cmd);
+  cmd.action(async (_o: unknown, command: Command) => {
+    const opts = mergedOptions<ProbeFlags & Record<string, unknown>>(command);
+    // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
+    // to load than a one-shot command takes to run.
+    const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([import('../output/otlp.js'), import('../probe/metrics.js'), import('../probe/probe.js')]);
+    const intervalMs = positiveDuration('--interval', opts.interval);
+    const timeoutMs = positiveDuration('--timeout', opts.timeout);
+    const syncTimeoutMs = positiveDuration('--sync-timeout', opts.syncTimeout);
+    const shutdownGraceMs = durationFlag('--shutdown-grace', opts.shutdownGrace);
+    const maxRounds = opts.rounds === undefined ? 0 : wholeNumber('--rounds', opts.rounds, 1);
+    const replicas = wholeNumber('--replicas', opts.replicas, 1);
+    const listen = parseListen(opts.listen);
+    if (opts.mode !== 'restart' && opts.mode !== 'scale') throw new UsageError(`--mode ${String(opts.mode)}: choose restart or scale`);
+    const sizes = opts.sizes.split(',').map((s) => s.trim());
+    if (sizes.length !== 2) throw new UsageError(`--sizes "${opts.sizes}" is not two replica counts A,B`, { hint: 'e.g. --sizes 1,2' });
+    const [a, b] = sizes.map((s) => wholeNumber('--sizes', s, 0)) as [number, number];
+    if (opts.mode === 'scale' && a === b) throw new UsageError(`--sizes ${opts.sizes}: the two sizes must differ`);
+    const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
+
+    const kube = connect(connectionFlags(opts));
+    const namespace = kube.connection.namespace;
+    let name: string;
+    if (opts.target !== undefined) {
+      let t: { type: string; name: string };
+      try {
+        t = parseTarget(opts.target);
+      } catch (err) {
+        throw new UsageError(`--target ${(err as Error).message}`);
+      }
+      const info = await kube.discovery.resolve(t.type);
+      if (info.group !== 'apps' || info.resource !== 'deployments') throw new UsageError(`--target ${opts.target}: the probe restarts or scales a Deployment, not ${info.kind}`);
+      name = t.name;
+    } else {
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.canaryName) || opts.canaryName.length > 63) throw new UsageError(`--canary-name "${opts.canaryName}" is not a valid Deployment name`);
+      name = opts.canaryName;
+    }
+    const info = await kube.discovery.resolve('deployments.apps');
+    const log = (line: string): void => void io.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+    const metrics = new ProbeMetrics();
+    const exporter = otlp
+      ? TraceSpanExporter.otlp(otlp, {
+          serviceName: 'informer-trace-probe',
+          env: io.env,
+          resource: {
+            'k8s.cluster.name': opts.clusterName ?? kube.connection.contextName,
+            'k8s.namespace.name': namespace,
+            'k8s.deployment.name': name,
+            'server.address': kube.connection.server,
+          },
+        })
+      : undefined;
+    const probe = new Probe({
+      kube,
+      target: { info, namespace, name },
+      canary: opts.target === undefined ? { namespace, name, image: opts.canaryImage, replicas } : undefined,
+      mode: opts.mode === 'scale' ? { kind: 'scale', sizes: [a, b] } : { kind: 'restart' },
+      intervalMs,
+      timeoutMs,
+      syncTimeoutMs,
+      shutdownGraceMs,
+      maxRounds,
+      metrics,
+      exporter,
+      log,
+    });
+    const server = await serveProbe(listen, metrics, probe);
+    log(`serving /metrics, /healthz and /readyz on ${server.url}`);
+    log(
+      `probing Deployment/${name} in ${namespace} (${opts.target === undefined ? 'canary' : 'existing target'}) every ${opts.interval} by ${opts.mode === 'scale' ? `scaling between ${a} and ${b}` : 'restarting it'}` +
+        `${otlp ? `; traces to ${otlp.url}` : ''}; connected to ${kube.connection.server} (${kube.connection.source})`,
+    );
+    try {
+      await probe.run(io.signal);
+    } finally {
+      await exporter?.shutdown();
+      await server.close();
+    }
+    log(`stopped after ${probe.rounds} round${probe.rounds === 1 ? '' : 's'}`);
+    setExitCode(ExitCode.Ok, { stopIsNormal: true });
+  });
+  return cmd;
+}

@@ -1,0 +1,250 @@
+/**
+ * `kubectl informer-trace top` (and `kubectl lease-watch top`): controller health on one screen.
+ * Per component, its leader Lease (holder, renew age, transitions, last failover and its gap), the
+ * replica that leads, and that process's work queues, with one word for its state; unhealthy first.
+ * The rule behind the word is in src/view/top-view.ts.
+ *
+ * Sources are found without flags (src/metrics/discover-targets.ts says how, and which endpoints
+ * are trusted without certificate verification); --metrics adds one, or replaces what was found for
+ * a component with COMPONENT=SPEC; --explain-discovery prints how each was found.
+ *
+ * Outputs, all from the same model: the TUI on a terminal; -o table (the default otherwise) and
+ * -o json|yaml print one snapshot after two scrapes (rates need two; over --for when given);
+ * -o ndjson prints one snapshot per scrape round and one more on every Lease holder change
+ * (`trigger` says which), until --for or Ctrl+C.
+ *
+ * Failures stay local: Leases that cannot be listed, a discovery step refused, a source that
+ * answers HTML, 403 or nothing, an unknown --controller: one line each on stderr, and the rest is
+ * shown. Exit code 3 only when neither Leases nor any metrics source could be read; 1 when no
+ * component matches --controller; 2 for bad flags (nothing sent).
+ */
+import { Command, Option } from 'commander';
+import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { durationFlag } from '../cli/duration-flag.js';
+import { interactive, type CommandIO } from '../cli/io.js';
+import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
+import { mergedOptions } from '../cli/options.js';
+import { realClock } from '../clock.js';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { connect, type Kube } from '../kube/index.js';
+import { parseUserSpec } from '../metrics/index.js';
+import { renderStructured } from '../output/format.js';
+import { renderTable } from '../output/table.js';
+import { formatDuration } from '../util/duration.js';
+import type { LeaseChange } from '../view/lease-view.js';
+import { startTopSession, type TopSession } from '../view/top-session.js';
+import { COMPONENT_COLUMNS, componentCells, explainDiscovery, RECONCILE_COLUMNS, shownQueues, TOP_QUEUE_COLUMNS, topQueueCells, type TopComponent, type TopView } from '../view/top-view.js';
+
+type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+
+interface TopOptions extends MetricsFlagValues {
+  output?: OutputFormat;
+  for?: string;
+  interval: string;
+  controller: string[];
+  explainDiscovery?: boolean;
+  all?: boolean;
+  syncTimeout: string;
+}
+
+interface Plan {
+  mode: OutputFormat;
+  intervalMs: number;
+  forMs: number;
+  syncTimeoutMs: number;
+  controllers: string[];
+}
+
+function collectNames(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
+  const cmd = new Command('top')
+    .description('Controller health on one screen: each component\'s leader Lease, the replica that leads, and its work queues, unhealthy first.')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (a snapshot per scrape and per Lease change)').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .option('--controller <names>', 'only these components (Lease or component names, comma-separated, repeatable), e.g. kube-controller-manager', collectNames, [])
+    .option('--explain-discovery', 'print how each metrics source was found (on stderr)')
+    .option('-a, --all', 'with -o table: list idle queues too')
+    .option('--for <duration>', 'end by itself after this long; a json/yaml snapshot then covers the whole time')
+    .option('--interval <duration>', 'time between scrapes; rates are measured over it', '2s')
+    .option('--sync-timeout <duration>', 'how long to wait for the Lease list', '30s');
+  addMetricsFlags(cmd, 'add a metrics source, or COMPONENT=SPEC to replace what was found for a component');
+  addConnectionFlags(cmd);
+  cmd.addHelpText(
+    'after',
+    [
+      '',
+      'Found without flags: the API server; Services in kube-system labelled app.kubernetes.io/name (or k8s-app) =',
+      'kube-controller-manager / kube-scheduler, through their EndpointSlices; kubeadm static Pods; Pods with a port',
+      'named metrics / https-metrics / http-metrics or prometheus.io/scrape annotations; the Pods a Lease holder names.',
+      '',
+      'States, worst first: no leader, unreachable, stuck, retrying, backlog, ok.',
+      '',
+      'Examples:',
+      '  kubectl informer-trace top',
+      '  kubectl informer-trace top -o json --controller kube-controller-manager',
+      '  kubectl informer-trace top -o ndjson --for 2m',
+      '  kubectl informer-trace top --metrics my-operator=svc/shop/operator-metrics:8443 --explain-discovery',
+    ].join('\n'),
+  );
+  cmd.action(async (_local: TopOptions, command: Command) => {
+    const opts = mergedOptions<TopOptions>(command);
+    const plan = validate(opts, io);
+    const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    setExitCode(await runTop(kube, plan, opts, io));
+  });
+  return cmd;
+}
+
+/** Every flag checked before any request is sent. */
+function validate(opts: TopOptions, io: CommandIO): Plan {
+  const user = (opts.metrics ?? []).map(parseUserSpec);
+  planMetrics({ ...opts, metrics: user.map((u) => u.source) });
+  const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
+  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  const intervalMs = durationFlag('--interval', opts.interval);
+  if (intervalMs <= 0) throw new UsageError('--interval must be a positive duration, e.g. 2s');
+  const forMs = durationFlag('--for', opts.for);
+  if (opts.for !== undefined && forMs <= 0) throw new UsageError('--for must be a positive duration, e.g. 30s');
+  const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout);
+  for (const c of opts.controller ?? []) {
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(c)) throw new UsageError(`--controller "${c}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
+  }
+  return { mode, intervalMs, forMs, syncTimeoutMs: syncTimeoutMs || 30_000, controllers: opts.controller ?? [] };
+}
+
+async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): Promise<ExitCode> {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  io.signal.addEventListener('abort', stop, { once: true });
+  const signal = controller.signal;
+  const metricsPlan = planMetrics({ ...opts, metrics: (opts.metrics ?? []).map((s) => parseUserSpec(s).source) });
+  let session: TopSession | undefined;
+  try {
+    session = await startTopSession(kube, { signal, syncTimeoutMs: plan.syncTimeoutMs, intervalMs: plan.intervalMs, userSpecs: opts.metrics ?? [], access: metricsPlan.access });
+    if (session.leaseError) io.stderr.write(`error: leases: ${session.leaseError} (showing the queues without them)\n`);
+    for (const e of session.discoveryErrors) io.stderr.write(`error: discovery: ${e}\n`);
+    if (opts.explainDiscovery) io.stderr.write(explainDiscovery({ targets: session.targets, discoveryErrors: session.discoveryErrors }));
+    const { model, poller } = session;
+    const reportFailures = failureReporter(io);
+    poller.subscribe(() => reportFailures(model.view()));
+
+    const filter = controllerFilter(plan.controllers, io);
+    const deadline = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
+
+    if (plan.mode === 'tui') {
+      const { runTopTui } = await import('../tui/top-app.js');
+      const running = poller.run(signal);
+      await runTopTui(model, io, { signal: io.signal, forMs: plan.forMs, controllers: plan.controllers });
+      controller.abort();
+      await running;
+      // The screen is gone with the alternate buffer; the last snapshot stays readable.
+      io.stdout.write(renderTopTable(filter(model.view()), false));
+      return exitFor(model.view(), filter, io);
+    }
+
+    if (plan.mode === 'ndjson') {
+      const line = (trigger: string, change: LeaseChange | null): void => {
+        io.stdout.write(`${JSON.stringify({ trigger, change, ...filter(model.view()) })}\n`);
+      };
+      const off = model.onLeaseChange((c) => line('lease', c));
+      io.stderr.write(plan.forMs > 0 ? `streaming for ${formatDuration(plan.forMs)}…\n` : 'streaming; Ctrl+C to stop\n');
+      try {
+        let roundStart = realClock.now();
+        while (!signal.aborted && realClock.now() < deadline) {
+          await poller.pollOnce(signal);
+          if (signal.aborted) break;
+          line('scrape', null);
+          const next = Math.min(roundStart + plan.intervalMs, deadline);
+          await realClock.sleep(Math.max(0, next - realClock.now()), signal);
+          roundStart = realClock.now();
+        }
+      } finally {
+        off();
+      }
+      return exitFor(model.view(), filter, io);
+    }
+
+    // One snapshot: a baseline scrape, then one after --interval (or --for), so rates exist.
+    const started = realClock.now();
+    await poller.pollOnce(signal);
+    const wait = plan.forMs > 0 ? plan.forMs : plan.intervalMs;
+    io.stderr.write(`measuring for ${formatDuration(wait)}…\n`);
+    await realClock.sleep(Math.max(0, started + wait - realClock.now()), signal);
+    if (!signal.aborted) await poller.pollOnce(signal);
+    const view = filter(model.view());
+    if (plan.mode === 'table') io.stdout.write(renderTopTable(view, Boolean(opts.all)));
+    else io.stdout.write(renderStructured(view, plan.mode));
+    return exitFor(model.view(), filter, io);
+  } finally {
+    io.signal.removeEventListener('abort', stop);
+    controller.abort();
+    session?.close();
+  }
+}
+
+/** Keeps the components --controller names (by name, Lease name or NAMESPACE/LEASE); says once which names match nothing. */
+function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView) => TopView {
+  if (names.length === 0) return (v) => v;
+  const said = new Set<string>();
+  const matches = (c: TopComponent, n: string): boolean => c.name === n || c.key === n || c.lease?.name === n;
+  return (v) => {
+    for (const n of names) {
+      if (!said.has(n) && v.components.length > 0 && !v.components.some((c) => matches(c, n))) {
+        said.add(n);
+        io.stderr.write(`error: --controller ${n}: no such component (found: ${[...new Set(v.components.map((c) => c.name))].join(', ')})\n`);
+      }
+    }
+    return { ...v, components: v.components.filter((c) => names.some((n) => matches(c, n))) };
+  };
+}
+
+/** One line per source whose failure is new or changed, and when it answers again. */
+function failureReporter(io: CommandIO): (v: TopView) => void {
+  const said = new Map<string, string>();
+  return (v) => {
+    for (const c of v.components) {
+      for (const r of c.replicas) {
+        if (r.error && (r.state === 'failed' || r.state === 'stale')) {
+          if (said.get(r.source) !== r.error) io.stderr.write(`error: metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: ${r.error}\n`);
+          said.set(r.source, r.error);
+        } else if (r.state === 'ok' && said.delete(r.source)) {
+          io.stderr.write(`metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: answering again\n`);
+        }
+      }
+    }
+  };
+}
+
+/** 1 when --controller matched nothing; 3 when neither Leases nor any source could be read. */
+function exitFor(view: TopView, filter: (v: TopView) => TopView, io: CommandIO): ExitCode {
+  if (filter(view).components.length === 0 && view.components.length > 0) return ExitCode.CheckFailed;
+  const anySource = view.components.some((c) => c.replicas.some((r) => r.state === 'ok' || r.state === 'stale'));
+  if (view.leaseError !== null && !anySource) {
+    io.stderr.write('error: neither the Leases nor any metrics source could be read\n');
+    return ExitCode.Cluster;
+  }
+  return ExitCode.Ok;
+}
+
+/** The text snapshot: a table of components, each followed by its non-idle queues. */
+export function renderTopTable(view: TopView, all: boolean): string {
+  const lines: string[] = [];
+  lines.push(renderTable([...COMPONENT_COLUMNS], view.components.map(componentCells)));
+  for (const c of view.components) {
+    lines.push('');
+    lines.push(`${c.name} · ${c.state}${c.reasons.length ? ` · ${c.reasons.join('; ')}` : ''}`);
+    if (c.lease) lines.push(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
+    for (const r of c.replicas) lines.push(`  replica ${r.source}: ${r.role ?? 'role unknown'}, ${r.state}${r.error ? ` — ${r.error}` : ''}`);
+    if (c.note) lines.push(`  ${c.note}`);
+    const qs = shownQueues(c, all);
+    // controller-runtime's columns only when a queue has them.
+    const width = qs.some((q) => q.reconcile !== null) ? TOP_QUEUE_COLUMNS.length : TOP_QUEUE_COLUMNS.length - RECONCILE_COLUMNS.length;
+    if (qs.length > 0) lines.push(renderTable(TOP_QUEUE_COLUMNS.slice(0, width), qs.map((q) => topQueueCells(q).slice(0, width))).split('\n').map((l) => `  ${l}`).join('\n'));
+    else if (c.queues.length > 0) lines.push(`  ${c.queues.length} queues, all idle (-a lists them)`);
+  }
+  return `${lines.join('\n')}\n`;
+}

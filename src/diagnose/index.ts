@@ -1,0 +1,17 @@
+/**
+ * src/diagnose: where a reconcile chain is stuck, as a pure function over snapshots (no I/O).
+ *
+ * - Input: the target and its descendants from the trace caches, the namespace's Events, the
+ *   Nodes, the leader Leases of kube-controller-manager and kube-scheduler, optionally the
+ *   controllers' queue statistics. Each source is `Seen<T>`: read, or why it could not be.
+ * - Links in the order people diagnose: spec → accepted → controller-observed → children-created
+ *   → scheduled → containers-started → status-conditions. The first broken link is the answer,
+ *   with evidence (object, condition or Event, reason, message, for how long) and next commands.
+ * - A step inside the grace period is progressing, not broken. Never a guess: what could not be
+ *   seen is listed, and the verdict is then "unknown" unless a broken link was seen.
+ * - chain.ts is the one part that reads: it gathers that input from a trace's informer caches and
+ *   one GET each for the Nodes and Leases the caches do not hold, then calls the pure core.
+ */
+export { diagnose, DEFAULT_GRACE_MS } from './diagnose.js';
+export { diagnosisBrief, diagnosisText, evidenceLine } from './text.js';
+export { LINKS, linkTitles, type DiagnoseInput, type Diagnosis, type Evidence, type LeaseInput, type LinkCheck, type LinkName, type Seen, type Unseen } from './types.js';

@@ -1,0 +1,68 @@
+/** The diagnosis as text: a verdict line, the evidence, the next commands, what could not be seen. */
+import { formatDuration } from '../util/duration.js';
+import { linkTitles, type Diagnosis, type Evidence } from './types.js';
+
+function objectLabel(e: Evidence): string {
+  return `${e.object.kind}/${e.object.name}`;
+}
+
+/** One line of evidence: `Pod/web-1  PodScheduled=False Unschedulable: 0/2 nodes … (for 45s)`. */
+export function evidenceLine(e: Evidence): string {
+  let what: string;
+  switch (e.source) {
+    case 'condition':
+      what = `${e.type}=${e.status}${e.reason ? ` ${e.reason}` : ''}`;
+      break;
+    case 'event':
+      what = `Event ${e.reason}${e.count ? ` ×${e.count}` : ''}${e.reporter ? ` (${e.reporter})` : ''}`;
+      break;
+    case 'container':
+      what = `${e.type} ${e.status}${e.reason ? ` ${e.reason}` : ''}`;
+      break;
+    case 'field':
+      what = `${e.type ?? ''}${e.type ? ' ' : ''}${e.reason}`;
+      break;
+    case 'lease':
+      what = `Lease ${e.reason}`;
+      break;
+    case 'queue':
+      what = 'work queue';
+      break;
+  }
+  const age = e.forMs !== undefined ? ` (for ${formatDuration(e.forMs)}${e.since ? `, since ${e.since}` : ''})` : '';
+  return `${objectLabel(e)}  ${what}${e.message ? `: ${e.message}` : ''}${age}`;
+}
+
+export function diagnosisText(d: Diagnosis): string {
+  const lines: string[] = [];
+  const head = d.verdict === 'broken' && d.link ? `broken at "${d.link}" (${linkTitles[d.link]})` : d.verdict === 'unknown' ? 'could not tell' : 'healthy';
+  lines.push(`diagnosis: ${head}`);
+  lines.push(`  ${d.summary}`);
+  if (d.evidence.length > 0) {
+    lines.push('evidence:');
+    for (const e of d.evidence) lines.push(`  ${evidenceLine(e)}`);
+  }
+  if (d.next.length > 0) {
+    lines.push('next:');
+    for (const n of d.next) lines.push(`  ${n}`);
+  }
+  if (d.unseen.length > 0) {
+    lines.push('could not see:');
+    for (const u of d.unseen) lines.push(`  ${u.what}: ${u.why}`);
+  }
+  lines.push(`links: ${d.links.map((l) => `${l.link} ${l.status === 'ok' ? 'ok' : l.status.toUpperCase()}`).join(' · ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The diagnosis on one line, for a check's failure message (JUnit, the GitHub summary):
+ * `diagnosis: broken at "scheduled": …; evidence: …; next: kubectl describe pod …`.
+ */
+export function diagnosisBrief(d: Diagnosis, maxEvidence = 2): string {
+  const head = d.verdict === 'broken' && d.link ? `broken at "${d.link}"` : d.verdict === 'unknown' ? 'could not tell' : 'healthy';
+  const parts = [`diagnosis: ${head}: ${d.summary}`];
+  if (d.evidence.length > 0) parts.push(`evidence: ${d.evidence.slice(0, maxEvidence).map(evidenceLine).join(' | ')}${d.evidence.length > maxEvidence ? ` (+${d.evidence.length - maxEvidence} more)` : ''}`);
+  if (d.next[0]) parts.push(`next: ${d.next[0]}`);
+  if (d.unseen.length > 0) parts.push(`could not see: ${d.unseen.map((u) => `${u.what} (${u.why})`).join(', ')}`);
+  return parts.join('; ');
+}

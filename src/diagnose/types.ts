@@ -1,0 +1,110 @@
+/** The diagnosis as plain, serialisable data: what it reads and what it says. */
+import type { KubeObject, Lease } from '../kube/index.js';
+import type { QueueRow } from '../metrics/index.js';
+
+/**
+ * The links of a reconcile chain, in the order people check them: the spec is what was meant →
+ * the API server accepted it → the parent's controller observed it → it created the children →
+ * the scheduler placed them → the node started their containers → what the status conditions say.
+ */
+export const LINKS = ['spec', 'accepted', 'controller-observed', 'children-created', 'scheduled', 'containers-started', 'status-conditions'] as const;
+export type LinkName = (typeof LINKS)[number];
+
+export const linkTitles: Record<LinkName, string> = {
+  spec: 'the spec is what was meant',
+  accepted: 'the API server accepted it',
+  'controller-observed': "the controller observed it",
+  'children-created': 'the controller created the children',
+  scheduled: 'the scheduler placed the Pods',
+  'containers-started': 'the node started the containers',
+  'status-conditions': 'the status conditions',
+};
+
+/** Evidence that was read, or why it could not be: a diagnosis never fills a gap with a guess. */
+export type Seen<T> = { seen: true; value: T } | { seen: false; why: string };
+
+export interface LeaseInput {
+  /** The component that holds it: kube-controller-manager (workload controllers) or kube-scheduler. */
+  component: 'kube-controller-manager' | 'kube-scheduler';
+  namespace: string;
+  name: string;
+  /** The Lease; `value: undefined` when it does not exist. */
+  lease: Seen<Lease | undefined>;
+}
+
+export interface DiagnoseInput {
+  /** Our clock, ms since the epoch. */
+  now: number;
+  target: { kind: string; namespace?: string | undefined; name: string };
+  /** The target as the cache holds it; undefined when it does not exist. */
+  object: KubeObject | undefined;
+  /** Its descendants down the owner chain (ReplicaSets, Pods, Jobs, ...), each with its kind. */
+  descendants: { kind: string; obj: KubeObject }[];
+  /** events.k8s.io/v1 Events of the namespace. */
+  events: Seen<KubeObject[]>;
+  /** The cluster's Nodes. */
+  nodes: Seen<KubeObject[]>;
+  /** Leader Leases of the controllers that act on this chain. A Lease not given is not judged. */
+  leases: LeaseInput[];
+  /** The controllers' work queues, from their metrics; absent when not asked for. */
+  queues?: Seen<QueueRow[]> | undefined;
+  /** How long a step may take before it counts as stuck rather than in progress (default 30 s). */
+  graceMs?: number | undefined;
+}
+
+export interface EvidenceObject {
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+}
+
+export interface Evidence {
+  object: EvidenceObject;
+  /** What kind of fact: a status condition, an Event, a container's state, a field, a Lease, a queue. */
+  source: 'condition' | 'event' | 'container' | 'field' | 'lease' | 'queue';
+  /** Condition type, container name, field path, Event type (Warning/Normal). */
+  type?: string | undefined;
+  /** Condition status, container state (waiting/terminated/running). */
+  status?: string | undefined;
+  reason: string;
+  message: string;
+  /** Server time the fact began: lastTransitionTime, the Event's first time, expiry time. */
+  since?: string | undefined;
+  /** How long it has been so, at the diagnosis time. */
+  forMs?: number | undefined;
+  /** An Event's count (series count or deprecatedCount). */
+  count?: number | undefined;
+  /** An Event's reporting controller. */
+  reporter?: string | undefined;
+}
+
+export interface Unseen {
+  /** What could not be seen: `Events in demo`, `Lease kube-system/kube-controller-manager`, `Nodes`. */
+  what: string;
+  why: string;
+}
+
+export type LinkStatus = 'ok' | 'progressing' | 'broken' | 'unknown' | 'not-applicable';
+
+export interface LinkCheck {
+  link: LinkName;
+  status: LinkStatus;
+  detail: string;
+}
+
+export interface Diagnosis {
+  target: { kind: string; namespace?: string | undefined; name: string };
+  /** When it was computed (ISO). */
+  at: string;
+  /** healthy: every link checked and none broken; broken: `link` is the first broken one; unknown: something needed could not be seen. */
+  verdict: 'healthy' | 'broken' | 'unknown';
+  link: LinkName | null;
+  /** One line: what is wrong, or that it converged / is progressing. */
+  summary: string;
+  evidence: Evidence[];
+  /** Commands a person would run next. */
+  next: string[];
+  unseen: Unseen[];
+  /** Every link, in order, with what was found. */
+  links: LinkCheck[];
+}

@@ -1,0 +1,90 @@
+/**
+ * httpGet against a real HTTP server on the loopback address (no sleeps: every case answers or
+ * fails at once, or at a timeout).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
+import { httpGet, isTlsErrorCode } from './http.js';
+
+let server: LoopbackServer;
+let base: string;
+
+beforeAll(async () => {
+  server = await startLoopbackServer((req, res) => {
+    switch (req.url) {
+      case '/ok':
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('ok\n');
+        return;
+      case '/no-answer':
+        return;
+      case '/half-answer':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('o');
+        return;
+      case '/big':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('x'.repeat(4096));
+        return;
+      case '/redirect':
+        res.writeHead(302, { location: '/ok' });
+        res.end();
+        return;
+      default:
+        res.writeHead(404);
+        res.end('404 page not found\n');
+    }
+  });
+  base = server.base;
+});
+
+afterAll(() => server.close());
+
+describe('httpGet', () => {
+  it('returns status, headers and body', async () => {
+    const res = await httpGet({ url: new URL(`${base}/ok`), headers: { accept: 'text/plain' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toBe('ok\n');
+  });
+
+  it('returns non-2xx answers as they are and does not follow redirects', async () => {
+    expect((await httpGet({ url: new URL(`${base}/nope`), headers: {} })).status).toBe(404);
+    const r = await httpGet({ url: new URL(`${base}/redirect`), headers: {} });
+    expect(r.status).toBe(302);
+    expect(r.headers.location).toBe('/ok');
+  });
+
+  it('refuses bodies over the size limit', async () => {
+    await expect(httpGet({ url: new URL(`${base}/big`), headers: {}, maxBytes: 100 })).rejects.toMatchObject({ code: 'ETOOBIG' });
+  });
+
+  it('rejects with the errno code when nothing listens', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await expect(httpGet({ url: new URL(`http://127.0.0.1:${port}/metrics`), headers: {} })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('gives up with ETIMEDOUT when no answer comes in time, or the answer stops halfway', async () => {
+    await expect(httpGet({ url: new URL(`${base}/no-answer`), headers: {}, timeoutMs: 100 })).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'no answer within 100ms' });
+    await expect(httpGet({ url: new URL(`${base}/half-answer`), headers: {}, timeoutMs: 100 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+  });
+
+  it('rejects at once with the abort reason when the signal is already aborted', async () => {
+    const ctrl = new AbortController();
+    ctrl.abort(new Error('stop'));
+    await expect(httpGet({ url: new URL(`${base}/metrics`), headers: {}, signal: ctrl.signal })).rejects.toThrow('stop');
+  });
+});
+
+
+describe('isTlsErrorCode', () => {
+  it('tells a failed certificate check or handshake from an unreachable host', () => {
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) expect(isTlsErrorCode(code), code).toBe(true);
+    for (const code of ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'ECONNRESET']) expect(isTlsErrorCode(code), code).toBe(false);
+  });
+});

@@ -1,0 +1,432 @@
+/**
+ * Finds controllers' metrics endpoints without flags, the way Prometheus users find targets, and
+ * says for each how it was found:
+ *
+ *   1. the API server itself;
+ *   2. Services in kube-system labelled as kube-prometheus labels them
+ *      (`app.kubernetes.io/name` or, in its older manifests, `k8s-app` = kube-controller-manager /
+ *      kube-scheduler), through their EndpointSlices (`kubernetes.io/service-name`): every ready
+ *      endpoint address on the port named `https-metrics` (or `http-metrics`);
+ *   3. kubeadm's static Pods in kube-system (discoverControlPlane);
+ *   4. Pods, in every namespace, with a container port named `metrics`, `https-metrics` or
+ *      `http-metrics`, or annotated `prometheus.io/scrape: "true"` (with `prometheus.io/port`,
+ *      `path`, `scheme`);
+ *   5. the Pod a leader Lease's holder identity names (client-go writes `hostname_uuid`, and a
+ *      Pod's hostname is its name), and the Pods of the same owner (its other replicas): each is
+ *      tied to that Lease.
+ *
+ * How a target is reached: directly (https://ADDRESS:PORT/PATH) and through the API server's pod or
+ * service proxy; loopback addresses only directly (the API server's proxy refuses them), Pod and
+ * node addresses through the proxy first (from outside the cluster they are rarely routable). A
+ * source that fails both ways says why for each.
+ *
+ * Trust: the control-plane components serve certificates they signed themselves, which no CA the
+ * kubeconfig knows has signed. Certificate verification is skipped for one case only: an endpoint
+ * on a loopback address found through the cluster's own EndpointSlices or Pods while the API server
+ * itself is on a loopback address, i.e. a process of this machine that the cluster on this machine
+ * published. Every other endpoint is verified unless --metrics-insecure-skip-tls-verify says
+ * otherwise. No credentials are sent to a discovered endpoint unless asked for (--metrics-token,
+ * --metrics-kubeconfig-credentials).
+ *
+ * A list that is refused (403) or fails is one line in `errors`; the other steps go on.
+ */
+import { realClock } from '../clock.js';
+import type { KubeObject } from '../kube/types.js';
+import { abortable } from '../util/abort.js';
+import { toCliError } from '../kube/cli-errors.js';
+import { discoverControlPlane, CONTROL_PLANE_PORTS } from './discovery.js';
+import type { Exposition } from './parse.js';
+import { ScrapeError, type ScrapeFailure } from './scrape-error.js';
+import { createSource, formatMetricsSpec, parseMetricsSpec, type DirectAuth, type MetricsSource, type RawGetter, type SourceOptions } from './sources.js';
+
+/** What kube-prometheus' ServiceMonitors select on, and the components it names so. */
+export const KUBE_PROMETHEUS_LABELS = ['app.kubernetes.io/name', 'k8s-app'] as const;
+export const METRICS_PORT_NAMES = ['https-metrics', 'http-metrics', 'metrics'] as const;
+
+export interface DiscoveredTarget {
+  /** The name the source goes by (its first route). */
+  source: string;
+  component: string | null;
+  namespace: string | null;
+  pod: string | null;
+  host: string | null;
+  /** "NAMESPACE/NAME" of the Lease it was tied to by holder identity, or null. */
+  lease: string | null;
+  foundBy: string[];
+  /** Ways to reach it, tried in order. */
+  routes: Route[];
+}
+
+export type Route =
+  | { kind: 'direct'; url: string; insecureSkipTlsVerify: boolean }
+  | { kind: 'proxy'; spec: string }
+  | { kind: 'apiserver' };
+
+export interface LeaseHolder {
+  namespace: string;
+  name: string;
+  holder: string | null;
+}
+
+export interface DiscoverTargetsOptions {
+  /** The API server's URL: whether it is on loopback decides the trust of loopback endpoints. */
+  server: string;
+  /** Leader Leases, for step 5. */
+  leases?: readonly LeaseHolder[];
+  signal?: AbortSignal;
+}
+
+export interface DiscoveryResult {
+  targets: DiscoveredTarget[];
+  /** One line per step that could not be done, e.g. "Pods in all namespaces: 403 Forbidden: …". */
+  errors: string[];
+}
+
+interface Port {
+  name?: string;
+  port?: number;
+  containerPort?: number;
+  protocol?: string;
+}
+interface Slice {
+  metadata: KubeObject['metadata'];
+  addressType?: string;
+  endpoints?: { addresses?: string[]; conditions?: { ready?: boolean | null }; nodeName?: string; hostname?: string; targetRef?: { kind?: string; name?: string; namespace?: string } }[] | null;
+  ports?: Port[] | null;
+}
+interface PodLike extends KubeObject {
+  spec?: { nodeName?: string; hostNetwork?: boolean; containers?: { name?: string; ports?: Port[] }[] };
+  status?: { phase?: string; podIP?: string };
+}
+
+/** 127.0.0.0/8, ::1, and `localhost` with the names under it (RFC 6761 reserves them for loopback). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Where to connect for an endpoint address. EndpointSlices may not hold loopback IPs, so a
+ * cluster publishing a process of its own machine names it under `.localhost` (an FQDN slice);
+ * that is dialled as 127.0.0.1, as RFC 6761 says such names resolve, without asking a resolver
+ * that may not know the convention.
+ */
+function dialAddress(address: string): string {
+  const h = address.replace(/\.$/, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') ? '127.0.0.1' : address;
+}
+
+function hostPort(address: string, port: number): string {
+  return `${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
+/** The client-go identity's hostname part: everything before the last `_`. */
+function holderHost(identity: string): string {
+  const i = identity.lastIndexOf('_');
+  return i > 0 ? identity.slice(0, i) : identity;
+}
+
+/** Runs every step; never throws for a refused list. */
+export async function discoverTargets(client: RawGetter, options: DiscoverTargetsOptions): Promise<DiscoveryResult> {
+  const local = isLoopbackHost(safeHost(options.server));
+  const errors: string[] = [];
+  const targets = new Map<string, DiscoveredTarget>();
+  /** Pod "ns/name" → target key, to merge what several steps found about one Pod. */
+  const byPod = new Map<string, string>();
+  const add = (t: DiscoveredTarget): DiscoveredTarget => {
+    const podKey = t.pod && t.namespace ? `${t.namespace}/${t.pod}` : undefined;
+    const existing = targets.get(t.source) ?? (podKey && byPod.has(podKey) ? targets.get(byPod.get(podKey)!) : undefined);
+    if (existing) {
+      for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
+      existing.component ??= t.component;
+      existing.lease ??= t.lease;
+      return existing;
+    }
+    targets.set(t.source, t);
+    if (podKey) byPod.set(podKey, t.source);
+    return t;
+  };
+  const list = async <T>(what: string, path: string, describe: { resource: string; namespace?: string }): Promise<T[] | undefined> => {
+    try {
+      const res = await client.raw(path, { signal: options.signal, describe: { verb: 'list', ...describe } });
+      return ((JSON.parse(res.body) as { items?: T[] }).items ?? []) as T[];
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      errors.push(`${what}: ${messageOf(err)}`);
+      return undefined;
+    }
+  };
+
+  add({ source: 'apiserver', component: 'kube-apiserver', namespace: null, pod: null, host: null, lease: null, foundBy: ['the API server of the kubeconfig'], routes: [{ kind: 'apiserver' }] });
+
+  // 2. kube-prometheus Services and their EndpointSlices.
+  const components = Object.keys(CONTROL_PLANE_PORTS);
+  const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
+  for (const label of KUBE_PROMETHEUS_LABELS) {
+    const selector = `${label} in (${components.join(',')})`;
+    const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(`Services labelled ${selector} in kube-system`, `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`, { resource: 'services', namespace: 'kube-system' });
+    for (const s of items ?? []) {
+      const name = s.metadata.name ?? '';
+      const component = s.metadata.labels?.[label] ?? '';
+      if (name && !services.has(name)) services.set(name, { labels: `${label}=${component}`, component, ports: s.spec?.ports ?? [] });
+    }
+  }
+  for (const [service, svc] of services) {
+    const selector = `kubernetes.io/service-name=${service}`;
+    const slices = await list<Slice>(`EndpointSlices of Service kube-system/${service}`, `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`, { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' });
+    for (const slice of slices ?? []) {
+      const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
+      if (!port?.port) continue;
+      const scheme = port.name === 'http-metrics' ? 'http' : 'https';
+      for (const ep of slice.endpoints ?? []) {
+        if (ep.conditions?.ready === false) continue;
+        for (const address of ep.addresses ?? []) {
+          const loopback = isLoopbackHost(address);
+          const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
+          const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
+          const proxy: Route[] = loopback ? [] : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
+          const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
+          add({
+            source: url,
+            component: svc.component,
+            namespace: 'kube-system',
+            pod,
+            host: pod ?? ep.nodeName ?? ep.hostname ?? null,
+            lease: null,
+            foundBy: [`EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`],
+            routes: loopback ? [direct] : [...proxy, direct],
+          });
+        }
+      }
+    }
+  }
+
+  // 3. kubeadm static Pods.
+  try {
+    for (const d of await discoverControlPlane(client, { signal: options.signal })) {
+      add({
+        source: d.spec,
+        component: d.component,
+        namespace: d.namespace,
+        pod: d.pod,
+        host: d.node ?? d.pod,
+        lease: null,
+        foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
+        // The proxy first; the components often refuse it (anonymous), and the node's address
+        // may be reachable from here.
+        routes: [{ kind: 'proxy', spec: d.spec }, ...(d.podIP ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }] : [])],
+      });
+    }
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    errors.push(`control-plane Pods in kube-system: ${messageOf(err)}`);
+  }
+
+  // 4 and 5. Pods with metrics ports or annotations, and the Pods Lease holders name.
+  let pods = await list<PodLike>('Pods in all namespaces', '/api/v1/pods', { resource: 'pods' });
+  if (pods === undefined) {
+    // Not allowed cluster-wide: the namespaces of the Leases may still be readable.
+    pods = [];
+    for (const ns of new Set((options.leases ?? []).map((l) => l.namespace))) {
+      pods.push(...((await list<PodLike>(`Pods in ${ns}`, `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, { resource: 'pods', namespace: ns })) ?? []));
+    }
+  }
+  const running = pods.filter((p) => p.status?.phase === 'Running' && p.metadata.name && p.metadata.namespace);
+  const podTargets = new Map<string, DiscoveredTarget>();
+  for (const p of running) {
+    const t = podTarget(p, local);
+    if (t) podTargets.set(`${p.metadata.namespace}/${p.metadata.name}`, add(t));
+  }
+  for (const l of options.leases ?? []) {
+    if (!l.holder) continue;
+    const host = holderHost(l.holder);
+    const holderPod = running.find((p) => p.metadata.namespace === l.namespace && p.metadata.name === host);
+    if (!holderPod) continue;
+    const owner = holderPod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
+    const replicas = owner ? running.filter((p) => p.metadata.namespace === l.namespace && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner)) : [holderPod];
+    for (const p of replicas) {
+      const t = podTargets.get(`${l.namespace}/${p.metadata.name}`);
+      if (!t) continue;
+      t.lease ??= `${l.namespace}/${l.name}`;
+      const why = p === holderPod ? `Lease ${l.namespace}/${l.name} holder ${l.holder} names this Pod` : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
+      if (!t.foundBy.includes(why)) t.foundBy.push(why);
+    }
+  }
+  return { targets: [...targets.values()], errors };
+}
+
+function messageOf(err: unknown): string {
+  const e = toCliError(err);
+  return e instanceof Error ? e.message : String(e);
+}
+
+function safeHost(server: string): string {
+  try {
+    return new URL(server).hostname;
+  } catch {
+    return '';
+  }
+}
+
+function pickPort(ports: readonly Port[]): Port | undefined {
+  for (const name of METRICS_PORT_NAMES) {
+    const p = ports.find((x) => x.name === name);
+    if (p) return p;
+  }
+  return ports.length === 1 ? ports[0] : undefined;
+}
+
+/** A Pod with a metrics port or prometheus.io annotations, as a target; undefined otherwise. */
+function podTarget(p: PodLike, local: boolean): DiscoveredTarget | undefined {
+  const ns = p.metadata.namespace!;
+  const name = p.metadata.name!;
+  const a = p.metadata.annotations ?? {};
+  let port: number | undefined;
+  let scheme: 'https' | 'http' | undefined;
+  let path = '/metrics';
+  let why: string | undefined;
+  if (a['prometheus.io/scrape'] === 'true') {
+    const declared = p.spec?.containers?.flatMap((c) => c.ports ?? []) ?? [];
+    port = /^\d+$/.test(a['prometheus.io/port'] ?? '') ? Number(a['prometheus.io/port']) : (pickPort(declared)?.containerPort ?? declared[0]?.containerPort);
+    scheme = a['prometheus.io/scheme'] === 'https' ? 'https' : 'http';
+    if (a['prometheus.io/path']?.startsWith('/')) path = a['prometheus.io/path'];
+    why = `Pod ${ns}/${name}: annotated prometheus.io/scrape=true${a['prometheus.io/port'] ? `, port ${a['prometheus.io/port']}` : ''}${a['prometheus.io/path'] ? `, path ${a['prometheus.io/path']}` : ''}${a['prometheus.io/scheme'] ? `, scheme ${a['prometheus.io/scheme']}` : ''}`;
+  } else {
+    for (const c of p.spec?.containers ?? []) {
+      const named = pickNamed(c.ports ?? []);
+      if (named?.containerPort) {
+        port = named.containerPort;
+        scheme = named.name === 'http-metrics' ? 'http' : named.name === 'https-metrics' ? 'https' : undefined;
+        why = `Pod ${ns}/${name}: container ${c.name ?? ''} port ${named.name} ${named.containerPort}`;
+        break;
+      }
+    }
+  }
+  if (!port || !why) return undefined;
+  const address = p.status?.podIP;
+  const loopback = address !== undefined && isLoopbackHost(address);
+  const routes: Route[] = [];
+  // The pod proxy tries https then http by itself, and only reaches /metrics.
+  if (!loopback && path === '/metrics') routes.push({ kind: 'proxy', spec: `pod/${ns}/${name}:${port}` });
+  if (address) {
+    for (const s of scheme ? [scheme] : (['https', 'http'] as const)) routes.push({ kind: 'direct', url: `${s}://${hostPort(address, port)}${path}`, insecureSkipTlsVerify: loopback && local });
+  }
+  if (routes.length === 0) return undefined;
+  const component = p.metadata.labels?.['app.kubernetes.io/name'] ?? p.metadata.labels?.app ?? p.metadata.labels?.component ?? null;
+  return { source: routes[0]!.kind === 'proxy' ? routes[0]!.spec : (routes[0] as { url: string }).url, component, namespace: ns, pod: name, host: name, lease: null, foundBy: [why], routes };
+}
+
+function pickNamed(ports: readonly Port[]): Port | undefined {
+  for (const name of METRICS_PORT_NAMES) {
+    const p = ports.find((x) => x.name === name);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+/**
+ * One source over several routes: the first that answers is kept for the next scrapes; when all
+ * fail, the error says why for each ("direct: …; through the proxy: …") with the kind of the one
+ * that got furthest.
+ */
+export class RoutedSource implements MetricsSource {
+  readonly timeoutMs: number;
+  private preferred = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly routes: readonly { label: string; source: MetricsSource }[],
+  ) {
+    this.timeoutMs = routes.reduce((s, r) => s + r.source.timeoutMs, 0);
+  }
+
+  async scrape(signal?: AbortSignal): Promise<Exposition> {
+    const order = [this.preferred, ...this.routes.map((_, i) => i).filter((i) => i !== this.preferred)];
+    const failures: { label: string; error: ScrapeError }[] = [];
+    for (const i of order) {
+      const r = this.routes[i]!;
+      try {
+        const e = await withTimeout(r.source, signal);
+        this.preferred = i;
+        return e;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        const e = err instanceof ScrapeError ? err : new ScrapeError(this.name, 'error', err instanceof Error ? err.message : String(err));
+        failures.push({ label: r.label, error: e });
+      }
+    }
+    if (failures.length === 1) throw new ScrapeError(this.name, failures[0]!.error.kind, failures[0]!.error.reason, { hint: failures[0]!.error.hint, cause: failures[0]!.error });
+    const best = failures.reduce((a, b) => (RANK[b.error.kind] > RANK[a.error.kind] ? b : a));
+    throw new ScrapeError(this.name, best.error.kind, failures.map((f) => `${f.label}: ${f.error.reason}`).join('; '), { hint: best.error.hint, cause: best.error });
+  }
+}
+
+const RANK: Record<ScrapeFailure, number> = { aborted: 9, unauthorized: 8, forbidden: 8, parse: 7, 'not-metrics': 7, 'not-found': 6, timeout: 4, http: 3, tls: 2, unreachable: 1, error: 0 };
+
+/** A route gets its own share of the time, so a hanging first route leaves time for the next. */
+async function withTimeout(source: MetricsSource, signal: AbortSignal | undefined): Promise<Exposition> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = realClock.setTimer(source.timeoutMs, () => controller.abort(new ScrapeError(source.name, 'timeout', `no answer within ${source.timeoutMs / 1000}s`)));
+  try {
+    return await abortable(source.scrape(controller.signal), controller.signal);
+  } finally {
+    timer.stop();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The MetricsSource for a discovered target; `direct` is the auth the user asked for on direct endpoints. */
+export function sourceForTarget(t: DiscoveredTarget, options: SourceOptions): MetricsSource {
+  const routes = t.routes.map((r) => {
+    switch (r.kind) {
+      case 'apiserver':
+        return { label: "the API server's /metrics", source: createSource({ kind: 'apiserver' }, options) };
+      case 'proxy':
+        return { label: `through the API server's proxy (${r.spec})`, source: createSource(r.spec, options) };
+      case 'direct': {
+        const direct: DirectAuth = { ...(options.direct ?? {}), insecureSkipTlsVerify: r.insecureSkipTlsVerify || Boolean(options.direct?.insecureSkipTlsVerify) };
+        return { label: `directly (${r.url})`, source: createSource(r.url, { ...options, direct }) };
+      }
+    }
+  });
+  if (routes.length === 1) {
+    const only = routes[0]!.source;
+    return only.name === t.source ? only : { name: t.source, timeoutMs: only.timeoutMs, scrape: (s) => only.scrape(s) };
+  }
+  return new RoutedSource(t.source, routes);
+}
+
+/**
+ * `--metrics` specs merged into the discovered targets: a spec `COMPONENT=SPEC` replaces whatever
+ * was discovered for that component; a plain spec is added (or replaces a discovered source of the
+ * same name).
+ */
+export function mergeUserSpecs(found: readonly DiscoveredTarget[], specs: readonly string[]): DiscoveredTarget[] {
+  const user = specs.map(parseUserSpec);
+  const replaced = new Set(user.map((u) => u.component).filter((c): c is string => c !== null));
+  const names = new Set(user.map((u) => u.source));
+  const kept = found.filter((t) => !names.has(t.source) && !(t.component !== null && replaced.has(t.component)));
+  return [...kept, ...user];
+}
+
+/** `SPEC` or `COMPONENT=SPEC`; the spec is checked as --metrics checks it (UsageError). */
+export function parseUserSpec(text: string): DiscoveredTarget {
+  const eq = text.indexOf('=');
+  const prefix = eq > 0 && !text.slice(0, eq).includes('/') && !text.slice(0, eq).includes(':') ? text.slice(0, eq) : null;
+  const spec = parseMetricsSpec(prefix ? text.slice(eq + 1) : text);
+  const name = formatMetricsSpec(spec);
+  const route: Route = spec.kind === 'apiserver' ? { kind: 'apiserver' } : spec.kind === 'url' ? { kind: 'direct', url: name, insecureSkipTlsVerify: false } : { kind: 'proxy', spec: name };
+  return {
+    source: name,
+    component: prefix ?? (spec.kind === 'apiserver' ? 'kube-apiserver' : null),
+    namespace: spec.kind === 'pod' || spec.kind === 'service' ? spec.namespace : null,
+    pod: spec.kind === 'pod' ? spec.name : null,
+    host: spec.kind === 'pod' ? spec.name : null,
+    lease: null,
+    foundBy: [`--metrics ${text}`],
+    routes: [route],
+  };
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../testing/fake-clock.js';
+import type { Hop, TraceEventRef } from '../trace/types.js';
+import { REORDER_MAX_LAG_MS, REORDER_MIN_LAG_MS, TimeOrderedTraceText } from './trace-text.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const COALESCE = 50;
+
+/** A trace whose hops arrive when the test says, listed in receive order as the tracker lists them. */
+function setup() {
+  const clock = new FakeClock(T0);
+  const list: Hop[] = [];
+  const out: string[] = [];
+  const text = new TimeOrderedTraceText({ clock, coalesceMs: COALESCE, hops: () => list, write: (l) => out.push(l) });
+  text.push({ type: 'trigger', trigger: { kind: 'restart', wrote: 'restarted deployments.apps/web', at: T0, writes: 1 } });
+  /** A hop received `at` ms after the trigger, emitted now. */
+  const hop = (name: string, at: number): Hop => {
+    const h: Hop = { id: `ready/${name}`, kind: 'ready', object: { kind: 'Pod', namespace: 'demo', name, uid: name }, observedAt: T0 + at, reconciledAt: clock.now(), sinceTriggerMs: at, sincePreviousMs: at, events: [] };
+    let i = list.length;
+    while (i > 0 && list[i - 1]!.observedAt > h.observedAt) i--;
+    list.splice(i, 0, h);
+    text.push({ type: 'hop', hop: h });
+    return h;
+  };
+  const at = async (ms: number): Promise<void> => clock.step(T0 + ms - clock.now());
+  /** Each printed hop line as "NAME" or "NAME ↑ +TIME" when marked out of order; other lines as they are. */
+  const printed = (): string[] =>
+    out.slice(1).map((l) => {
+      const m = /^\+\S+\s+\(\+\S+\)\s+Pod\/(\S+)\s.*?(?:↑ earlier: before (\+\S+))?$/.exec(l);
+      return m ? (m[2] ? `${m[1]} ↑ ${m[2]}` : m[1]!) : l.trim();
+    });
+  return { clock, text, hop, at, printed, out };
+}
+
+describe('TimeOrderedTraceText: text in time order while streaming', () => {
+  it('holds each hop for the reorder window and prints those found late in their place', async () => {
+    const { hop, at, printed, out } = setup();
+    expect(out[0]).toMatch(/^wrote: restarted deployments\.apps\/web/);
+    await at(60);
+    hop('a', 10);
+    await at(163);
+    hop('c', 113);
+    expect(printed()).toEqual(['a']);
+    // Received before c, found after it: still within the window, so it prints before c.
+    await at(200);
+    hop('b', 108);
+    expect(printed()).toEqual(['a']);
+    await at(108 + COALESCE + REORDER_MIN_LAG_MS);
+    expect(printed()).toEqual(['a', 'b']);
+    await at(113 + COALESCE + REORDER_MIN_LAG_MS);
+    expect(printed()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('marks a hop that arrives after later ones were printed, naming the line it belongs before', async () => {
+    const { hop, at, printed, text } = setup();
+    await at(60);
+    hop('a', 10);
+    hop('b', 108);
+    hop('c', 113);
+    await at(400);
+    expect(printed()).toEqual(['a', 'b', 'c']);
+    // Received at +105ms, found 500ms later (an informer's backlog): b and c are out already.
+    await at(605);
+    hop('late', 105);
+    expect(text.windowMs()).toBe(500);
+    await at(2_000);
+    expect(printed()).toEqual(['a', 'b', 'c', 'late ↑ +108ms']);
+    // The window grew with the worker's lag: a hop as late as that one now waits for its turn.
+    await at(2_100);
+    hop('e', 1_990);
+    await at(2_200);
+    hop('d', 1_700);
+    await at(3_000);
+    expect(printed()).toEqual(['a', 'b', 'c', 'late ↑ +108ms', 'd', 'e']);
+  });
+
+  it('keeps the window between its bounds', async () => {
+    const { hop, at, text } = setup();
+    expect(text.windowMs()).toBe(COALESCE + REORDER_MIN_LAG_MS);
+    await at(60_000);
+    hop('very-late', 1);
+    expect(text.windowMs()).toBe(COALESCE + REORDER_MAX_LAG_MS);
+  });
+
+  it('puts an Event found for a held hop on its line, and one for a printed hop on a ↳ line of its own', async () => {
+    const { hop, at, printed, text, out } = setup();
+    const event = (note: string): TraceEventRef => ({ reason: 'Scheduled', note, time: new Date(T0).toISOString(), reportingController: 'default-scheduler' });
+    await at(60);
+    const a = hop('a', 10);
+    const held = event('Successfully assigned demo/a to kwok-node-1');
+    a.events.push(held);
+    text.push({ type: 'event', hopId: a.id, event: held });
+    await at(300);
+    expect(out.filter((l) => l.includes('Successfully assigned demo/a'))).toHaveLength(1);
+    const later = event('a later word about a');
+    a.events.push(later);
+    text.push({ type: 'event', hopId: a.id, event: later });
+    text.push({ type: 'note', at: T0 + 300, level: 'info', message: 'something happened' });
+    await at(1_000);
+    expect(printed()).toEqual(['a', '↳ Scheduled: a later word about a  (ready)', 'info: something happened']);
+  });
+
+  it('prints everything held when the trace ends, and what comes after at once', async () => {
+    const { hop, at, printed, text } = setup();
+    await at(60);
+    hop('a', 10);
+    hop('b', 50);
+    text.push({ type: 'end', outcome: 'converged', at: T0 + 60, elapsedMs: 60, message: 'converged' });
+    expect(printed()).toEqual(['a', 'b']);
+    hop('c', 20);
+    expect(printed()).toEqual(['a', 'b', 'c ↑ +50ms']);
+  });
+});

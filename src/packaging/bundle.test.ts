@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleEntry, generatedApiInputs } from './bundle.js';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'informer-trace-bundle-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: { server: 'https://127.0.0.1:6443', insecure-skip-tls-verify: true }
+users:
+- name: u
+  user: { token: abc }
+contexts:
+- name: x
+  context: { cluster: c, user: u, namespace: demo }
+current-context: x
+`;
+
+describe('the bundle', () => {
+  it("holds client-node's KubeConfig without its generated API, and that KubeConfig still reads a kubeconfig and applies its credentials", async () => {
+    const entry = join(dir, 'entry.mjs');
+    writeFileSync(entry, `export { KubeConfig } from ${JSON.stringify(join(root, 'node_modules', '@kubernetes', 'client-node', 'dist', 'config.js'))};\n`);
+    const out = join(dir, 'kubeconfig.mjs');
+    const result = await bundleEntry(entry, out, '1.2.3');
+    // The generated API alone is over 15 MB of source; KubeConfig with its auth plugins is well under 1 MB.
+    expect(result.bytes).toBeGreaterThan(100 * 1024);
+    expect(result.bytes).toBeLessThan(1024 * 1024);
+    expect(readFileSync(out, 'utf8')).not.toContain('class CoreV1Api');
+
+    // Run in a Node of its own: the bundle must need nothing but Node's built-ins.
+    const script = `
+      const { KubeConfig } = await import(${JSON.stringify(pathToFileURL(out).href)});
+      const kc = new KubeConfig();
+      kc.loadFromString(${JSON.stringify(KUBECONFIG)});
+      const opts = {};
+      await kc.applyToHTTPSOptions(opts);
+      let fetchClient = 'built';
+      try { await kc.applySecurityAuthentication({ setHeaderParam() {}, setDispatcher() {} }); } catch (e) { fetchClient = e.message; }
+      process.stdout.write(JSON.stringify({ ns: kc.getContextObject('x').namespace, auth: opts.headers.Authorization, reject: opts.rejectUnauthorized, agent: opts.agent?.constructor?.name, fetchClient }));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    // The fetch-based clients' undici is left out, and says so.
+    expect(JSON.parse(stdout)).toEqual({ ns: 'demo', auth: 'Bearer abc', reject: false, agent: 'Agent', fetchClient: 'the fetch-based Kubernetes API clients are not part of kubectl informer-trace' });
+  });
+
+  it('finds inputs from the generated API in a metafile', () => {
+    const input = { bytes: 1, imports: [] };
+    expect(
+      generatedApiInputs({
+        inputs: {
+          'node_modules/@kubernetes/client-node/dist/config.js': input,
+          'node_modules/@kubernetes/client-node/dist/gen/configuration.js': input,
+          'node_modules/@kubernetes/client-node/dist/gen/models/V1Pod.js': input,
+          'node_modules/@kubernetes/client-node/dist/gen/apis/CoreV1Api.js': input,
+        },
+        outputs: {},
+      }),
+    ).toEqual(['node_modules/@kubernetes/client-node/dist/gen/models/V1Pod.js', 'node_modules/@kubernetes/client-node/dist/gen/apis/CoreV1Api.js']);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The probe's Prometheus metrics, with prom-client on a registry of its own:
+ *
+ * - informer_trace_probe_converge_seconds: trigger to converged, per round that converged.
+ * - informer_trace_probe_hop_seconds{hop}: each hop's time since the hop it follows from.
+ * - informer_trace_probe_rounds_total{outcome="converged|timeout|failed"}.
+ * - informer_trace_probe_diagnosis{verdict,link}: 1 for the last round's diagnosis, where it was
+ *   stuck (link "none" when healthy).
+ * - informer_trace_probe_lease_renew_age_seconds / _lease_transitions{namespace,name}: the
+ *   controllers' leader Leases, judged as client-go's candidates judge them.
+ * - informer_trace_probe_export_failures_total{exporter}: traces that could not be exported.
+ * - Our own machinery under client-go's names: workqueue_* {name} (the tracer's queue, counted
+ *   across rounds) and reflector_lists_total / reflector_watches_total {name} (the informers).
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Diagnosis } from '../diagnose/index.js';
+import type { InformerStats } from '../informer/index.js';
+import type { LeaseSnapshot } from '../lease/index.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceOutcome } from '../trace/types.js';
+import { InMemoryMetricsProvider } from '../workqueue/index.js';
+
+export type RoundOutcome = 'converged' | 'timeout' | 'failed';
+
+/** A trace's outcome as a round's: a metadata-only change that needed no rollout converged too. */
+export function roundOutcome(outcome: TraceOutcome | undefined): RoundOutcome | undefined {
+  switch (outcome) {
+    case 'converged':
+    case 'no-rollout':
+      return 'converged';
+    case 'timeout':
+      return 'timeout';
+    case 'failed':
+    case 'deleted':
+      return 'failed';
+    default:
+      // Interrupted: a round abandoned at shutdown is not a result.
+      return undefined;
+  }
+}
+
+const CONVERGE_BUCKETS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 300, 600];
+const HOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class ProbeMetrics {
+  readonly registry = new Registry();
+  /** The tracer's workqueue metrics, shared by every round's tracer so they count on. */
+  readonly workqueue = new InMemoryMetricsProvider();
+  private readonly converge: Histogram;
+  private readonly hop: Histogram<'hop'>;
+  private readonly rounds: Counter<'outcome'>;
+  private readonly exportFailures: Counter<'exporter'>;
+  private readonly diagnosis: Gauge<'verdict' | 'link'>;
+  private readonly reflectorLists: Counter<'name'>;
+  private readonly reflectorWatches: Counter<'name'>;
+  private leases: () => LeaseSnapshot[] = () => [];
+
+  constructor() {
+    const registers = [this.registry];
+    this.converge = new Histogram({ name: 'informer_trace_probe_converge_seconds', help: 'Time from the probe’s write to the canary converged, per round that converged.', buckets: CONVERGE_BUCKETS, registers });
+    this.hop = new Histogram({ name: 'informer_trace_probe_hop_seconds', help: 'Time of each hop of the reconcile chain since the hop it follows from, by hop kind.', labelNames: ['hop'], buckets: HOP_BUCKETS, registers });
+    this.rounds = new Counter({ name: 'informer_trace_probe_rounds_total', help: 'Probe rounds by outcome.', labelNames: ['outcome'], registers });
+    for (const outcome of ['converged', 'timeout', 'failed']) this.rounds.inc({ outcome }, 0);
+    this.exportFailures = new Counter({ name: 'informer_trace_probe_export_failures_total', help: 'Round traces that could not be exported.', labelNames: ['exporter'], registers });
+    this.exportFailures.inc({ exporter: 'otlp' }, 0);
+    this.diagnosis = new Gauge({ name: 'informer_trace_probe_diagnosis', help: 'The last round’s diagnosis: 1 for its verdict and the first broken link ("none" when healthy).', labelNames: ['verdict', 'link'], registers });
+    const leases = (): LeaseSnapshot[] => this.leases();
+    new Gauge({
+      name: 'informer_trace_probe_lease_renew_age_seconds',
+      help: 'Time since the leader Lease’s record last changed, as the probe received it.',
+      labelNames: ['namespace', 'name'],
+      registers,
+      collect() {
+        this.reset();
+        for (const l of leases()) this.set({ namespace: l.namespace, name: l.name }, l.renewAgeMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'informer_trace_probe_lease_transitions',
+      help: 'The leader Lease’s leaseTransitions.',
+      labelNames: ['namespace', 'name'],
+      registers,
+      collect() {
+        this.reset();
+        for (const l of leases()) this.set({ namespace: l.namespace, name: l.name }, l.transitions);
+      },
+    });
+    this.reflectorLists = new Counter({ name: 'reflector_lists_total', help: 'Total number of API lists done by the reflectors', labelNames: ['name'], registers });
+    this.reflectorWatches = new Counter({ name: 'reflector_watches_total', help: 'Total number of API watches done by the reflectors', labelNames: ['name'], registers });
+  }
+
+  /** Where the Lease gauges read from. */
+  setLeaseSource(fn: () => LeaseSnapshot[]): void {
+    this.leases = fn;
+  }
+
+  /** One finished round: its outcome, and for a converged one its times. */
+  recordRound(outcome: RoundOutcome, snap: TraceSnapshot | undefined): void {
+    this.rounds.inc({ outcome });
+    if (!snap) return;
+    for (const h of snap.hops) this.hop.observe({ hop: h.kind }, h.sincePreviousMs / 1000);
+    const converged = snap.hops.find((h) => h.kind === 'converged');
+    if (outcome === 'converged' && converged && snap.trigger) this.converge.observe((converged.observedAt - snap.trigger.at) / 1000);
+  }
+
+  /** A round's informers, added to the reflector counters once the round is over. */
+  recordInformers(stats: readonly InformerStats[]): void {
+    for (const s of stats) {
+      if (s.lists > 0) this.reflectorLists.inc({ name: s.name }, s.lists);
+      if (s.watches > 0) this.reflectorWatches.inc({ name: s.name }, s.watches);
+    }
+  }
+
+  recordDiagnosis(d: Diagnosis): void {
+    this.diagnosis.reset();
+    this.diagnosis.set({ verdict: d.verdict, link: d.link ?? 'none' }, 1);
+  }
+
+  exportFailed(exporter = 'otlp'): void {
+    this.exportFailures.inc({ exporter });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition: prom-client's families, then the workqueue's. */
+  async render(): Promise<string> {
+    const ours = await this.registry.metrics();
+    const queues = this.workqueue.renderPrometheus();
+    return `${ours.endsWith('\n') || ours === '' ? ours : `${ours}\n`}${queues}`;
+  }
+}

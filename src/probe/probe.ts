@@ -1,0 +1,233 @@
+/**
+ * The probe loop: every interval, one round — make sure the canary exists (when the probe owns
+ * it), write the trigger (a restart, or a scale to the other of two sizes), trace the reconcile
+ * chain with the same TraceSession as the CLI until the canary converged (or the round timed
+ * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
+ *
+ * A round that fails (the API server is restarting, a write is refused) is counted and the loop
+ * goes on. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
+ * then it is abandoned, and run() resolves.
+ */
+import { realClock, type Clock } from '../clock.js';
+import { formatError } from '../errors.js';
+import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
+import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
+import { LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
+import type { TraceSpanExporter } from '../output/otlp.js';
+import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
+import { TraceSession } from '../trace/session.js';
+import type { TraceSnapshot, TriggerRequest } from '../trace/tracer.js';
+import { formatDuration } from '../util/duration.js';
+import { ensureCanary, type CanarySpec } from './canary.js';
+import { roundOutcome, type ProbeMetrics, type RoundOutcome } from './metrics.js';
+
+export interface ProbeOptions {
+  kube: Kube;
+  /** The workload traced each round. */
+  target: { info: ResourceInfo; namespace: string; name: string };
+  /** Set when the probe owns the target (its canary): created when missing. */
+  canary?: CanarySpec | undefined;
+  mode: { kind: 'restart' } | { kind: 'scale'; sizes: [number, number] };
+  intervalMs: number;
+  timeoutMs: number;
+  syncTimeoutMs: number;
+  shutdownGraceMs: number;
+  /** Stop after this many rounds (0: never). */
+  maxRounds?: number;
+  metrics: ProbeMetrics;
+  exporter?: TraceSpanExporter | undefined;
+  log: (line: string) => void;
+  clock?: Clock;
+}
+
+export interface RoundResult {
+  round: number;
+  outcome: RoundOutcome | undefined;
+  snapshot: TraceSnapshot | undefined;
+  error?: string | undefined;
+}
+
+export class Probe {
+  private readonly clock: Clock;
+  private roundsDone = 0;
+  private readySince: number | undefined;
+  private lastProgressAt: number;
+  private leaseObserver: LeaseObserver | undefined;
+
+  constructor(private readonly options: ProbeOptions) {
+    this.clock = options.clock ?? realClock;
+    this.lastProgressAt = this.clock.now();
+    options.metrics.setLeaseSource(() => this.leases());
+  }
+
+  /** Ready once a round's informers synced against the API server. */
+  get ready(): boolean {
+    return this.readySince !== undefined;
+  }
+
+  /**
+   * Alive while the loop makes progress: a round or a wait between rounds never lasts longer than
+   * the interval plus the round's timeout and its sync, with a margin.
+   */
+  get healthy(): boolean {
+    const o = this.options;
+    return this.clock.now() - this.lastProgressAt < o.intervalMs + o.timeoutMs + o.syncTimeoutMs + 60_000;
+  }
+
+  get rounds(): number {
+    return this.roundsDone;
+  }
+
+  private leases(): LeaseSnapshot[] {
+    return this.leaseObserver?.snapshot() ?? [];
+  }
+
+  /** Runs rounds until `stop` aborts (or maxRounds are done). */
+  async run(stop: AbortSignal): Promise<void> {
+    const hard = new AbortController();
+    let graceTimer: { stop(): boolean } | undefined;
+    const onStop = (): void => {
+      this.options.log(`stopping: the round in progress has ${formatDuration(this.options.shutdownGraceMs)} to finish`);
+      graceTimer = this.clock.setTimer(this.options.shutdownGraceMs, () => hard.abort(new Error('shutdown grace period over')));
+    };
+    if (stop.aborted) return;
+    stop.addEventListener('abort', onStop, { once: true });
+    const leases = this.watchLeases(hard.signal);
+    try {
+      for (let n = 1; !stop.aborted; n++) {
+        const startedAt = this.clock.now();
+        this.lastProgressAt = startedAt;
+        const result = await this.round(n, hard.signal);
+        this.lastProgressAt = this.clock.now();
+        if (result.outcome) this.roundsDone++;
+        if (this.options.maxRounds && n >= this.options.maxRounds) break;
+        const wait = startedAt + this.options.intervalMs - this.clock.now();
+        if (wait > 0 && !stop.aborted) await this.clock.sleep(wait, stop);
+      }
+    } finally {
+      stop.removeEventListener('abort', onStop);
+      graceTimer?.stop();
+      hard.abort();
+      await leases.catch(() => undefined);
+      this.leaseObserver?.close();
+    }
+  }
+
+  /** One round; never throws: a failure is the round's outcome. */
+  async round(n: number, signal: AbortSignal): Promise<RoundResult> {
+    const o = this.options;
+    const { target } = o;
+    const where = `${target.info.kind}/${target.name} in ${target.namespace}`;
+    let session: TraceSession | undefined;
+    try {
+      if (o.canary && (await ensureCanary(o.kube, target.info, o.canary, signal))) o.log(`created the canary ${where} (${o.canary.replicas} replica${o.canary.replicas === 1 ? '' : 's'}, ${o.canary.image})`);
+      const trigger = await this.trigger(signal);
+      session = new TraceSession({
+        kube: o.kube,
+        target,
+        coalesceMs: 50,
+        settleMs: 3_000,
+        // The round measures convergence; old Pods still terminating are not the controllers' latency.
+        stopWhenConverged: true,
+        trigger,
+        timeoutMs: o.timeoutMs,
+        syncTimeoutMs: o.syncTimeoutMs,
+        signal,
+        metricsProvider: o.metrics.workqueue,
+        clock: this.clock,
+        onInformerEvent: (e, phase) => {
+          if (phase === 'trace' && (e.level === 'warning' || e.level === 'error')) o.log(`round ${n}: ${e.level}: ${e.message}`);
+        },
+      });
+      await session.start();
+      this.readySince ??= this.clock.now();
+      const fired = await session.fire();
+      if (fired) o.log(`round ${n}: wrote: ${fired.wrote}`);
+      const snap = await session.finish();
+      const outcome = roundOutcome(snap.outcome);
+      const endedAt = session.endedAt ?? this.clock.now();
+      o.metrics.recordInformers(snap.informers);
+      if (!outcome) {
+        o.log(`round ${n}: abandoned (${snap.endMessage ?? 'stopping'}) after ${snap.hops.length} hops`);
+        return { round: n, outcome, snapshot: snap };
+      }
+      o.metrics.recordRound(outcome, snap);
+      const converged = snap.hops.find((h) => h.kind === 'converged');
+      const took = converged && snap.trigger ? ` in ${formatDuration(converged.observedAt - snap.trigger.at)}` : '';
+      let line = `round ${n}: ${outcome}${took} (${snap.hops.length} hops)`;
+      if (!signal.aborted) {
+        const diagnosis = await diagnoseChain(o.kube, session.caches(), target, { signal }).catch(() => undefined);
+        if (diagnosis) {
+          o.metrics.recordDiagnosis(diagnosis);
+          if (outcome !== 'converged') line += `; ${diagnosis.summary}`;
+        }
+      }
+      if (o.exporter) {
+        try {
+          const sent = await o.exporter.export(snap, endedAt);
+          line += `; trace ${sent.traceId} (${sent.spans} spans) exported`;
+        } catch (err) {
+          o.metrics.exportFailed();
+          line += `; trace export failed: ${(err as Error).message}`;
+        }
+      }
+      o.log(line);
+      return { round: n, outcome, snapshot: snap };
+    } catch (err) {
+      if (signal.aborted) {
+        o.log(`round ${n}: abandoned`);
+        return { round: n, outcome: undefined, snapshot: undefined };
+      }
+      const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
+      o.metrics.recordRound('failed', undefined);
+      o.log(`round ${n}: failed: ${message}`);
+      return { round: n, outcome: 'failed', snapshot: undefined, error: message };
+    } finally {
+      session?.close();
+    }
+  }
+
+  /** The write of this round: a restart, or a scale to whichever size the target is not at now. */
+  private async trigger(signal: AbortSignal): Promise<TriggerRequest> {
+    const { mode, target, kube } = this.options;
+    if (mode.kind === 'restart') return { kind: 'restart' };
+    const current = await new ObjectWriter(kube.client).get(target.info, target.namespace, target.name, signal);
+    const replicas = (current.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+    return { kind: 'scale', replicas: replicas === mode.sizes[0] ? mode.sizes[1] : mode.sizes[0] };
+  }
+
+  /** The controllers' leader Leases, watched for the whole run; their absence is not fatal. */
+  private async watchLeases(signal: AbortSignal): Promise<void> {
+    const namespace = CONTROL_PLANE_LEASES[0]!.namespace;
+    const names = new Set(CONTROL_PLANE_LEASES.map((l) => l.name));
+    const informer = new SharedIndexInformer(new ResourceListerWatcher(this.options.kube.client, LEASES, { namespace }), { clock: this.clock });
+    const observer = new LeaseObserver({ clock: this.clock });
+    this.leaseObserver = observer;
+    informer.addEventHandler(
+      {
+        onAdd: (obj, _initial, info) => {
+          if (names.has(obj.metadata.name ?? '')) observer.observe(obj as Lease, info.receivedAt);
+        },
+        onUpdate: (_old, obj, info) => {
+          if (names.has(obj.metadata.name ?? '')) observer.observe(obj as Lease, info.receivedAt);
+        },
+        onDelete: (obj, info) => {
+          const key = isDeletedFinalStateUnknown(obj) ? obj.key : `${obj.metadata.namespace}/${obj.metadata.name}`;
+          const { namespace: ns, name } = splitMetaNamespaceKey(key);
+          if (names.has(name)) observer.observeDeleted(ns, name, info.receivedAt);
+        },
+      },
+      { name: 'probe-leases' },
+    );
+    try {
+      await runUntilSynced(this.options.kube, [informer], { signal, timeoutMs: this.options.syncTimeoutMs, clock: this.clock });
+    } catch (err) {
+      if (!signal.aborted) this.options.log(`leader Leases in ${namespace} not watched: ${oneLine(toCliError(err))}`);
+    }
+  }
+}
+
+/** An error as the one line a round reports, without the "error: " a command's last line has. */
+function oneLine(err: unknown): string {
+  return formatError(err, false).split('\n')[0]!.replace(/^error: /, '');
+}

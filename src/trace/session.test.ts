@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { CheckFailedError } from '../errors.js';
+import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
+import type { TraceEvent } from './types.js';
+
+const info = (group: string, resource: string, kind: string): ResourceInfo => ({ group, version: 'v1', resource, kind, namespaced: true, shortNames: [], singularName: kind.toLowerCase(), verbs: ['list', 'watch'] });
+const deploymentsInfo = info('apps', 'deployments', 'Deployment');
+const eventsInfo = info('events.k8s.io', 'events', 'Event');
+
+function deployment(generation: number, observed: number, extra: { template?: string; converged?: boolean; name?: string } = {}): KubeObject {
+  return {
+    kind: 'Deployment',
+    metadata: { name: extra.name ?? 'web', namespace: 'ns', uid: 'dep', generation },
+    spec: { replicas: 1, template: { metadata: { annotations: { v: extra.template ?? '1' } } } },
+    status: {
+      observedGeneration: observed,
+      replicas: 1,
+      updatedReplicas: extra.converged ? 1 : 0,
+      readyReplicas: extra.converged ? 1 : 0,
+      availableReplicas: extra.converged ? 1 : 0,
+      conditions: [{ type: 'Progressing', status: 'True', reason: extra.converged ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated' }],
+    },
+  };
+}
+
+function replicaSet(uid: string): KubeObject {
+  return {
+    kind: 'ReplicaSet',
+    metadata: { name: `web-${uid}`, namespace: 'ns', uid, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
+    spec: { replicas: 1 },
+  };
+}
+
+function event(uid: string, reason: string, note: string, regardingUid: string, count?: number): KubeObject {
+  return {
+    kind: 'Event',
+    metadata: { name: uid, namespace: 'ns', uid },
+    reason,
+    note,
+    regarding: { uid: regardingUid },
+    eventTime: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+    ...(count ? { series: { count, lastObservedTime: new Date(Date.UTC(2026, 0, 1)).toISOString() } } : {}),
+  } as KubeObject;
+}
+
+interface Harness {
+  clock: FakeClock;
+  fakes: Record<string, FakeListerWatcher>;
+  session: TraceSession;
+  events: TraceEvent[];
+  interrupt: AbortController;
+}
+
+function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<TraceSessionOptions> = {}): Harness {
+  const clock = new FakeClock();
+  const fakes: Record<string, FakeListerWatcher> = {
+    deployments: new FakeListerWatcher({ objects: objects.deployments ?? [deployment(1, 1, { converged: true })] }),
+    replicasets: new FakeListerWatcher(),
+    pods: new FakeListerWatcher(),
+    events: new FakeListerWatcher(),
+  };
+  const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
+  const interrupt = new AbortController();
+  const session = new TraceSession({
+    kube,
+    target: { info: deploymentsInfo, namespace: 'ns', name: 'web' },
+    coalesceMs: 0,
+    settleMs: 3_000,
+    trigger: { kind: 'watch' },
+    timeoutMs: 10_000,
+    syncTimeoutMs: 5_000,
+    signal: interrupt.signal,
+    clock,
+    listerWatcher: (i) => fakes[i.resource]!,
+    ...options,
+  });
+  const events: TraceEvent[] = [];
+  session.subscribe((e) => events.push(e));
+  return { clock, fakes, session, events, interrupt };
+}
+
+/** Steps the fake clock until the promise settles (at most `maxMs`). */
+async function settle<T>(clock: FakeClock, p: Promise<T>, maxMs = 30_000, stepMs = 10): Promise<T> {
+  let done = false;
+  let value: T | undefined;
+  let error: unknown;
+  let failed = false;
+  p.then(
+    (v) => ((done = true), (value = v)),
+    (err: unknown) => ((done = true), (failed = true), (error = err)),
+  );
+  for (let t = 0; t <= maxMs && !done; t += stepMs) await clock.step(stepMs);
+  if (!done) throw new Error(`still pending after ${maxMs} ms of fake time`);
+  if (failed) throw error;
+  return value as T;
+}
+
+async function started(h: Harness): Promise<void> {
+  await settle(h.clock, h.session.start());
+  await h.session.fire(); // watching: no write, nothing to wait for, the timeout starts now
+}
+
+describe('TraceSession', () => {
+  it('watches, traces the change to convergence, and attaches an Event that arrives after the end', async () => {
+    const h = harness();
+    await started(h);
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    h.fakes.replicasets!.add(replicaSet('b'));
+    await h.clock.step(50);
+    h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
+    await settle(h.clock, h.session.ended);
+    const end = h.events.find((e) => e.type === 'end');
+    expect(end).toMatchObject({ outcome: 'converged' });
+    const endedAt = h.clock.now();
+    expect(h.session.endedAt).toBe(end?.type === 'end' ? end.at : -1);
+
+    // After the end, an Event about the new ReplicaSet's creation arrives; the report waits for it.
+    const finished = h.session.finish();
+    await h.clock.step(LATE_EVENTS_QUIET_MS - 50);
+    h.fakes.events!.add(event('e1', 'ScalingReplicaSet', 'Scaled up replica set web-b from 0 to 1', 'dep'));
+    // It recurs a quiet window later: the wait goes on until the informer has been quiet.
+    await h.clock.step(LATE_EVENTS_QUIET_MS);
+    h.fakes.events!.modify(event('e1', 'ScalingReplicaSet', 'Scaled up replica set web-b from 0 to 1', 'dep', 2));
+    const snap = await settle(h.clock, finished);
+    expect(h.clock.now() - endedAt).toBeGreaterThan(2 * LATE_EVENTS_QUIET_MS);
+    expect(h.clock.now() - endedAt).toBeLessThanOrEqual(LATE_EVENTS_MAX_MS + 20);
+    expect(snap.hops.find((x) => x.id === 'created/b')?.events).toMatchObject([{ uid: 'e1', note: 'Scaled up replica set web-b from 0 to 1', count: 2 }]);
+    h.session.close();
+  });
+
+  it('times out on the injected clock', async () => {
+    const h = harness();
+    await started(h);
+    await h.clock.step(9_990);
+    expect(h.session.snapshot().outcome).toBeUndefined();
+    await h.clock.step(20);
+    expect(h.session.snapshot()).toMatchObject({ outcome: 'timeout', endMessage: 'no convergence within 10.0s' });
+    h.session.close();
+  });
+
+  it('calls onStall when no hop has arrived for the given time after the change, once per quiet stretch', async () => {
+    const h = harness();
+    await started(h);
+    const stalls: Stall[] = [];
+    h.session.onStall(2_000, (s) => stalls.push(s));
+    await h.clock.step(5_000);
+    expect(stalls).toEqual([]); // nothing changed yet: waiting for a change is not a stall
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    await h.clock.step(1_500);
+    h.fakes.replicasets!.add(replicaSet('b'));
+    await h.clock.step(1_500);
+    expect(stalls).toEqual([]);
+    await h.clock.step(600);
+    expect(stalls).toHaveLength(1);
+    expect(stalls[0]!.sinceMs).toBe(2_000);
+    expect(stalls[0]!.lastHop?.id).toBe('created/b');
+    await h.clock.step(1_900);
+    expect(stalls).toHaveLength(1);
+    h.session.stop('interrupted', 'quit');
+    await h.clock.step(5_000);
+    expect(stalls).toHaveLength(1);
+    h.session.close();
+  });
+
+  it('ends interrupted when the signal aborts, and the final snapshot does not wait for Events', async () => {
+    const h = harness();
+    await started(h);
+    h.interrupt.abort();
+    const snap = await h.session.finish();
+    expect(snap.outcome).toBe('interrupted');
+    expect(h.session.signal.aborted).toBe(true);
+    h.session.close();
+  });
+
+  it('waits for a watched target that does not exist yet: its creation is the change', async () => {
+    const h = harness({ deployments: [] }, { waitForTarget: true });
+    await started(h);
+    expect(h.session.targetExists()).toBe(false);
+    h.fakes.deployments!.add(deployment(1, 0));
+    await h.clock.step(50);
+    expect(h.session.targetExists()).toBe(true);
+    expect(h.events.filter((e) => e.type === 'trigger')).toHaveLength(1);
+    expect(h.session.snapshot().hops.map((x) => `${x.kind}:${x.object.kind}`)).toEqual(['created:Deployment']);
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.deployments!.modify(deployment(1, 1, { converged: true }));
+    await settle(h.clock, h.session.ended);
+    expect(h.session.snapshot().outcome).toBe('converged');
+    h.session.close();
+  });
+
+  it('fails with close names when the target does not exist and nothing would create it', async () => {
+    const h = harness({ deployments: [deployment(1, 1, { name: 'webb' })] });
+    const err = await settle(h.clock, h.session.start()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CheckFailedError);
+    expect((err as CheckFailedError).message).toBe('deployments.apps "web" not found in namespace ns');
+    expect((err as CheckFailedError).hint).toBe('did you mean "webb"?');
+    h.session.close();
+  });
+
+  it('exposes the informer caches', async () => {
+    const h = harness();
+    await started(h);
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.events!.add(event('e1', 'ScalingReplicaSet', 'Scaled up replica set web-b from 0 to 1', 'dep'));
+    await h.clock.step(50);
+    const caches = h.session.caches();
+    expect(caches.target.store.list().map((o) => o.metadata.name)).toEqual(['web']);
+    expect(caches.children.map((c) => c.info.kind)).toEqual(['ReplicaSet', 'Pod']);
+    expect(caches.children[0]!.store.list().map((o) => o.metadata.name)).toEqual(['web-b']);
+    expect(caches.events?.store.list().map((o) => o.metadata.uid)).toEqual(['e1']);
+    h.session.close();
+  });
+});

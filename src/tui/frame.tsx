@@ -1,0 +1,166 @@
+/**
+ * Building blocks every live screen is made of, so each frame is exactly the terminal's size: a
+ * Screen of `rows` × `columns` that clips anything beyond it, panes made of a title row and a fixed
+ * number of one-line rows (cut to the width, never wrapped), a text view for the detail and help,
+ * and the footer (key hints or the filter prompt). A pane pads itself to its row budget, so the
+ * layout does not jump when lines come and go.
+ */
+import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
+import type { ListWindow, ScreenState } from '../view/screen-state.js';
+
+/** One terminal line of a pane. */
+export interface Row {
+  key: string;
+  text: string;
+  color?: string | undefined;
+  dim?: boolean | undefined;
+  bold?: boolean | undefined;
+}
+
+export function Screen({ width, height, children }: { width: number; height: number; children: ReactNode }): ReactNode {
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {children}
+    </Box>
+  );
+}
+
+export function Line({ row, selected, width }: { row: Row; selected?: boolean | undefined; width: number }): ReactNode {
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end" inverse={selected ?? false} bold={row.bold ?? false} dimColor={row.dim ?? false} {...(row.color ? { color: row.color } : {})}>
+        {row.text === '' ? ' ' : row.text}
+      </Text>
+    </Box>
+  );
+}
+
+/** `─ Timeline · 42 hops ───────── following`; the focused pane's title is highlighted. */
+export function PaneTitle({ title, right, focused, width }: { title: string; right?: string | undefined; focused: boolean; width: number }): ReactNode {
+  const left = `─ ${title} `;
+  const tail = right ? ` ${right} ─` : '';
+  const fill = Math.max(0, width - left.length - tail.length);
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end" bold={focused} {...(focused ? { color: 'cyan' } : { dimColor: true })}>
+        {left}
+        {'─'.repeat(fill)}
+        {tail}
+      </Text>
+    </Box>
+  );
+}
+
+/**
+ * `height` rows from `window.top`; the selected one inverted when the pane has the focus. `rows`
+ * may be only a slice of a long list: `first` is the index of its first row in the whole list.
+ */
+export function Rows({ rows, window, height, width, focused, emptyText, first = 0 }: { rows: readonly Row[]; window: ListWindow; height: number; width: number; focused: boolean; emptyText?: string | undefined; first?: number }): ReactNode {
+  if (height <= 0) return null;
+  const shown = rows.slice(window.top - first, window.top - first + height);
+  const empty = rows.length === 0 && first === 0 && emptyText;
+  const pad = height - shown.length - (empty ? 1 : 0);
+  return (
+    <Box flexDirection="column" width={width} height={height} flexShrink={0} overflow="hidden">
+      {empty ? <Line row={{ key: 'empty', text: emptyText, dim: true }} width={width} /> : null}
+      {shown.map((r, i) => (
+        <Line key={r.key} row={r} selected={focused && window.top + i === window.index} width={width} />
+      ))}
+      {Array.from({ length: Math.max(0, pad) }, (_, i) => (
+        <Line key={`pad-${i}`} row={{ key: `pad-${i}`, text: '' }} width={width} />
+      ))}
+    </Box>
+  );
+}
+
+/** `12-30 of 64` when the rows do not all fit in `height`. */
+export function position(window: ListWindow, rows: number, height: number): string | undefined {
+  return rows > height ? `${window.top + 1}-${Math.min(rows, window.top + height)} of ${rows}` : undefined;
+}
+
+/**
+ * A title row (with where the window is, when the list is longer) and `height - 1` rows of a list.
+ * For a long list, `rows` can be the slice on screen, from index `first` of `total` lines.
+ */
+export function Pane({ title, right, rows, window, height, width, focused, emptyText, first = 0, total }: { title: string; right?: string | undefined; rows: readonly Row[]; window: ListWindow; height: number; width: number; focused: boolean; emptyText?: string | undefined; first?: number; total?: number }): ReactNode {
+  if (height <= 0) return null;
+  const where = [right, position(window, total ?? rows.length, height - 1)].filter(Boolean).join(' · ');
+  return (
+    <Box flexDirection="column" width={width} height={height} flexShrink={0} overflow="hidden">
+      <PaneTitle title={title} right={where || undefined} focused={focused} width={width} />
+      <Rows rows={rows} window={window} height={height - 1} width={width} focused={focused} emptyText={emptyText} first={first} />
+    </Box>
+  );
+}
+
+/** Scrolled text (the detail, the help): a title row and `height - 1` lines from `top`. */
+export function TextPane({ title, lines, top, height, width }: { title: string; lines: readonly Row[]; top: number; height: number; width: number }): ReactNode {
+  return <Pane title={title} rows={lines} window={{ index: -1, top }} height={height} width={width} focused />;
+}
+
+/** The last row: the filter prompt while typing, else the filter in force and the key hints. */
+export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'editing' | 'filter' | 'detail' | 'help'>; hints: string; width: number }): ReactNode {
+  if (state.editing) {
+    return (
+      <Box width={width} height={1} flexShrink={0}>
+        <Text wrap="truncate-start">
+          <Text color="cyan">/</Text>
+          {state.filter}
+          <Text inverse> </Text>
+          <Text dimColor>  Enter keep · Esc clear</Text>
+        </Text>
+      </Box>
+    );
+  }
+  const where = state.help ? 'Esc close' : state.detail !== undefined ? 'Esc back · ↑/↓ scroll' : hints;
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end">
+        {state.filter ? (
+          <Text color="cyan">
+            filter: {state.filter} <Text dimColor>(Esc clears) · </Text>
+          </Text>
+        ) : null}
+        <Text dimColor>{where}</Text>
+      </Text>
+    </Box>
+  );
+}
+
+/** Cuts or pads `s` to exactly `w` columns; `middle` keeps both ends of long identities. */
+export function fit(s: string, w: number, mode: 'end' | 'middle' = 'end'): string {
+  if (w <= 0) return '';
+  if (s.length <= w) return s + ' '.repeat(w - s.length);
+  if (w === 1) return '…';
+  if (mode === 'middle') {
+    const head = Math.ceil((w - 1) / 2);
+    return `${s.slice(0, head)}…${s.slice(s.length - (w - 1 - head))}`;
+  }
+  return `${s.slice(0, w - 1)}…`;
+}
+
+/** Splits text into lines of at most `width` columns, at spaces where it can. */
+export function wrap(text: string, width: number): string[] {
+  const w = Math.max(10, width);
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > w) {
+    const cut = rest.lastIndexOf(' ', w);
+    const at = cut > w / 2 ? cut : w;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at).trimStart();
+  }
+  out.push(rest);
+  return out;
+}
+
+/** Text rows wrapped to the width (the detail and help are read whole, not cut); what wraps is indented. */
+export function wrapRows(rows: readonly Row[], width: number): Row[] {
+  return rows.flatMap((r) => {
+    const indent = ' '.repeat(Math.min(16, (/^ */.exec(r.text)?.[0].length ?? 0) + 4));
+    const [first = '', ...rest] = wrap(r.text, width);
+    const more = rest.length ? wrap(rest.join(' '), width - indent.length).map((t) => indent + t) : [];
+    return [first, ...more].map((text, i) => ({ ...r, key: `${r.key}.${i}`, text }));
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The one key map of the three TUIs (trace, lease-watch, queues). A key means the same thing in
+ * each of them; a TUI only adds keys of its own (`w` waterfall, `a` idle queues) through `extra`.
+ * The help screen (`?`) is generated from the same table, so what it says is what the keys do.
+ * Vi keys sit beside the arrows, as in less, k9s and lazygit.
+ */
+import type { Key } from 'ink';
+import type { KeyAction, Press } from '../view/screen-state.js';
+
+export type { KeyAction };
+
+export interface KeyHelp {
+  keys: string;
+  what: string;
+}
+
+/** The shared keys, in the order the help screen lists them. */
+export const COMMON_KEYS: readonly KeyHelp[] = [
+  { keys: '↑/↓ j/k', what: 'move the selection (scrolls the list)' },
+  { keys: 'PgUp/PgDn', what: 'a page up / down' },
+  { keys: 'g / G', what: 'first / last line; G also resumes follow' },
+  { keys: 'f', what: 'follow: keep the newest line selected' },
+  { keys: '/', what: 'filter (type, Enter keeps it, Esc clears it)' },
+  { keys: 'Enter', what: 'open the selected line in detail' },
+  { keys: 'Esc / Backspace', what: 'leave the detail, help or filter' },
+  { keys: 'tab / shift+tab', what: 'next / previous pane' },
+  { keys: '?', what: 'this help' },
+  { keys: 'q / Ctrl+C', what: 'quit' },
+];
+
+/** What a key press means. `extra` maps a TUI's own letters (e.g. { w: 'waterfall' }). */
+export function actionOf(input: string, key: Key, extra: Readonly<Record<string, KeyAction>> = {}): KeyAction | undefined {
+  if (key.ctrl && input === 'c') return 'interrupt';
+  if (key.upArrow) return 'up';
+  if (key.downArrow) return 'down';
+  if (key.pageUp) return 'pageUp';
+  if (key.pageDown) return 'pageDown';
+  if (key.home) return 'top';
+  if (key.end) return 'bottom';
+  if (key.tab) return key.shift ? 'prevPane' : 'nextPane';
+  if (key.return) return 'open';
+  if (key.escape || key.backspace || key.delete) return 'back';
+  if (key.ctrl || key.meta) return undefined;
+  switch (input) {
+    case 'k':
+      return 'up';
+    case 'j':
+      return 'down';
+    case 'g':
+      return 'top';
+    case 'G':
+      return 'bottom';
+    case 'f':
+      return 'follow';
+    case '/':
+      return 'filter';
+    case '?':
+      return 'help';
+    case 'q':
+      return 'quit';
+    default:
+      return extra[input];
+  }
+}
+
+/** A press as the screen reducer takes it. */
+export function pressOf(input: string, key: Key, extra: Readonly<Record<string, KeyAction>> = {}): Press {
+  return { action: actionOf(input, key, extra), input: key.ctrl || key.meta ? '' : input, escape: key.escape, erase: key.backspace || key.delete, enter: key.return };
+}
+
+/**
+ * The presses in one read from the terminal. Keys typed quickly (or a held key repeating) arrive
+ * together as one string ("jjj", "/pod\r"): ink splits escape sequences, Backspace and Ctrl+C out
+ * of a read but leaves plain text, Enter and Tab in it. Each is a press of its own here.
+ */
+export function pressesOf(input: string, key: Key, extra: Readonly<Record<string, KeyAction>> = {}): Press[] {
+  // Two Escapes in one read ("\x1b\x1b", a quick double tap) reach us as one Escape with meta set:
+  // each is a step back of its own.
+  if (key.escape && key.meta) {
+    const back = pressOf(input, { ...key, meta: false }, extra);
+    return [back, back];
+  }
+  const chars = [...input];
+  if (chars.length < 2 || key.ctrl || key.meta || key.escape || input.includes('\u001b')) return [pressOf(input, key, extra)];
+  const plain: Key = { ...key, shift: false, return: false, tab: false, backspace: false, delete: false };
+  const out: Press[] = [];
+  for (const c of chars) {
+    if (c === '\r' || c === '\n') out.push(pressOf('\r', { ...plain, return: true }, extra));
+    else if (c === '\t') out.push(pressOf('\t', { ...plain, tab: true }, extra));
+    else if (c >= ' ' && c !== '\u007f') out.push(pressOf(c, { ...plain, shift: c !== c.toLowerCase() }, extra));
+  }
+  return out;
+}
+
+/** The help screen's lines: the shared keys, then the TUI's own. */
+export function helpLines(own: readonly KeyHelp[]): string[] {
+  const all = [...COMMON_KEYS, ...own];
+  const w = Math.max(...all.map((k) => k.keys.length));
+  return all.map((k) => `${k.keys.padEnd(w)}  ${k.what}`);
+}

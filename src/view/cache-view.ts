@@ -1,0 +1,321 @@
+/**
+ * What `cache` shows of a running informer, as plain data for every output (NDJSON lines, the live
+ * view): each delta the informer applied with its index values, the moments of its machinery
+ * (relist, resync, bookmark, watch restart), and a comparison of the cache with a fresh list.
+ *
+ * - Times are the informer's clock (ms); lines carry them as ISO strings.
+ * - A delta's index values are those of the object it carries (for a deletion, its last state).
+ * - The comparison is exact, not "eventually": the cache is read at a moment when the DeltaFIFO is
+ *   empty, so it holds everything up to the informer's last resourceVersion and nothing after, and
+ *   the API server is asked for the list at exactly that resourceVersion (resourceVersionMatch
+ *   Exact, as client-go's data consistency detector does). Any difference is then a real one, not
+ *   an event still in flight.
+ */
+import { isExpired } from '../kube/index.js';
+import type { KubeObject } from '../kube/index.js';
+import {
+  listAllPages,
+  metaNamespaceKeyFunc,
+  type DeltaType,
+  type IndexFunc,
+  type InformerEvent,
+  type ObservedDelta,
+  type SharedIndexInformer,
+} from '../informer/index.js';
+import type { Clock } from '../clock.js';
+
+export interface DeltaLine {
+  kind: 'delta';
+  type: DeltaType;
+  key: string;
+  resourceVersion: string;
+  /** When our informer received it (ISO). */
+  receivedAt: string;
+  /** Part of the initial list. */
+  initial?: true;
+  /** A deletion a relist found: the object's final state is unknown. */
+  tombstone?: true;
+  /** Each custom index's values for this object. */
+  indexes?: Record<string, string[]>;
+}
+
+export type MarkerKind = 'relist' | 'resync' | 'bookmark' | 'watch-restart' | 'watch-closed';
+
+export interface MarkerLine {
+  kind: MarkerKind;
+  at: string;
+  resourceVersion?: string;
+  message: string;
+}
+
+export interface SyncedLine {
+  kind: 'synced';
+  at: string;
+  resourceVersion: string;
+  objects: number;
+  /** Each custom index: value → number of objects. */
+  indexes?: Record<string, Record<string, number>>;
+}
+
+export type IndexFuncs = ReadonlyArray<readonly [name: string, fn: IndexFunc]>;
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Values of each index for one object; an index function that throws gives no values. */
+export function indexValuesOf(obj: KubeObject | undefined, indexes: IndexFuncs): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, fn] of indexes) {
+    let values: string[] = [];
+    if (obj) {
+      try {
+        values = fn(obj);
+      } catch {
+        values = [];
+      }
+    }
+    out[name] = values;
+  }
+  return out;
+}
+
+export function deltaLine(d: ObservedDelta, indexes: IndexFuncs): DeltaLine {
+  return {
+    kind: 'delta',
+    type: d.type,
+    key: d.key,
+    resourceVersion: d.resourceVersion,
+    receivedAt: iso(d.receivedAt),
+    ...(d.initial ? { initial: true as const } : {}),
+    ...(d.tombstone ? { tombstone: true as const } : {}),
+    ...(indexes.length ? { indexes: indexValuesOf(d.object, indexes) } : {}),
+  };
+}
+
+/** Each index's values with their object counts, values sorted. */
+export function indexCounts(informer: SharedIndexInformer, names: readonly string[]): Record<string, Record<string, number>> {
+  const indexer = informer.getIndexer();
+  const out: Record<string, Record<string, number>> = {};
+  for (const name of names) {
+    const counts: Record<string, number> = {};
+    for (const value of indexer.listIndexFuncValues(name).sort()) counts[value] = indexer.indexKeys(name, value).length;
+    out[name] = counts;
+  }
+  return out;
+}
+
+export function syncedLine(informer: SharedIndexInformer, names: readonly string[], at: number): SyncedLine {
+  return {
+    kind: 'synced',
+    at: iso(at),
+    resourceVersion: informer.lastSyncResourceVersion(),
+    objects: informer.getIndexer().size(),
+    ...(names.length ? { indexes: indexCounts(informer, names) } : {}),
+  };
+}
+
+/**
+ * Turns the informer's events into the moments worth marking among the deltas. The first list (or
+ * streaming list) and the first watch are the start, not marks; every later one is a relist or a
+ * watch restart.
+ */
+export class MarkerTracker {
+  private listed = false;
+  /** A relist is under way (marked once, however many requests it takes). */
+  private relisting = false;
+  private watches = 0;
+
+  marker(e: InformerEvent): MarkerLine | undefined {
+    const base = { at: iso(e.at), ...(e.resourceVersion !== undefined ? { resourceVersion: e.resourceVersion } : {}), message: e.message };
+    switch (e.kind) {
+      case 'list':
+      case 'stream':
+        if (!this.listed || this.relisting) return undefined;
+        this.relisting = true;
+        return { kind: 'relist', ...base };
+      case 'listed':
+      case 'streamed':
+        this.listed = true;
+        this.relisting = false;
+        return undefined;
+      case 'watch':
+        return this.watches++ === 0 ? undefined : { kind: 'watch-restart', ...base };
+      case 'resync':
+        return { kind: 'resync', ...base };
+      case 'bookmark':
+        return { kind: 'bookmark', ...base };
+      case 'watch-closed':
+      case 'watch-failed':
+        return { kind: 'watch-closed', ...base };
+      default:
+        return undefined;
+    }
+  }
+}
+
+export type DifferenceKind = 'missing' | 'extra' | 'stale';
+
+export interface CacheDifference {
+  key: string;
+  /** missing: on the server, not in the cache; extra: in the cache, not on the server; stale: a different resourceVersion. */
+  problem: DifferenceKind;
+  cacheResourceVersion?: string;
+  serverResourceVersion?: string;
+}
+
+export interface VerifyResult {
+  /** The resourceVersion both sides were compared at. */
+  resourceVersion: string;
+  cached: number;
+  listed: number;
+  differences: CacheDifference[];
+}
+
+/** Differences between the cache's keys → resourceVersions and the server's, sorted by key. */
+export function compareCache(cache: ReadonlyMap<string, string>, server: ReadonlyMap<string, string>): CacheDifference[] {
+  const out: CacheDifference[] = [];
+  for (const [key, rv] of server) {
+    const cached = cache.get(key);
+    if (cached === undefined) out.push({ key, problem: 'missing', serverResourceVersion: rv });
+    else if (cached !== rv) out.push({ key, problem: 'stale', cacheResourceVersion: cached, serverResourceVersion: rv });
+  }
+  for (const [key, rv] of cache) if (!server.has(key)) out.push({ key, problem: 'extra', cacheResourceVersion: rv });
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+export interface VerifyOptions {
+  signal: AbortSignal;
+  clock: Clock;
+  /** How long to wait for a moment when the informer has nothing queued (ms). */
+  quietTimeoutMs?: number;
+  pageSize?: number;
+}
+
+/**
+ * Compares the informer's cache with the API server at the same resourceVersion (see the file
+ * header). A list at that resourceVersion can fail with 410 when etcd compacted it in between;
+ * then the comparison starts over from a new moment, up to three times.
+ */
+export async function verifyCache(informer: SharedIndexInformer, options: VerifyOptions): Promise<VerifyResult> {
+  const lw = informer.getListerWatcher();
+  for (let attempt = 1; ; attempt++) {
+    const snapshot = await quietSnapshot(informer, options);
+    try {
+      const list = await listAllPages(lw, { resourceVersion: snapshot.resourceVersion, resourceVersionMatch: 'Exact' }, { pageSize: options.pageSize ?? 500, signal: options.signal });
+      const server = new Map<string, string>();
+      for (const item of list.items) server.set(metaNamespaceKeyFunc(item), item.metadata.resourceVersion ?? '');
+      return { resourceVersion: snapshot.resourceVersion, cached: snapshot.cache.size, listed: server.size, differences: compareCache(snapshot.cache, server) };
+    } catch (err) {
+      if (!isExpired(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** The cache's keys and resourceVersions at a moment when the DeltaFIFO is empty. */
+async function quietSnapshot(informer: SharedIndexInformer, options: VerifyOptions): Promise<{ resourceVersion: string; cache: Map<string, string> }> {
+  const deadline = options.clock.now() + (options.quietTimeoutMs ?? 30_000);
+  for (;;) {
+    options.signal.throwIfAborted();
+    if (informer.hasSynced() && informer.queuedKeys() === 0) {
+      const cache = new Map<string, string>();
+      for (const o of informer.getIndexer().list()) cache.set(metaNamespaceKeyFunc(o), o.metadata.resourceVersion ?? '');
+      return { resourceVersion: informer.lastSyncResourceVersion(), cache };
+    }
+    if (options.clock.now() >= deadline) throw new Error(`the informer never caught up (still ${informer.queuedKeys()} keys queued after ${options.quietTimeoutMs ?? 30_000} ms); cannot compare its cache`);
+    await options.clock.sleep(10, options.signal);
+  }
+}
+
+/** One line of the delta pane: a delta, or a moment of the machinery between them. */
+export type DeltaPaneEntry =
+  | { seq: number; kind: 'delta'; type: DeltaType; key: string; resourceVersion: string; at: number; tombstone: boolean; initial: boolean }
+  | { seq: number; kind: MarkerKind | 'synced'; at: number; resourceVersion: string; message: string };
+
+export interface CacheModelOptions {
+  /** Custom index names (--index), in order. */
+  indexNames: readonly string[];
+  /** How many delta pane entries to keep. */
+  keep?: number;
+}
+
+/**
+ * The live view's state: subscribed to an informer before it runs, it records the last deltas and
+ * marks, and for each key the newest delta (what changed last, and when). The objects, index
+ * values and counters are read from the informer itself when a frame is built, so the view shows
+ * exactly the cache. Cheap per delta (a ring entry and a map write); listeners are told that
+ * something changed and redraw at their own pace.
+ */
+export class CacheModel {
+  private readonly entries: DeltaPaneEntry[] = [];
+  private readonly keep: number;
+  private seq = 0;
+  private readonly lastChange = new Map<string, { seq: number; type: DeltaType; at: number }>();
+  private readonly listeners = new Set<() => void>();
+  private readonly markers = new MarkerTracker();
+  private readonly unsubscribe: (() => void)[];
+  /** The cache's keys, sorted; recomputed only after a key came or went. */
+  private sorted: string[] | undefined;
+
+  constructor(
+    readonly informer: SharedIndexInformer,
+    readonly options: CacheModelOptions,
+  ) {
+    this.keep = options.keep ?? 1000;
+    this.unsubscribe = [
+      informer.onDelta((d) => {
+        const seq = ++this.seq;
+        if (d.type === 'Deleted') {
+          this.lastChange.delete(d.key);
+          this.sorted = undefined;
+        } else {
+          if (!this.lastChange.has(d.key)) this.sorted = undefined;
+          this.lastChange.set(d.key, { seq, type: d.type, at: d.receivedAt });
+        }
+        this.push({ seq, kind: 'delta', type: d.type, key: d.key, resourceVersion: d.resourceVersion, at: d.receivedAt, tombstone: d.tombstone, initial: d.initial });
+      }),
+      informer.onEvent((e) => {
+        if (e.kind === 'synced') return this.push({ seq: ++this.seq, kind: 'synced', at: e.at, resourceVersion: informer.lastSyncResourceVersion(), message: e.message });
+        const m = this.markers.marker(e);
+        if (m) this.push({ seq: ++this.seq, kind: m.kind, at: e.at, resourceVersion: m.resourceVersion ?? '', message: m.message });
+      }),
+    ];
+  }
+
+  private push(entry: DeltaPaneEntry): void {
+    this.entries.push(entry);
+    if (this.entries.length > this.keep * 2) this.entries.splice(0, this.entries.length - this.keep);
+    for (const l of this.listeners) l();
+  }
+
+  onUpdate(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The delta pane's entries, oldest first (at most `keep`). */
+  deltas(): readonly DeltaPaneEntry[] {
+    return this.entries.length > this.keep ? this.entries.slice(this.entries.length - this.keep) : this.entries;
+  }
+
+  /** Every cached key, sorted (byte order: the API server's order). Do not modify. */
+  sortedKeys(): readonly string[] {
+    this.sorted ??= this.informer.getIndexer().listKeys().sort();
+    return this.sorted;
+  }
+
+  /** The newest delta applied to `key`, if it is cached. */
+  lastChangeOf(key: string): { seq: number; type: DeltaType; at: number } | undefined {
+    return this.lastChange.get(key);
+  }
+
+  /** The sequence number of the newest delta, to highlight its object. */
+  newestSeq(): number {
+    return this.seq;
+  }
+
+  stop(): void {
+    for (const u of this.unsubscribe) u();
+    this.listeners.clear();
+  }
+}
