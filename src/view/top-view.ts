@@ -32,7 +32,7 @@
  *   ok           none of the above
  * Components are sorted by that order (unhealthy first), then by name.
  */
-import type { ControllerRow, MetricsSnapshot, QueueRow, SourceStatus } from '../metrics/index.js';
+import type { ControllerRow, DiscoveredTarget, MetricsSnapshot, QueueRow, SourceStatus } from '../metrics/index.js';
 import type { LeaseState } from '../lease/index.js';
 import { isIdleQueue, queueLabel, sourceState, type SourceState } from './queues-view.js';
 import type { LeaderLeaseRow, TenureRow } from './lease-view.js';
@@ -52,23 +52,8 @@ export interface Thresholds {
 
 export const DEFAULT_THRESHOLDS: Thresholds = { stuckAfterSeconds: 60, backlogDepth: 100, backlogWaitSeconds: 5 };
 
-/** A metrics source as discovery (or --metrics) found it. */
-export interface TopTarget {
-  /** The MetricsSource's name. */
-  source: string;
-  /** What it is said to be: kube-controller-manager, kube-scheduler, kube-apiserver, a Pod's app name; null when nothing says. */
-  component: string | null;
-  /** Where it was found (a Pod's or Service's namespace); null for a URL or the API server. */
-  namespace: string | null;
-  /** The Pod behind it, when known. */
-  pod: string | null;
-  /** Host name its leader-election identity starts with (a Pod's name, a node's), when known. */
-  host: string | null;
-  /** The Lease discovery tied it to ("NAMESPACE/NAME"), when it did. */
-  lease: string | null;
-  /** How it was found, one line each (shown by --explain-discovery). */
-  foundBy: string[];
-}
+/** A metrics source as discovery (or --metrics) found it; how to reach it is not the view's. */
+export type TopTarget = Omit<DiscoveredTarget, 'routes'>;
 
 export interface TopReplica {
   source: string;

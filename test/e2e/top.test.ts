@@ -8,7 +8,6 @@
  * while its reconciler fails; bad input and refused rights give one line each.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +18,7 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { TopComponent, TopView } from '../../src/view/top-view.js';
-import { adminKube, cluster, clusterHealthy, createNamespace, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 
 type Line = TopView & { trigger: 'scrape' | 'lease'; change: LeaseChange | null };
 
@@ -31,20 +30,6 @@ function lines(text: string): Line[] {
 }
 
 const kcmOf = (v: TopView): TopComponent | undefined => v.components.find((c) => c.key === 'kube-system/kube-controller-manager');
-
-/** Which instance holds the lease: kube-controller-manager logs "<identity> became leader". */
-function componentHolding(identity: string): ComponentName | undefined {
-  for (const name of ['kube-controller-manager', 'kube-controller-manager-2'] as const) {
-    let log = '';
-    try {
-      log = readFileSync(join(cluster().logDir, `${name}.log`), 'utf8');
-    } catch {
-      continue;
-    }
-    if (log.includes(`message="${identity} became leader"`)) return name;
-  }
-  return undefined;
-}
 
 describe('kubectl informer-trace top on the real control plane', () => {
   const c = cluster();
