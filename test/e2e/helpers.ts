@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SIMULATE_ANNOTATION, type SimulatedFailure } from '../../src/cluster/kwok-stages.js';
-import { LocalCluster, type ComponentName } from '../../src/cluster/launcher.js';
+import { httpsGet, LocalCluster, type ComponentName } from '../../src/cluster/launcher.js';
 import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type CliResult, type LiveCli } from '../../src/testing/cli.js';
 import { ApiLeaseClient, connect, type Kube } from '../../src/kube/index.js';
@@ -193,6 +193,24 @@ export async function firstControllerManagerLeads(victim: ComponentName | undefi
       return holder ? componentHolding(holder) === 'kube-controller-manager' : false;
     },
     60_000,
+    500,
+  );
+}
+
+/**
+ * Waits until the component on its published metrics port leads (its own
+ * leader_election_master_status is 1). After an earlier test killed a leader, the Lease can still
+ * name the dead instance for up to its lease duration, with the restarted one standing by.
+ */
+export async function publishedInstanceLeads(name: 'kube-controller-manager' | 'kube-scheduler', timeoutMs = 60_000): Promise<void> {
+  const url = cluster().metricsUrl(name);
+  await eventually(
+    `${name} at ${url} to lead`,
+    async () => {
+      const r = await httpsGet(url, { rejectUnauthorized: false }).catch(() => undefined);
+      return r !== undefined && /^leader_election_master_status\{[^}]*\} 1$/m.test(r.body);
+    },
+    timeoutMs,
     500,
   );
 }

@@ -18,7 +18,7 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { TopComponent, TopView } from '../../src/view/top-view.js';
-import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, publishedInstanceLeads, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 
 type Line = TopView & { trigger: 'scrape' | 'lease'; change: LeaseChange | null };
 
@@ -36,6 +36,8 @@ describe('kubectl informer-trace top on the real control plane', () => {
   const kubeconfig = c.kubeconfigPath;
 
   it('without flags: the kube-controller-manager and kube-scheduler Leases with their queues, and the API server', async () => {
+    await publishedInstanceLeads('kube-controller-manager');
+    await publishedInstanceLeads('kube-scheduler');
     const r = await runCli(createInformerTraceProgram, ['top', '-o', 'json', '--interval', '2s', '--explain-discovery', '--kubeconfig', kubeconfig]);
     expect(r.stderr).not.toContain('error');
     expect(r.code).toBe(0);
