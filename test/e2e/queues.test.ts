@@ -145,7 +145,8 @@ describe("the real kube-controller-manager's queues", () => {
       expect(during.some((s) => (queue(s, 'replicaset')?.workTime.observations ?? 0) > 0 && queue(s, 'replicaset')!.workTime.p99 !== null)).toBe(true);
       // Nothing failed, nothing stuck.
       expect(r.retriesTotal).not.toBeNull();
-      expect(r.unfinishedWorkSeconds).toBe(0);
+      // A worker may be mid-item at the scrape (milliseconds); stuck work would be seconds.
+      expect(r.unfinishedWorkSeconds).toBeLessThan(1);
     } finally {
       stop.abort();
       await running;
