@@ -18,7 +18,7 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { TopComponent, TopView } from '../../src/view/top-view.js';
-import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, publishedInstanceLeads, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, firstControllerManagerLeads, publishedInstanceLeads, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 
 type Line = TopView & { trigger: 'scrape' | 'lease'; change: LeaseChange | null };
 
@@ -188,17 +188,7 @@ describe('kubectl informer-trace top on the real control plane', () => {
       expect(all.some((l) => l.trigger === 'lease' && l.change?.type === 'acquired' && l.change.holder === k.lease!.holder)).toBe(true);
     } finally {
       // Leave the first instance leading, the second stopped (its EndpointSlice goes with it).
-      if (victim === 'kube-controller-manager') await c.startComponentAgain('kube-controller-manager');
-      await c.stopComponent('kube-controller-manager-2');
-      await eventually(
-        'the first kube-controller-manager to lead again',
-        async () => {
-          const holder = (await leases.get('kube-system', 'kube-controller-manager'))?.spec?.holderIdentity;
-          return holder ? componentHolding(holder) === 'kube-controller-manager' : false;
-        },
-        60_000,
-        500,
-      );
+      await firstControllerManagerLeads(victim);
       await clusterHealthy(adminKube());
     }
     const slices = await adminKube().client.json<{ items: { metadata: { name: string } }[] }>('/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkube-controller-manager');
