@@ -113,7 +113,8 @@ describe('leader election on the real API server', () => {
     await eventually('candidate-d to lead', async () => d.elector.isLeader(), 60_000, 20);
     const expiryHandover = Date.now() - t0;
     expect(expiryHandover).toBeGreaterThan(DEFAULT_LEASE_DURATION_MS - DEFAULT_RETRY_PERIOD_MS * JITTER_FACTOR - 1_000);
-    expect(expiryHandover).toBeLessThan(DEFAULT_LEASE_DURATION_MS + DEFAULT_RETRY_PERIOD_MS * (1 + JITTER_FACTOR) + 3_000);
+    // D sees C's last renew up to one jittered retry after it, and acquires up to one more after that sighting's expiry.
+    expect(expiryHandover).toBeLessThan(DEFAULT_LEASE_DURATION_MS + 2 * DEFAULT_RETRY_PERIOD_MS * (1 + JITTER_FACTOR) + 2_000);
 
     expect(violations).toBe(0);
     expect(maxLeaders).toBe(1);
@@ -137,7 +138,7 @@ describe('leader election on the real API server', () => {
     // the hand-over time, which also contains the LeaseDuration wait.
     expect(afterExpiry.failoverGapMs).not.toBeNull();
     expect(afterExpiry.failoverGapMs!).toBeGreaterThanOrEqual(0);
-    expect(afterExpiry.failoverGapMs!).toBeLessThan(DEFAULT_RETRY_PERIOD_MS * (1 + JITTER_FACTOR) + 2_000);
+    expect(afterExpiry.failoverGapMs!).toBeLessThan(2 * DEFAULT_RETRY_PERIOD_MS * (1 + JITTER_FACTOR) + 2_000);
     expect(afterExpiry.failoverGapMs!).toBeLessThan(expiryHandover - DEFAULT_LEASE_DURATION_MS / 2);
   });
 });

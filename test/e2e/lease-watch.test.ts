@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import type { ComponentName } from '../../src/cluster/launcher.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
+import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR } from '../../src/lease/leader-elector.js';
 import type { LeaseChange, LeaseWatchView } from '../../src/view/lease-view.js';
 import { adminKube, cluster, componentHolding, eventually, firstControllerManagerLeads, runCli, startCli } from './helpers.js';
 
-/** KCM's defaults: --leader-elect-lease-duration=15s, --leader-elect-retry-period=2s; client-go's jitter 1.2. */
-const LEASE_DURATION_MS = 15_000;
-const RETRY_MS = 2_000 * 1.2;
+/**
+ * KCM's defaults are client-go's: --leader-elect-lease-duration=15s, --leader-elect-retry-period=2s.
+ * A candidate retries every RetryPeriod jittered by up to JitterFactor (1.2) more, so up to 4.4 s apart.
+ */
+const LEASE_DURATION_MS = DEFAULT_LEASE_DURATION_MS;
+const RETRY_MS = DEFAULT_RETRY_PERIOD_MS * (1 + JITTER_FACTOR);
 /** kwok in the launcher: --node-lease-duration-seconds=40. */
 const NODE_LEASE_DURATION_MS = 40_000;
 
