@@ -4,7 +4,8 @@
 //                                 program, a few minutes more)
 //   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
 //
-// Options: --reps N, --phases sync,events,replay,offline,workqueue,startup,tracer-scale (tracer-scale
+// Options: --reps N, --sync-sizes 10000,50000,100000 (the initial-sync sizes; the quick run 10000),
+// --phases sync,events,replay,offline,workqueue,startup,tracer-scale (tracer-scale
 // only in the full run by default; --tracer-replicas N, default 1000; --cpu-prof DIR: a V8 CPU profile of
 // the traced plugin), --cluster-dir DIR (default
 // $TMPDIR/informer-trace-bench-cluster), --keep-cluster (leave it running and its Pods in place
@@ -30,6 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { LocalCluster } from '../dist/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
+import { bundleEntry } from '../dist/packaging/bundle.js';
 import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
@@ -50,14 +52,23 @@ const log = (s) => process.stderr.write(`[bench ${new Date().toISOString().slice
 
 const SYNC_NS_A = 'bench-sync-a'; // 10,000 Pods
 const SYNC_NS_B = 'bench-sync-b'; // 40,000 more; both carry bench-sync=true
+const SYNC_NS_C = 'bench-sync-c'; // 50,000 more, with bench-sync=more: 100,000 with the other two
 const WATCH_NS = 'bench-watch'; // 1,000 Pods the writer updates
 const WATCH_PODS = 1000;
-const SYNC_SIZES = QUICK
-  ? [{ n: 10_000, namespace: SYNC_NS_A }]
-  : [
-      { n: 10_000, namespace: SYNC_NS_A },
-      { n: 50_000, selector: 'bench-sync=true' },
-    ];
+/** The initial-sync sizes, and the namespaces of Pods each needs. */
+const SYNC_SIZE_DEFS = new Map([
+  [10_000, { n: 10_000, namespace: SYNC_NS_A, needs: [SYNC_NS_A] }],
+  [50_000, { n: 50_000, selector: 'bench-sync=true', needs: [SYNC_NS_A, SYNC_NS_B] }],
+  [100_000, { n: 100_000, selector: 'bench-sync in (true,more)', needs: [SYNC_NS_A, SYNC_NS_B, SYNC_NS_C] }],
+]);
+const SYNC_SIZES = (args['sync-sizes'] ?? (QUICK ? '10000' : '10000,50000,100000')).split(',').map((n) => {
+  const size = SYNC_SIZE_DEFS.get(Number(n));
+  if (!size) {
+    process.stderr.write(`bench: --sync-sizes takes ${[...SYNC_SIZE_DEFS.keys()].join(', ')}; not ${n}\n`);
+    process.exit(2);
+  }
+  return size;
+});
 const EVENT_SECONDS = QUICK ? 5 : 10;
 const MAX_RATE_WRITES = QUICK ? 5_000 : 10_000;
 const RATES = [100, 1000, 0]; // 0 = as fast as the server allows
@@ -147,6 +158,16 @@ function clientGoBinary() {
   return bin;
 }
 
+/**
+ * The Go module cache holding k8s.io/api's and k8s.io/apimachinery's .proto files, at the versions
+ * the client-go program is built with (bench/lib/protobuf-list.mjs reads them from there).
+ */
+function protoRoot() {
+  const src = join(here, 'clientgo');
+  execFileSync('go', ['mod', 'download', 'k8s.io/api', 'k8s.io/apimachinery'], { cwd: src, stdio: ['ignore', 'ignore', 'inherit'] });
+  return execFileSync('go', ['env', 'GOMODCACHE'], { cwd: src, encoding: 'utf8' }).trim();
+}
+
 // ---- the cluster ---------------------------------------------------------------------------------
 
 async function setUpCluster() {
@@ -187,11 +208,13 @@ async function countPods(client, namespace, fieldSelector) {
 
 async function createObjects(go, kubeconfig, cluster) {
   const { client } = connect({ kubeconfig });
+  const needed = new Set(PHASES.has('sync') ? SYNC_SIZES.flatMap((s) => s.needs) : [SYNC_NS_A]);
   const wanted = [
     { namespace: WATCH_NS, count: WATCH_PODS, labels: 'bench-watch=true' },
     { namespace: SYNC_NS_A, count: 10_000, labels: 'bench-sync=true' },
-    ...(QUICK ? [] : [{ namespace: SYNC_NS_B, count: 40_000, labels: 'bench-sync=true' }]),
-  ];
+    { namespace: SYNC_NS_B, count: 40_000, labels: 'bench-sync=true' },
+    { namespace: SYNC_NS_C, count: 50_000, labels: 'bench-sync=more' },
+  ].filter((w) => w.namespace === WATCH_NS || needed.has(w.namespace));
   const nodes = cluster?.nodes ?? ['kwok-node-0', 'kwok-node-1'];
   for (const w of wanted) {
     const have = await countPods(client, w.namespace).catch(() => 0);
@@ -206,6 +229,8 @@ async function createObjects(go, kubeconfig, cluster) {
 
 const node = process.execPath;
 const ours = join(here, 'clients', 'ours.mjs');
+/** ours.mjs bundled as bin/'s program is (dist/packaging/bundle.js): without client-node's generated API. */
+const oursBundled = join(tmpdir(), `informer-trace-bench-ours-${process.pid}.mjs`);
 const clientNode = join(here, 'clients', 'client-node.mjs');
 // Ours runs with the Node flags the plugin itself runs with (bin/, the executables); the rows
 // "Node defaults" run without them, and "client-node, plugin flags" gives client-node the same.
@@ -214,12 +239,13 @@ const FLAGS_NOTE = PLUGIN_NODE_FLAGS.join(' ');
 /** client-go 1.35+ streams the initial list (WatchListClient); the comparisons use list + watch like the other two. */
 const listEnv = { KUBE_FEATURE_WatchListClient: 'false' };
 
-function syncVariants(go, kubeconfig, size) {
+function syncVariants(go, kubeconfig, size, protos) {
   const sel = size.namespace ? { ns: size.namespace } : { sel: size.selector };
   const nodeArgs = [`--kubeconfig=${kubeconfig}`, ...(sel.ns ? [`--namespace=${sel.ns}`] : [`--selector=${sel.sel}`])];
   const goArgs = ['-kubeconfig', kubeconfig, ...(sel.ns ? ['-namespace', sel.ns] : ['-selector', sel.sel])];
   return [
     { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
+    { client: 'ours, bundled as bin/ runs it', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', ...nodeArgs], { label: 'ours-bundled' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
     { client: 'ours, watch-list', run: () => runChild(node, [...oursFlags, ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
     { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours-defaults' }) },
@@ -230,6 +256,9 @@ function syncVariants(go, kubeconfig, size) {
     { client: 'client-go, watch-list (its default)', run: () => runChild(go, ['sync', ...goArgs], { label: 'client-go-wl' }) },
     { client: 'client-go, protobuf', run: () => runChild(go, ['sync', '-protobuf', ...goArgs], { env: listEnv, label: 'client-go-pb' }) },
     { client: 'floor: download + JSON.parse', run: () => runChild(node, [ours, 'limit', ...nodeArgs], { label: 'limit' }) },
+    { client: 'floor: download protobuf + protobufjs decode', run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', `--proto-root=${protos}`, ...nodeArgs], { label: 'limit-pb' }) },
+    { client: 'floor: download only, JSON', run: () => runChild(node, [ours, 'limit', '--decode=false', ...nodeArgs], { label: 'download-json' }) },
+    { client: 'floor: download only, protobuf', run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', '--decode=false', ...nodeArgs], { label: 'download-pb' }) },
   ];
 }
 
@@ -503,9 +532,11 @@ async function main() {
     if (PHASES.has('sync') || PHASES.has('events') || PHASES.has('replay') || PHASES.has('offline')) await createObjects(go, kubeconfig, cluster);
 
     if (PHASES.has('sync')) {
+      await bundleEntry(ours, oursBundled, 'bench');
+      const protos = protoRoot();
       for (const size of SYNC_SIZES) {
         const what = `initial sync of ${fmtNum(size.n, 0)} Pods`;
-        const samples = await interleaved(syncVariants(go, kubeconfig, size), REPS, what);
+        const samples = await interleaved(syncVariants(go, kubeconfig, size, protos), REPS, what);
         raw.results[what] = Object.fromEntries(samples);
         add(`${what}: time to synced`, 'ms', samples, (r) => r.syncMs, 'floor: download + JSON.parse');
         add(`${what}: peak RSS`, 'MiB', samples, (r) => r.peakRssKB / 1024);
@@ -575,6 +606,7 @@ async function main() {
       }
     }
   } finally {
+    rmSync(oursBundled, { force: true });
     if (cluster && args['keep-cluster'] !== 'true') {
       log('stopping the benchmark cluster');
       await cluster.down();
@@ -617,7 +649,7 @@ async function main() {
  */
 async function tracerScale(go, kubeconfig, cluster, raw) {
   const { client } = connect({ kubeconfig });
-  const parked = (await Promise.all([WATCH_NS, SYNC_NS_A, SYNC_NS_B].map((ns) => countPods(client, ns).catch(() => 0)))).reduce((a, b) => a + b, 0);
+  const parked = (await Promise.all([WATCH_NS, SYNC_NS_A, SYNC_NS_B, SYNC_NS_C].map((ns) => countPods(client, ns).catch(() => 0)))).reduce((a, b) => a + b, 0);
   if (cluster && parked > 0) {
     log(`tracer-scale skipped: the kept cluster holds ${fmtNum(parked, 0)} of the benchmark's Pods, which kwok would be busy with; run without --keep-cluster once`);
     return undefined;
@@ -627,7 +659,7 @@ async function tracerScale(go, kubeconfig, cluster, raw) {
   try {
     const r = await measureTracerScale({ kubeconfig, go, replicas: Number(args['tracer-replicas'] ?? 1000), log, verbose: VERBOSE, cpuProfDir: args['cpu-prof'] });
     raw.results['tracer-scale'] = r;
-    log(`tracer-scale: ours ${fmtNum(r.ours.cpuS, 1)} CPU s, ${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB; floor ${fmtNum(r.floor.cpuS, 1)} CPU s, ${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB; hop lag p99 ${fmtNum(r.lagMs.p99, 0)} ms`);
+    log(`tracer-scale: ours ${fmtNum(r.ours.cpuS, 1)} CPU s, ${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB; floor ${fmtNum(r.floor.cpuS, 1)} CPU s, ${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB; hop lag p99 ${fmtNum(r.lagMs.p99, 0)} ms; TUI frame p99 ${fmtNum(r.tui.frameMs.p99, 1)} ms`);
     return markdownTable(TRACER_SCALE_HEADER, tracerScaleRows(r));
   } catch (err) {
     log(`tracer-scale FAILED: ${err.message}`);

@@ -15,6 +15,9 @@
 //     the Go program's own for the floor), from start to the end of the rollout;
 //   - hop emission lag: for each hop the tracer emitted, from when our informer received the object
 //     version that shows it (observedAt) to when the worker emitted the hop (reconciledAt); p50, p99, max.
+// Then a second rolling restart is traced in the TUI, on a 160x45 terminal of its own
+// (bench/lib/tui-frames.mjs): each frame's time (the view read from the tracer, React's render,
+// ink's layout and output), p50, p99, max.
 // The namespace is deleted at the end. run.mjs runs this as its `tracer-scale` phase.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -24,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '../dist/kube/index.js';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, fmtRatio, markdownTable, percentile } from './lib/stats.mjs';
+import { traceInTerminal } from './lib/tui-frames.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -32,6 +36,8 @@ const NAME = 'scale';
 /** Setup and the rollout each: bounded, so a stuck cluster ends the run instead of hanging it. */
 const SETUP_TIMEOUT_MS = 8 * 60_000;
 const ROLLOUT_TIMEOUT_MS = 10 * 60_000;
+/** The terminal the TUI's frames are timed on. */
+const TUI_SIZE = { columns: 160, rows: 45 };
 
 function deployment(replicas) {
   return {
@@ -157,6 +163,11 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     if (ours.code !== 0 || !timeLine) throw new Error(`the trace exited with ${ours.code}: ${ours.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     const floorExit = await floor;
     if (floorExit.code !== 0 || !floorResult) throw new Error(`the floor exited with ${floorExit.code}: ${floorExit.stderr.trim().split('\n').at(-1)}`);
+
+    // ---- the TUI: another rolling restart, traced on a terminal ------------------------------------
+    log(`tracer-scale: tracing a second rolling restart in the TUI at ${TUI_SIZE.columns}x${TUI_SIZE.rows}`);
+    const tui = await traceInTerminal([`deploy/${NAME}`, '-n', ns, '--restart', '--exit-on-converge', '--timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`, '--kubeconfig', kubeconfig], TUI_SIZE);
+    if (tui.code !== 0) throw new Error(`the TUI trace exited with ${tui.code}: ${tui.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     return {
       replicas,
       outcome: end?.outcome,
@@ -165,6 +176,13 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
       ours: { wallS: oursWallS, cpuS: Number(timeLine[2]) + Number(timeLine[3]), peakRssKB: Number(timeLine[4]) },
       floor: { wallS: floorResult.ms / 1000, cpuS: floorResult.cpuSec, peakRssKB: floorResult.peakRssKB, events: floorResult.events },
       lagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99), max: lags.length ? Math.max(...lags) : NaN },
+      tui: {
+        ...TUI_SIZE,
+        wallS: tui.wallS,
+        frames: tui.frames.length,
+        bytes: tui.bytes,
+        frameMs: { p50: percentile(tui.frames, 50), p99: percentile(tui.frames, 99), max: tui.frames.length ? Math.max(...tui.frames) : NaN },
+      },
     };
   } finally {
     await client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => {});
@@ -181,6 +199,7 @@ export function tracerScaleRows(r) {
     [`${what}: wall time of the process`, `${fmtNum(r.ours.wallS, 1)} s`, `${fmtNum(r.floor.wallS, 1)} s (from synced)`, ''],
     [`${what}: CPU ÷ wall time`, `${fmtNum((r.ours.cpuS / r.ours.wallS) * 100, 0)} % of a core`, `${fmtNum((r.floor.cpuS / r.floor.wallS) * 100, 0)} % of a core`, ''],
     [`${what}: hop emission lag (received → emitted) p50 / p99 / max`, `${fmtNum(r.lagMs.p50, 0)} / ${fmtNum(r.lagMs.p99, 0)} / ${fmtNum(r.lagMs.max, 0)} ms`, '', ''],
+    [`a second rolling restart in the TUI at ${r.tui.columns}x${r.tui.rows} (${fmtNum(r.tui.frames, 0)} frames in ${fmtNum(r.tui.wallS, 0)} s): frame time p50 / p99 / max`, `${fmtNum(r.tui.frameMs.p50, 1)} / ${fmtNum(r.tui.frameMs.p99, 1)} / ${fmtNum(r.tui.frameMs.max, 1)} ms`, '', ''],
   ];
 }
 

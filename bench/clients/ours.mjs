@@ -5,7 +5,10 @@
 //            peak RSS. --transform default|none (default = stripManagedFields); --watch-list for a
 //            streaming list (sendInitialEvents) instead of list + watch.
 //   limit    the floor for sync: GET every page of the same list the reflector asks for
-//            (resourceVersion=0, limit=500) and JSON.parse it; no informer.
+//            (resourceVersion=0, limit=500) and JSON.parse it; no informer. --encoding protobuf:
+//            ask for application/vnd.kubernetes.protobuf and decode each page with protobufjs
+//            (bench/lib/protobuf-list.mjs; --proto-root: the Go module cache with the .proto
+//            files). --decode false: download only (the API server's encoding and the transfer).
 //   events   an informer whose onUpdate records when it saw each write (by sequence number).
 //   offline  a recorded watch stream replayed from a file through WatchStream (line splitting and
 //            JSON.parse) → Reflector → DeltaFIFO → Indexer → handler.
@@ -60,6 +63,11 @@ async function sync() {
 async function limit() {
   const { kube } = listerWatcher();
   const path = args.namespace ? `/api/v1/namespaces/${args.namespace}/pods` : '/api/v1/pods';
+  const protobuf = args.encoding === 'protobuf';
+  const decode = args.decode !== 'false';
+  // The protobufjs decoder is built before the clock starts, as a program would at startup.
+  const { listContinue, podListDecoder } = await import('../lib/protobuf-list.mjs');
+  const decodeList = protobuf && decode ? podListDecoder(args['proto-root']) : undefined;
   const start = performance.now();
   let items = 0;
   let pages = 0;
@@ -67,12 +75,20 @@ async function limit() {
   let cont;
   const kept = [];
   do {
-    const res = await kube.client.raw(path, {
-      query: { resourceVersion: cont ? undefined : '0', limit: 500, continue: cont, labelSelector: args.selector || undefined },
-    });
-    bytes += res.body.length;
-    const list = JSON.parse(res.body);
+    const query = { resourceVersion: cont ? undefined : '0', limit: 500, continue: cont, labelSelector: args.selector || undefined };
+    const res = await kube.client.openOk(path, { query, accept: protobuf ? 'application/vnd.kubernetes.protobuf' : 'application/json' });
+    const chunks = [];
+    for await (const c of res) chunks.push(c);
+    const body = Buffer.concat(chunks);
+    bytes += body.length;
     pages++;
+    if (!decode) {
+      // Download only: the API server's encoding and the transfer; the continue token is read
+      // from the List's metadata without decoding the items.
+      cont = listContinue(body, protobuf);
+      continue;
+    }
+    const list = protobuf ? decodeList(body) : JSON.parse(body.toString());
     items += list.items.length;
     for (const it of list.items) kept.push(it); // what a cache would keep
     cont = list.metadata?.continue || undefined;

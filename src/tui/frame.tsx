@@ -27,10 +27,14 @@ export function Screen({ width, height, children }: { width: number; height: num
 }
 
 export function Line({ row, selected, width }: { row: Row; selected?: boolean | undefined; width: number }): ReactNode {
+  // A long line of plain ASCII is cut here as ink's truncate-end would cut it: ink measures every
+  // grapheme of the text it is given, and a trace's hop lines (with their Events) run to hundreds
+  // of columns, ten frames a second. Other text is left to ink, which knows wide characters.
+  const text = row.text === '' ? ' ' : row.text.length > width && PRINTABLE_ASCII.test(row.text) ? fit(row.text, width) : row.text;
   return (
     <Box width={width} height={1} flexShrink={0}>
       <Text wrap="truncate-end" inverse={selected ?? false} bold={row.bold ?? false} dimColor={row.dim ?? false} {...(row.color ? { color: row.color } : {})}>
-        {row.text === '' ? ' ' : row.text}
+        {text}
       </Text>
     </Box>
   );
@@ -127,6 +131,8 @@ export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'edit
     </Box>
   );
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Cuts or pads `s` to exactly `w` columns; `middle` keeps both ends of long identities. */
 export function fit(s: string, w: number, mode: 'end' | 'middle' = 'end'): string {

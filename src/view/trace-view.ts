@@ -21,9 +21,14 @@ export interface TraceSummary {
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
+  // Each TUI frame summarises thousands of hops: one pass each, no copies.
   const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
   // The slowest hop on the way to convergence (old Pods still terminating afterwards do not count).
-  const slow = s.hops.filter((h) => !end || h.observedAt <= end.observedAt).reduce<Hop | undefined>((a, h) => (!a || h.sincePreviousMs > a.sincePreviousMs ? h : a), undefined);
+  let slow: Hop | undefined;
+  for (const h of s.hops) {
+    if (end && h.observedAt > end.observedAt) continue;
+    if (!slow || h.sincePreviousMs > slow.sincePreviousMs) slow = h;
+  }
   const elapsed = s.trigger ? (end ? end.observedAt - s.trigger.at : s.outcome ? undefined : now - s.trigger.at) : undefined;
   const lastHop = s.hops.at(-1);
   return {

@@ -1,0 +1,32 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderInk, type InkHarness } from '../testing/ink.js';
+import { Line } from './frame.js';
+
+let harness: InkHarness | undefined;
+afterEach(() => {
+  harness?.unmount();
+  harness = undefined;
+});
+
+describe('Line', () => {
+  it('cuts a long ASCII line to the width with an ellipsis, as ink would', () => {
+    const text = `+1.20s (+50ms) Pod/web-1 ready  ${'Scheduled: Successfully assigned ns/web-1 to kwok-node-0; '.repeat(6)}`;
+    harness = renderInk(<Line row={{ key: 'a', text }} width={40} />);
+    expect(harness.frame()).toBe(`${text.slice(0, 39)}…`);
+  });
+
+  it('leaves wide characters to ink, which cuts by columns', () => {
+    const text = `Pod/web-1 → ${'漢字'.repeat(40)}`;
+    harness = renderInk(<Line row={{ key: 'a', text }} width={30} />);
+    const frame = harness.frame();
+    expect(frame.startsWith('Pod/web-1 → 漢字')).toBe(true);
+    expect(frame.endsWith('…')).toBe(true);
+    // Each 漢 takes two columns: the line fills at most 30 of them.
+    expect([...frame].reduce((w, ch) => w + (/[\u4e00-\u9fff]/.test(ch) ? 2 : 1), 0)).toBeLessThanOrEqual(30);
+  });
+
+  it('keeps a short line as it is', () => {
+    harness = renderInk(<Line row={{ key: 'a', text: 'ReplicaSet/web-7d9f created' }} width={40} />);
+    expect(harness.frame()).toBe('ReplicaSet/web-7d9f created');
+  });
+});
