@@ -1,7 +1,7 @@
 // Benchmarks against client-go and @kubernetes/client-node, side by side, in one run (issue #9).
 //
-//   npm run bench                 full run (~25 min on 2 cores; the first run also builds the Go
-//                                 program, a few minutes more)
+//   npm run bench                 full run (about an hour on 2 cores: 101,000 Pods, three sync sizes;
+//                                 the first run also builds the Go program, a few minutes more)
 //   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
 //
 // Options: --reps N, --sync-sizes 10000,50000,100000 (the initial-sync sizes; the quick run 10000),

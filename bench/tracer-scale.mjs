@@ -180,6 +180,9 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
         ...TUI_SIZE,
         wallS: tui.wallS,
         frames: tui.frames.length,
+        // Writes to the terminal outside any measured stretch (entering the alternate screen): a
+        // check that the frames were all seen.
+        unmeasuredWrites: tui.outside,
         bytes: tui.bytes,
         frameMs: { p50: percentile(tui.frames, 50), p99: percentile(tui.frames, 99), max: tui.frames.length ? Math.max(...tui.frames) : NaN },
       },
