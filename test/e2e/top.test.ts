@@ -163,15 +163,22 @@ describe('kubectl informer-trace top on the real control plane', () => {
       const r = await live.done;
       expect(r.code).toBe(0);
       const all = lines(r.stdout).filter((l) => kcmOf(l));
-      const noLeader = all.findIndex((l) => kcmOf(l)!.state === 'no leader');
-      expect(noLeader, r.stdout.slice(-3000)).toBeGreaterThan(-1);
-      const expiredLine = all[noLeader]!;
-      expect(kcmOf(expiredLine)!.lease!.holder).toBe(oldHolder);
-      expect(kcmOf(expiredLine)!.leader).toBeNull();
-      expect(kcmOf(expiredLine)!.reasons[0]).toMatch(new RegExp(`^Lease kube-system/kube-controller-manager: ${oldHolder} expired`));
-      const after = all.slice(noLeader).find((l) => kcmOf(l)!.lease!.holder !== oldHolder && kcmOf(l)!.leader === otherUrl);
-      expect(after, r.stdout.slice(-3000)).toBeDefined();
-      const k = kcmOf(after!)!;
+      const afterIndex = all.findIndex((l) => kcmOf(l)!.lease!.holder !== oldHolder && kcmOf(l)!.leader === otherUrl);
+      expect(afterIndex, r.stdout.slice(-3000)).toBeGreaterThan(-1);
+      const after = all[afterIndex]!;
+      const k = kcmOf(after)!;
+      const noLeader = all.slice(0, afterIndex).findIndex((l) => kcmOf(l)!.state === 'no leader');
+      if (noLeader >= 0) {
+        const expiredLine = all[noLeader]!;
+        expect(kcmOf(expiredLine)!.lease!.holder).toBe(oldHolder);
+        expect(kcmOf(expiredLine)!.leader).toBeNull();
+        expect(kcmOf(expiredLine)!.reasons[0]).toMatch(new RegExp(`^Lease kube-system/kube-controller-manager: ${oldHolder} expired`));
+      } else {
+        // The new holder judges the expiry from its own sighting of the last renew, which on a
+        // loaded machine can come a little before ours: then it acquires before we judge the old
+        // holder expired, there is no "no leader" stretch, and the failover has no gap.
+        expect(k.lease!.lastFailover!.gapMs).toBe(0);
+      }
       expect(k.state).not.toBe('no leader');
       expect(k.lease!.transitions).toBe((before?.spec?.leaseTransitions ?? 0) + 1);
       expect(k.lease!.lastFailover).toMatchObject({ from: oldHolder, to: k.lease!.holder });
