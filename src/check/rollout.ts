@@ -20,7 +20,7 @@ import type { Kube, ResourceInfo } from '../kube/index.js';
 import { diagnoseChain } from '../diagnose/chain.js';
 import { resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
-import type { TraceSnapshot, TreeNode, TriggerRequest } from '../trace/tracer.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TreeNode, type TriggerRequest } from '../trace/tracer.js';
 import type { Hop } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 import { parseTarget } from '../util/target.js';
@@ -160,7 +160,7 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
   const session = new TraceSession({
     kube,
     target: { info, namespace, name },
-    coalesceMs: 50,
+    coalesceMs: DEFAULT_COALESCE_MS,
     settleMs: 3_000,
     // Converged is what the check measures: old Pods still terminating need not be waited for.
     stopWhenConverged: true,

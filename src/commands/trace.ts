@@ -23,7 +23,7 @@ import { TimeOrderedTraceText, traceSummaryText, treeText } from '../output/trac
 import { diagnoseChain } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
-import type { TraceSnapshot, TriggerRequest } from '../trace/tracer.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TriggerRequest } from '../trace/tracer.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
@@ -67,7 +67,7 @@ export function addTraceOptions(cmd: Command): Command {
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
     .addOption(new Option('-o, --output <format>', 'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it').choices(['tui', 'table', 'json', 'yaml', 'ndjson', 'waterfall']))
     .option('--svg <file>', 'when the trace ends, also write its waterfall to FILE as a self-contained SVG')
-    .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', '50ms')
+    .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', `${DEFAULT_COALESCE_MS}ms`)
     .option('--settle <duration>', 'after a metadata-only change, how long to watch for a rollout before saying none follows', '3s')
     .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')

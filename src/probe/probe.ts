@@ -16,7 +16,7 @@ import { LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, typ
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
 import { TraceSession } from '../trace/session.js';
-import type { TraceSnapshot, TriggerRequest } from '../trace/tracer.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TriggerRequest } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';
 import { ensureCanary, type CanarySpec } from './canary.js';
 import { roundOutcome, type ProbeMetrics, type RoundOutcome } from './metrics.js';
@@ -125,7 +125,7 @@ export class Probe {
       session = new TraceSession({
         kube: o.kube,
         target,
-        coalesceMs: 50,
+        coalesceMs: DEFAULT_COALESCE_MS,
         settleMs: 3_000,
         // The round measures convergence; old Pods still terminating are not the controllers' latency.
         stopWhenConverged: true,

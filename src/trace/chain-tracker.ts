@@ -114,6 +114,15 @@ export interface TrackerWork {
 export class ChainTracker {
   private readonly known = new Map<string, Known>();
   private readonly list: Hop[] = [];
+  /**
+   * Each hop's object uid, in the order of `list`: previousOf() searches this flat array instead of
+   * following every hop to its object.
+   */
+  private readonly listUids: string[] = [];
+  /** See hopsVersion(). */
+  private version = 0;
+  /** See longestObject(). */
+  private longest = 0;
   private readonly byId = new Map<string, Hop>();
   /** Hops by their object's uid and by its name, in the order recorded. */
   private readonly hopsByUid = new Map<string, Hop[]>();
@@ -168,6 +177,19 @@ export class ChainTracker {
     return this.list;
   }
 
+  /**
+   * Changes whenever a hop is added, which is also the only time hops are placed and linked (their
+   * order and `sincePreviousMs`): figures read from hops() can be kept until it moves.
+   */
+  hopsVersion(): number {
+    return this.version;
+  }
+
+  /** The longest `Kind/name` among the hops, kept as they are recorded (a screen's column width). */
+  longestObject(): number {
+    return this.longest;
+  }
+
   /** True when the generation moved since the baseline: the controller has a new spec to observe. */
   specChanged(): boolean {
     const g = this.currentTarget?.metadata.generation ?? this.trigger?.generation;
@@ -214,11 +236,13 @@ export class ChainTracker {
     // merely present (its absence is what a deletion is).
     const present = new Set<string>();
     const changed: TrackedObject[] = [];
-    for (const o of [...(view.target ? [view.target] : []), ...view.descendants]) {
+    const look = (o: TrackedObject): void => {
       present.add(o.ref.uid);
       const before = this.known.get(o.ref.uid);
       if (!before || before.gone || !sameVersion(before.obj, o.obj)) changed.push(o);
-    }
+    };
+    if (view.target) look(view.target);
+    for (const o of view.descendants) look(o);
     // What each object's version changed since the one seen before: the hop detail shows it.
     const diffs = new Map<string, FieldChange[]>();
     for (const o of changed) {
@@ -275,6 +299,8 @@ export class ChainTracker {
     else this.oddlyNamedHops.push(hop);
     // A hop placed before others may be what they follow from now.
     for (let i = at; i < this.list.length; i++) this.link(i, trigger);
+    this.version++;
+    this.longest = Math.max(this.longest, hop.object.kind.length + 1 + hop.object.name.length);
     for (const e of this.eventsFor(hop)) this.attach(hop, e);
     return hop;
   }
@@ -421,6 +447,7 @@ export class ChainTracker {
     let i = this.list.length;
     while (i > 0 && this.goesAfter(this.list[i - 1]!, hop)) i--;
     this.list.splice(i, 0, hop);
+    this.listUids.splice(i, 0, hop.object.uid);
     return i;
   }
 
@@ -464,9 +491,9 @@ export class ChainTracker {
   private previousOf(hop: Hop, index: number): Hop | undefined {
     if (hop.object.kind !== 'Pod') return this.list[index - 1];
     const before = (uid: string | undefined): Hop | undefined => {
-      if (!uid) return undefined;
-      for (let i = index - 1; i >= 0; i--) if (this.list[i]!.object.uid === uid) return this.list[i];
-      return undefined;
+      if (!uid || index === 0) return undefined;
+      const i = this.listUids.lastIndexOf(uid, index - 1);
+      return i >= 0 ? this.list[i] : undefined;
     };
     const own = before(hop.object.uid);
     if (own) return own;

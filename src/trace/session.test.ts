@@ -34,6 +34,15 @@ function replicaSet(uid: string): KubeObject {
   };
 }
 
+function pod(name: string, rsUid: string, ready = false, created = '2026-01-01T00:00:00Z'): KubeObject {
+  return {
+    kind: 'Pod',
+    metadata: { name, namespace: 'ns', uid: name, creationTimestamp: created, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${rsUid}`, uid: rsUid, controller: true }] },
+    spec: { nodeName: 'node-0' },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  };
+}
+
 function event(uid: string, reason: string, note: string, regardingUid: string, count?: number): KubeObject {
   return {
     kind: 'Event',
@@ -211,6 +220,62 @@ describe('TraceSession', () => {
     expect(caches.children.map((c) => c.info.kind)).toEqual(['ReplicaSet', 'Pod']);
     expect(caches.children[0]!.store.list().map((o) => o.metadata.name)).toEqual(['web-b']);
     expect(caches.events?.store.list().map((o) => o.metadata.uid)).toEqual(['e1']);
+    h.session.close();
+  });
+
+  it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {
+    const h = harness();
+    await started(h);
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.pods!.add(pod('p1', 'b'));
+    h.fakes.pods!.add(pod('p2', 'b'));
+    await h.clock.step(10);
+    const first = h.session.snapshot().tree!;
+    const rs = first.children[0]!;
+    expect(rs.ref.name).toBe('web-b');
+    expect(rs.children.map((n) => `${n.ref.name} ${n.ready}`)).toEqual(['p1 false', 'p2 false']);
+    expect(h.session.snapshot().tree!.children[0]!.children[0]).toBe(rs.children[0]); // nothing changed: the same nodes
+
+    h.fakes.pods!.modify(pod('p2', 'b', true));
+    await h.clock.step(10);
+    const second = h.session.snapshot().tree!;
+    const [p1, p2] = second.children[0]!.children;
+    expect(p1).toBe(rs.children[0]);
+    expect(p2).not.toBe(rs.children[1]);
+    expect(p2!.ready).toBe(true);
+    expect(second.children[0]).not.toBe(rs);
+    // The snapshot handed out before is not altered.
+    expect(rs.children[1]!.ready).toBe(false);
+
+    // Newest first, then by name, as Pods come and go between snapshots.
+    h.fakes.pods!.add(pod('p0', 'b', false, '2026-01-01T00:00:05Z'));
+    h.fakes.pods!.add(pod('p3', 'b', false, '2025-12-31T23:59:59Z'));
+    h.fakes.pods!.add(pod('p15', 'b'));
+    h.fakes.pods!.delete(pod('p1', 'b'));
+    await h.clock.step(10);
+    expect(h.session.snapshot().tree!.children[0]!.children.map((n) => n.ref.name)).toEqual(['p0', 'p15', 'p2', 'p3']);
+    h.fakes.pods!.add(pod('p1', 'b', false, '2026-01-01T00:00:01Z'));
+    await h.clock.step(10);
+    expect(h.session.snapshot().tree!.children[0]!.children.map((n) => n.ref.name)).toEqual(['p0', 'p1', 'p15', 'p2', 'p3']);
+    h.session.close();
+  });
+
+  it('runs the coalesce window from when a key was first queued: the Events queued behind the target are read as soon as the target was', async () => {
+    const h = harness(undefined, { coalesceMs: 50 });
+    await started(h);
+    await h.clock.step(100); // past the reconcile of what the initial sync queued
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.events!.add(event('e1', 'ScalingReplicaSet', 'Scaled up replica set web-b from 0 to 1', 'dep'));
+    await h.clock.step(49);
+    expect(h.session.snapshot().hops).toEqual([]);
+    await h.clock.step(1);
+    // The target's key waited its 50 ms; the Events' key, queued at the same moment behind it,
+    // does not wait another 50.
+    const created = h.session.snapshot().hops.find((x) => x.id === 'created/b');
+    expect(created?.reconciledAt).toBe(h.clock.now());
+    expect(created?.events.map((e) => e.uid)).toEqual(['e1']);
+    expect(h.session.snapshot().longestObject).toBe('ReplicaSet/web-b'.length);
     h.session.close();
   });
 });

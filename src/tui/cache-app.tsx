@@ -248,7 +248,7 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
 function WindowPane({ title, rows, total, window, height, width, focused, emptyText }: { title: string; rows: readonly Row[]; total: number; window: ListWindow; height: number; width: number; focused: boolean; emptyText: string }): ReactNode {
   if (height <= 0) return null;
   return (
-    <Box flexDirection="column" width={width} height={height} flexShrink={0} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} flexShrink={0}>
       <PaneTitle title={title} right={position(window, total, height - 1)} focused={focused} width={width} />
       <Rows rows={rows} window={{ index: window.index - window.top, top: 0 }} height={height - 1} width={width} focused={focused} emptyText={total === 0 ? emptyText : undefined} />
     </Box>

@@ -7,7 +7,7 @@
  * with keys; on the alternate screen nothing they draw ever reaches the scrollback, so no frame can
  * be duplicated there, whatever the terminal does on a resize. Each frame is exactly the terminal's
  * rows × columns (the apps size themselves from useWindowSize, which re-renders on SIGWINCH, and
- * clip and cut every line; see frame.tsx), so ink does not take its "taller than the terminal"
+ * cut every line to the width; see frame.tsx), so ink does not take its "taller than the terminal"
  * path, which clears and rewrites the whole screen and on the normal screen pushes a copy of the
  * frame into the scrollback each time. (Right after the terminal shrinks, ink redraws the previous
  * frame once before the view re-renders at the new size; on the alternate screen that reaches no

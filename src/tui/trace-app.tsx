@@ -18,7 +18,7 @@ import { formatDuration } from '../util/duration.js';
 import { hopDetailLines } from '../view/hop-detail.js';
 import type { QueuesView } from '../view/queues-view.js';
 import { allocateRows, filterMatcher, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
-import { hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
+import { hopFigures, hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
 import { Footer, Line, Pane, PaneTitle, Screen, TextPane, wrapRows, type Row } from './frame.js';
 import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
 import { queuesRows, type QueuesRow } from './queues-pane.js';
@@ -115,10 +115,13 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   // By object or hop kind: `pod ready`, `web-abc`, `scaled`.
   const match = filterMatcher(f);
   const hops = f ? snapshot.hops.filter((h) => match([`${h.object.kind}/${h.object.name}`, h.kind, hopTitle(h)])) : snapshot.hops;
+  // Unfiltered, the figures over all the hops are kept between frames (hopFigures).
+  const all = f ? undefined : hopFigures(snapshot);
   // The object column as wide as the longest name shown (at most the text output's 34), so a
   // narrow terminal keeps room for what happened.
-  let objectWidth = 10;
-  for (const h of hops) objectWidth = Math.max(objectWidth, Math.min(34, h.object.kind.length + 1 + h.object.name.length));
+  let longest = all?.longestObject ?? 0;
+  if (!all) for (const h of hops) longest = Math.max(longest, h.object.kind.length + 1 + h.object.name.length);
+  const objectWidth = Math.max(10, Math.min(34, longest));
   const built = treeLines(snapshot.tree, TREE_LIMIT);
   const tree: Row[] = built.lines
     .filter((l) => matchesFilter(f, [l.label, l.status]))
@@ -138,7 +141,7 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   if (burst) internals.push({ key: 'burst', text: burst });
   if (queues) internals.push({ key: 'queues', text: 'Controller queues', bold: true }, ...queuesRows(queues, width, { filter: f }));
 
-  const keys: Record<Pane, readonly string[]> = { timeline: hops.map((h) => h.id), tree: tree.map((r) => r.key), internals: internals.map((r) => r.key) };
+  const keys: Record<Pane, readonly string[]> = { timeline: all?.ids ?? hops.map((h) => h.id), tree: tree.map((r) => r.key), internals: internals.map((r) => r.key) };
   const heights = allocateRows(
     body,
     [

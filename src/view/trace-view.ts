@@ -1,6 +1,7 @@
 /**
  * The trace as every output shows it: the summary (outcome, time to converge, slowest hop), one
- * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
+ * line per hop, and the tree. Pure functions over TraceSnapshot and Hop (hopFigures keeps what it
+ * computed per version of the hop list).
  */
 import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
 import type { Hop, TraceEventRef, TraceOutcome } from '../trace/types.js';
@@ -21,14 +22,7 @@ export interface TraceSummary {
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
-  // Each TUI frame summarises thousands of hops: one pass each, no copies.
-  const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
-  // The slowest hop on the way to convergence (old Pods still terminating afterwards do not count).
-  let slow: Hop | undefined;
-  for (const h of s.hops) {
-    if (end && h.observedAt > end.observedAt) continue;
-    if (!slow || h.sincePreviousMs > slow.sincePreviousMs) slow = h;
-  }
+  const { end, slowest: slow } = hopFigures(s);
   const elapsed = s.trigger ? (end ? end.observedAt - s.trigger.at : s.outcome ? undefined : now - s.trigger.at) : undefined;
   const lastHop = s.hops.at(-1);
   return {
@@ -43,6 +37,46 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     targetWatchEvents: s.targetWatchEvents,
     burst: s.burst,
   };
+}
+
+/** What a screen reads from all the hops; see hopFigures. */
+export interface HopFigures {
+  /** The first converged or failed hop. */
+  end: Hop | undefined;
+  /** The slowest hop on the way to `end` (old Pods still terminating afterwards do not count). */
+  slowest: Hop | undefined;
+  /** The longest `Kind/name` among the hops. */
+  longestObject: number;
+  /** Every hop's id, in order. */
+  ids: string[];
+}
+
+const figuresKept = new WeakMap<readonly Hop[], { version: number; figures: HopFigures }>();
+
+/**
+ * One pass over the hops for the figures every frame of a screen needs. A 1,000-replica rollout
+ * has thousands of hops and the TUI draws ten frames a second, so the figures are kept per hop
+ * list until its version (TraceSnapshot.hopsVersion) moves.
+ */
+export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'hopsVersion' | 'longestObject'>): HopFigures {
+  const kept = s.hopsVersion === undefined ? undefined : figuresKept.get(s.hops);
+  if (kept && kept.version === s.hopsVersion) return kept.figures;
+  const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
+  let slowest: Hop | undefined;
+  // Read from each hop only its own fields: following each one to its object costs more than the
+  // rest of the pass, so the tracker keeps the longest name as it records hops.
+  let longestObject = s.longestObject ?? 0;
+  const ids = new Array<string>(s.hops.length);
+  for (let i = 0; i < s.hops.length; i++) {
+    const h = s.hops[i]!;
+    ids[i] = h.id;
+    if (s.longestObject === undefined) longestObject = Math.max(longestObject, h.object.kind.length + 1 + h.object.name.length);
+    if (end && h.observedAt > end.observedAt) continue;
+    if (!slowest || h.sincePreviousMs > slowest.sincePreviousMs) slowest = h;
+  }
+  const figures = { end, slowest, longestObject, ids };
+  if (s.hopsVersion !== undefined) figuresKept.set(s.hops, { version: s.hopsVersion, figures });
+  return figures;
 }
 
 export function hopTitle(h: Hop): string {
