@@ -729,10 +729,7 @@ export class Tracer {
       }
       sorted = byUid.size === 0 ? kept : merge(kept, [...byUid.values()].sort(newestFirst), newestFirst);
     }
-    this.treeOrder.set(
-      parentUid,
-      sorted.map((n) => n.ref.uid),
-    );
+    this.treeOrder.set(parentUid, sorted.map((n) => n.ref.uid));
     return sorted;
   }
 }
