@@ -121,8 +121,6 @@ export class ChainTracker {
   private readonly listUids: string[] = [];
   /** See hopsVersion(). */
   private version = 0;
-  /** See longestObject(). */
-  private longest = 0;
   private readonly byId = new Map<string, Hop>();
   /** Hops by their object's uid and by its name, in the order recorded. */
   private readonly hopsByUid = new Map<string, Hop[]>();
@@ -183,11 +181,6 @@ export class ChainTracker {
    */
   hopsVersion(): number {
     return this.version;
-  }
-
-  /** The longest `Kind/name` among the hops, kept as they are recorded (a screen's column width). */
-  longestObject(): number {
-    return this.longest;
   }
 
   /** True when the generation moved since the baseline: the controller has a new spec to observe. */
@@ -300,7 +293,6 @@ export class ChainTracker {
     // A hop placed before others may be what they follow from now.
     for (let i = at; i < this.list.length; i++) this.link(i, trigger);
     this.version++;
-    this.longest = Math.max(this.longest, hop.object.kind.length + 1 + hop.object.name.length);
     for (const e of this.eventsFor(hop)) this.attach(hop, e);
     return hop;
   }

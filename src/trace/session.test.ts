@@ -3,6 +3,7 @@ import { CheckFailedError } from '../errors.js';
 import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { hopFigures } from '../view/trace-view.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent } from './types.js';
 
@@ -275,7 +276,7 @@ describe('TraceSession', () => {
     const created = h.session.snapshot().hops.find((x) => x.id === 'created/b');
     expect(created?.reconciledAt).toBe(h.clock.now());
     expect(created?.events.map((e) => e.uid)).toEqual(['e1']);
-    expect(h.session.snapshot().longestObject).toBe('ReplicaSet/web-b'.length);
+    expect(hopFigures(h.session.snapshot()).longestObject).toBe('ReplicaSet/web-b'.length);
     h.session.close();
   });
 });

@@ -95,8 +95,6 @@ export interface TraceSnapshot {
   hops: Hop[];
   /** Moves whenever `hops` changes (it is the tracer's own list); absent, figures are recomputed. */
   hopsVersion?: number | undefined;
-  /** The longest `Kind/name` among `hops`, kept by the tracer as hops are recorded. */
-  longestObject?: number | undefined;
   tree: TreeNode | undefined;
   informers: InformerStats[];
   queue: QueueMetricsSnapshot | undefined;
@@ -664,7 +662,6 @@ export class Tracer {
       trigger: this.trigger,
       hops: this.tracker.hops(),
       hopsVersion: this.tracker.hopsVersion(),
-      longestObject: this.tracker.longestObject(),
       tree: this.tree(),
       informers: this.informers().map((i) => i.stats()),
       queue: this.metrics.snapshot()['informer-trace'],

@@ -116,12 +116,10 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   const match = filterMatcher(f);
   const hops = f ? snapshot.hops.filter((h) => match([`${h.object.kind}/${h.object.name}`, h.kind, hopTitle(h)])) : snapshot.hops;
   // Unfiltered, the figures over all the hops are kept between frames (hopFigures).
-  const all = f ? undefined : hopFigures(snapshot);
+  const figures = hopFigures(f ? { hops } : snapshot);
   // The object column as wide as the longest name shown (at most the text output's 34), so a
   // narrow terminal keeps room for what happened.
-  let longest = all?.longestObject ?? 0;
-  if (!all) for (const h of hops) longest = Math.max(longest, h.object.kind.length + 1 + h.object.name.length);
-  const objectWidth = Math.max(10, Math.min(34, longest));
+  const objectWidth = Math.max(10, Math.min(34, figures.longestObject));
   const built = treeLines(snapshot.tree, TREE_LIMIT);
   const tree: Row[] = built.lines
     .filter((l) => matchesFilter(f, [l.label, l.status]))
@@ -141,7 +139,7 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   if (burst) internals.push({ key: 'burst', text: burst });
   if (queues) internals.push({ key: 'queues', text: 'Controller queues', bold: true }, ...queuesRows(queues, width, { filter: f }));
 
-  const keys: Record<Pane, readonly string[]> = { timeline: all?.ids ?? hops.map((h) => h.id), tree: tree.map((r) => r.key), internals: internals.map((r) => r.key) };
+  const keys: Record<Pane, readonly string[]> = { timeline: figures.ids, tree: tree.map((r) => r.key), internals: internals.map((r) => r.key) };
   const heights = allocateRows(
     body,
     [

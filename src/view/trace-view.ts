@@ -56,21 +56,20 @@ const figuresKept = new WeakMap<readonly Hop[], { version: number; figures: HopF
 /**
  * One pass over the hops for the figures every frame of a screen needs. A 1,000-replica rollout
  * has thousands of hops and the TUI draws ten frames a second, so the figures are kept per hop
- * list until its version (TraceSnapshot.hopsVersion) moves.
+ * list until its version (TraceSnapshot.hopsVersion) moves; a list without one (the hops a filter
+ * left) is passed over each time.
  */
-export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'hopsVersion' | 'longestObject'>): HopFigures {
+export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'hopsVersion'>): HopFigures {
   const kept = s.hopsVersion === undefined ? undefined : figuresKept.get(s.hops);
   if (kept && kept.version === s.hopsVersion) return kept.figures;
   const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
   let slowest: Hop | undefined;
-  // Read from each hop only its own fields: following each one to its object costs more than the
-  // rest of the pass, so the tracker keeps the longest name as it records hops.
-  let longestObject = s.longestObject ?? 0;
+  let longestObject = 0;
   const ids = new Array<string>(s.hops.length);
   for (let i = 0; i < s.hops.length; i++) {
     const h = s.hops[i]!;
     ids[i] = h.id;
-    if (s.longestObject === undefined) longestObject = Math.max(longestObject, h.object.kind.length + 1 + h.object.name.length);
+    longestObject = Math.max(longestObject, h.object.kind.length + 1 + h.object.name.length);
     if (end && h.observedAt > end.observedAt) continue;
     if (!slowest || h.sincePreviousMs > slowest.sincePreviousMs) slowest = h;
   }
