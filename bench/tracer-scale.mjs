@@ -20,6 +20,7 @@
 // ink's layout and output), p50, p99, max.
 // The namespace is deleted at the end. run.mjs runs this as its `tracer-scale` phase.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -166,7 +167,9 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
 
     // ---- the TUI: another rolling restart, traced on a terminal ------------------------------------
     log(`tracer-scale: tracing a second rolling restart in the TUI at ${TUI_SIZE.columns}x${TUI_SIZE.rows}`);
+    const busyBefore = machineCpu();
     const tui = await traceInTerminal([`deploy/${NAME}`, '-n', ns, '--restart', '--exit-on-converge', '--timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`, '--kubeconfig', kubeconfig], TUI_SIZE);
+    const busyAfter = machineCpu();
     if (tui.code !== 0) throw new Error(`the TUI trace exited with ${tui.code}: ${tui.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     return {
       replicas,
@@ -185,10 +188,25 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
         unmeasuredWrites: tui.outside,
         bytes: tui.bytes,
         frameMs: { p50: percentile(tui.frames, 50), p99: percentile(tui.frames, 99), max: tui.frames.length ? Math.max(...tui.frames) : NaN },
+        // The main thread's CPU time in each frame: the rest of a frame's time it waited for a core.
+        frameCpuMs: { p50: percentile(tui.cpuFrames, 50), p99: percentile(tui.cpuFrames, 99), max: tui.cpuFrames.length ? Math.max(...tui.cpuFrames) : NaN },
+        // How busy the machine's CPUs were meanwhile (the local control plane runs the rollout on them).
+        machineBusy: busyBefore && busyAfter ? 1 - (busyAfter.idle - busyBefore.idle) / (busyAfter.total - busyBefore.total) : NaN,
       },
     };
   } finally {
     await client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => {});
+  }
+}
+
+/** All CPUs' idle and total time so far (Linux /proc/stat, in ticks); undefined elsewhere. */
+function machineCpu() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    return { idle: fields[3] + fields[4], total: fields.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
   }
 }
 
@@ -203,6 +221,7 @@ export function tracerScaleRows(r) {
     [`${what}: CPU ÷ wall time`, `${fmtNum((r.ours.cpuS / r.ours.wallS) * 100, 0)} % of a core`, `${fmtNum((r.floor.cpuS / r.floor.wallS) * 100, 0)} % of a core`, ''],
     [`${what}: hop emission lag (received → emitted) p50 / p99 / max`, `${fmtNum(r.lagMs.p50, 0)} / ${fmtNum(r.lagMs.p99, 0)} / ${fmtNum(r.lagMs.max, 0)} ms`, '', ''],
     [`a second rolling restart in the TUI at ${r.tui.columns}x${r.tui.rows} (${fmtNum(r.tui.frames, 0)} frames in ${fmtNum(r.tui.wallS, 0)} s): frame time p50 / p99 / max`, `${fmtNum(r.tui.frameMs.p50, 1)} / ${fmtNum(r.tui.frameMs.p99, 1)} / ${fmtNum(r.tui.frameMs.max, 1)} ms`, '', ''],
+    [`the same frames: the main thread's CPU time p50 / p99 / max (the machine's CPUs ${fmtNum(r.tui.machineBusy * 100, 0)} % busy meanwhile)`, `${fmtNum(r.tui.frameCpuMs.p50, 1)} / ${fmtNum(r.tui.frameCpuMs.p99, 1)} / ${fmtNum(r.tui.frameCpuMs.max, 1)} ms`, '', ''],
   ];
 }
 

@@ -10,8 +10,9 @@
 //   the task that received a watch event), up to the end of that task's synchronous part.
 // A frame is such a stretch of work in which ink wrote to the terminal (React's render and commit,
 // ink's layout and output), plus the stretches since the last frame that read the view from the
-// tracer. Its time is how long the process was
-// busy drawing it, i.e. how long a key press or the next watch event waited behind it.
+// tracer. Its time is how long the process was busy drawing it, i.e. how long a key press or the
+// next watch event waited behind it: wall time, so it includes any wait for a core. Each frame's
+// main-thread CPU time is kept beside it (`cpuFrames`), where Node can tell.
 // Frames end with the alternate screen: what is printed after it (the final summary) is not one.
 import './production-env.mjs';
 import { performance } from 'node:perf_hooks';
@@ -22,31 +23,40 @@ import { TraceSession } from '../../dist/trace/session.js';
 
 const LEAVE_ALTERNATE_SCREEN = '\u001b[?1049l';
 
-/** Runs `kubectl informer-trace ARGV` on a COLUMNS x ROWS terminal; resolves with its frame times. */
+/** Runs `kubectl informer-trace ARGV` on a COLUMNS x ROWS terminal; resolves with its frame times (wall and CPU). */
 export async function traceInTerminal(argv, { columns, rows }) {
   const frames = [];
-  let span; // { start, wrote }
+  // The main thread's CPU time in each frame, where Node can tell (process.threadCpuUsage, Node
+  // 23.9+): a frame's wall time less this is time the thread waited for a core or was paused.
+  const cpuFrames = [];
+  const threadCpu = typeof process.threadCpuUsage === 'function' ? () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; } : undefined;
+  let span; // { start, cpu, wrote }
   let onScreen = true;
   let bytes = 0;
   let writes = 0;
   let outside = 0;
   const begin = () => {
     if (span) return false;
-    span = { start: performance.now(), wrote: false };
+    span = { start: performance.now(), cpu: threadCpu?.() ?? 0, wrote: false };
     return true;
   };
   // Reading the snapshot and React's render are separate tasks (React's scheduler renders in an
   // immediate): a stretch that read the snapshot without writing adds to the frame that follows.
   let carried = 0;
+  let carriedCpu = 0;
   const end = () => {
     const s = span;
     span = undefined;
     if (!s) return;
+    const cpu = threadCpu ? threadCpu() - s.cpu : 0;
     if (s.wrote) {
       frames.push(performance.now() - s.start + carried);
+      if (threadCpu) cpuFrames.push(cpu + carriedCpu);
       carried = 0;
+      carriedCpu = 0;
     } else if (s.readSnapshot) {
       carried += performance.now() - s.start;
+      carriedCpu += cpu;
     }
   };
 
@@ -97,7 +107,7 @@ export async function traceInTerminal(argv, { columns, rows }) {
     const env = { ...process.env, TERM: 'xterm-256color' };
     delete env.CI;
     const code = await runProgram(createInformerTraceProgram, argv, { stdout: terminal, stderr: errors, env, signal: controller.signal });
-    return { code, stderr, frames, bytes, writes, outside, wallS: (performance.now() - started) / 1000 };
+    return { code, stderr, frames, cpuFrames, bytes, writes, outside, wallS: (performance.now() - started) / 1000 };
   } finally {
     globalThis.setTimeout = realSetTimeout;
     globalThis.setImmediate = realSetImmediate;

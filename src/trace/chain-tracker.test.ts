@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/index.js';
+import { hopFiguresOf } from './hop-figures.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import type { TraceTrigger } from './types.js';
 
@@ -202,6 +203,9 @@ describe('ChainTracker', () => {
     // What the controller's status write follows is now the ReplicaSet's creation, not our write.
     expect(t.hops()[2]).toMatchObject({ previousId: 'created/b', sincePreviousMs: 5 });
     expect(t.hops()[1]).toMatchObject({ previousId: 'target-modified/dep', sincePreviousMs: 103 });
+    // The figures kept as hops were placed are those of the list as it is now.
+    expect(t.figures()).toEqual(hopFiguresOf(t.hops()));
+    expect(t.figures()).toMatchObject({ ids: ['target-modified/dep', 'created/b', 'controller-observed-2/dep'], slowest: { id: 'created/b' } });
   });
 
   it('puts the cause first among hops received at the same instant', () => {

@@ -19,6 +19,7 @@
 import type { KubeObject } from '../kube/index.js';
 import { convergence, factsOf, hopEventReasons, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
+import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
 
 export interface TrackedObject {
@@ -119,8 +120,8 @@ export class ChainTracker {
    * following every hop to its object.
    */
   private readonly listUids: string[] = [];
-  /** See hopsVersion(). */
-  private version = 0;
+  /** The figures over `list`, kept as hops are placed: see figures(). */
+  private readonly kept = new KeptHopFigures();
   private readonly byId = new Map<string, Hop>();
   /** Hops by their object's uid and by its name, in the order recorded. */
   private readonly hopsByUid = new Map<string, Hop[]>();
@@ -176,11 +177,11 @@ export class ChainTracker {
   }
 
   /**
-   * Changes whenever a hop is added, which is also the only time hops are placed and linked (their
-   * order and `sincePreviousMs`): figures read from hops() can be kept until it moves.
+   * The figures over hops() (its end, slowest hop, widest object and ids), kept up to date as each
+   * hop is placed and linked: the same object until the next hop.
    */
-  hopsVersion(): number {
-    return this.version;
+  figures(): HopFigures {
+    return this.kept.figures();
   }
 
   /** True when the generation moved since the baseline: the controller has a new spec to observe. */
@@ -292,7 +293,7 @@ export class ChainTracker {
     else this.oddlyNamedHops.push(hop);
     // A hop placed before others may be what they follow from now.
     for (let i = at; i < this.list.length; i++) this.link(i, trigger);
-    this.version++;
+    this.kept.placed(this.list, at);
     for (const e of this.eventsFor(hop)) this.attach(hop, e);
     return hop;
   }

@@ -4,7 +4,9 @@ import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
 import { hopFigures } from '../view/trace-view.js';
+import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
+import type { TreeNode } from './tracer.js';
 import type { TraceEvent } from './types.js';
 
 const info = (group: string, resource: string, kind: string): ResourceInfo => ({ group, version: 'v1', resource, kind, namespaced: true, shortNames: [], singularName: kind.toLowerCase(), verbs: ['list', 'watch'] });
@@ -71,6 +73,7 @@ function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<
     replicasets: new FakeListerWatcher(),
     pods: new FakeListerWatcher(),
     events: new FakeListerWatcher(),
+    widgets: new FakeListerWatcher(),
   };
   const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
   const interrupt = new AbortController();
@@ -224,6 +227,21 @@ describe('TraceSession', () => {
     h.session.close();
   });
 
+  it('looks for children of a kind given as extra under any owner, and for the children of such a kind in every child informer', async () => {
+    const widgetsInfo = info('example.com', 'widgets', 'Widget');
+    const h = harness(undefined, { extraChildren: [widgetsInfo] });
+    await started(h);
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.pods!.add(pod('p1', 'b'));
+    // A Widget the Deployment owns, and a Pod the Widget owns: neither relation is one the tool knows.
+    h.fakes.widgets!.add({ kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'w1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] } });
+    h.fakes.pods!.add({ ...pod('pw', 'b'), metadata: { name: 'pw', namespace: 'ns', uid: 'pw', creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: 'w1', controller: true }] } });
+    await h.clock.step(10);
+    const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
+    expect(lines(h.session.snapshot().tree!).sort()).toEqual(['Deployment/web', '  ReplicaSet/web-b', '    Pod/p1', '  Widget/w', '    Pod/pw'].sort());
+    h.session.close();
+  });
+
   it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {
     const h = harness();
     await started(h);
@@ -276,7 +294,10 @@ describe('TraceSession', () => {
     const created = h.session.snapshot().hops.find((x) => x.id === 'created/b');
     expect(created?.reconciledAt).toBe(h.clock.now());
     expect(created?.events.map((e) => e.uid)).toEqual(['e1']);
-    expect(hopFigures(h.session.snapshot()).longestObject).toBe('ReplicaSet/web-b'.length);
+    const snap = h.session.snapshot();
+    expect(hopFigures(snap).longestObject).toBe('ReplicaSet/web-b'.length);
+    // What the tracer keeps is what one pass over its hops finds.
+    expect(snap.figures).toEqual(hopFiguresOf(snap.hops));
     h.session.close();
   });
 });

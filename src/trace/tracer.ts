@@ -18,6 +18,7 @@ import { ObjectWriter, ResourceListerWatcher, groupResource, type Kube, type Kub
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import { childKinds } from './facts.js';
+import type { HopFigures } from './hop-figures.js';
 import { receivedAt, slimManagedFields, stampReceivedAt } from './received-at.js';
 import type { BurstStats, Hop, ObjectRef, TraceEvent, TraceEventRef, TraceOutcome, TraceTrigger, TriggerKind } from './types.js';
 
@@ -75,6 +76,8 @@ export const APPLY_FIELD_MANAGER = 'kubectl-informer-trace';
 interface ChildInformer {
   info: ResourceInfo;
   informer: SharedIndexInformer;
+  /** Given as an extra child kind rather than known. */
+  extra: boolean;
 }
 
 export interface TreeNode {
@@ -93,8 +96,8 @@ export interface TraceSnapshot {
   target: { kind: string; namespace?: string | undefined; name: string };
   trigger: TraceTrigger | undefined;
   hops: Hop[];
-  /** Moves whenever `hops` changes (it is the tracer's own list); absent, figures are recomputed. */
-  hopsVersion?: number | undefined;
+  /** The figures over `hops`, as the tracer keeps them; absent, they are computed from `hops`. */
+  figures?: HopFigures | undefined;
   tree: TreeNode | undefined;
   informers: InformerStats[];
   queue: QueueMetricsSnapshot | undefined;
@@ -112,6 +115,9 @@ export interface TraceSnapshot {
  * under 50 ms for about a fifth more CPU than 50 ms (BENCHMARKS.md, section 8).
  */
 export const DEFAULT_COALESCE_MS = 25;
+
+/** Every kind childKinds names, as an owner or a child: what these own is known. */
+const knownKinds = new Set(Object.entries(childKinds).flatMap(([owner, kids]) => [owner, ...kids.map((k) => k.kind)]));
 
 const TARGET_KEY = 'target';
 const EVENTS_KEY = 'events';
@@ -133,6 +139,8 @@ export class Tracer {
   private readonly settleMs: number;
   private targetInformer!: SharedIndexInformer;
   private children: ChildInformer[] = [];
+  /** Per kind, the child informers that can hold objects it owns: see ownable(). */
+  private readonly ownableByKind = new Map<string, ChildInformer[]>();
   private eventsInformer: SharedIndexInformer | undefined;
   private eventsInfo: ResourceInfo | undefined;
   private readonly listerWatcher: NonNullable<TracerOptions['listerWatcher']>;
@@ -265,8 +273,24 @@ export class Tracer {
         },
         { name: 'trace' },
       );
-      this.children.push({ info: childInfo, informer });
+      this.children.push({ info: childInfo, informer, extra: extra.includes(childInfo) });
     }
+  }
+
+  /**
+   * The child informers that can hold objects a `kind` owns. For a kind the tool knows, its known
+   * child kinds and the kinds given as extra (what those are owned by is not known); for any other
+   * kind (a CRD), every child informer. A Pod owns nothing, so the 2,000 Pods of a large rollout
+   * cost no owner-index lookups each time the tree or a reconcile walks the chain.
+   */
+  private ownable(kind: string): ChildInformer[] {
+    let found = this.ownableByKind.get(kind);
+    if (!found) {
+      const known = childKinds[kind] ?? (knownKinds.has(kind) ? [] : undefined);
+      found = known ? this.children.filter((c) => c.extra || known.some((k) => k.kind === c.info.kind && k.group === c.info.group)) : this.children;
+      this.ownableByKind.set(kind, found);
+    }
+    return found;
   }
 
   private firstReceived(obj: KubeObject, at: number): void {
@@ -372,7 +396,7 @@ export class Tracer {
     while (frontier.length > 0) {
       const next: ObjectRef[] = [];
       for (const parent of frontier) {
-        for (const c of this.children) {
+        for (const c of this.ownable(parent.kind)) {
           for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
             const t = tracked(c.info.kind, obj, parent);
             descendants.push(t);
@@ -661,7 +685,7 @@ export class Tracer {
       target: { kind: this.target.info.kind, namespace: this.target.namespace, name: this.target.name },
       trigger: this.trigger,
       hops: this.tracker.hops(),
-      hopsVersion: this.tracker.hopsVersion(),
+      figures: this.tracker.figures(),
       tree: this.tree(),
       informers: this.informers().map((i) => i.stats()),
       queue: this.metrics.snapshot()['informer-trace'],
@@ -689,7 +713,7 @@ export class Tracer {
     const children: TreeNode[] = [];
     // Owner references that go round in a circle end here rather than never.
     if (depth < MAX_TREE_DEPTH) {
-      for (const c of this.children) {
+      for (const c of this.ownable(kind)) {
         for (const child of c.informer.getIndexer().byIndex(OwnerUIDIndex, obj.metadata.uid ?? '') as KubeObject[]) children.push(this.treeNode(c.info.kind, child, depth + 1));
       }
     }

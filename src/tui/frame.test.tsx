@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderInk, type InkHarness } from '../testing/ink.js';
-import { Line } from './frame.js';
+import { Line, PaneTitle } from './frame.js';
 
 let harness: InkHarness | undefined;
 afterEach(() => {
@@ -28,5 +28,22 @@ describe('Line', () => {
   it('keeps a short line as it is', () => {
     harness = renderInk(<Line row={{ key: 'a', text: 'ReplicaSet/web-7d9f created' }} width={40} />);
     expect(harness.frame()).toBe('ReplicaSet/web-7d9f created');
+  });
+});
+
+describe('PaneTitle', () => {
+  it('fills the width with the rule between the title and what is on the right', () => {
+    harness = renderInk(<PaneTitle title="Timeline · 3 hops" right="following" focused width={40} />);
+    expect(harness.frame()).toBe(`─ Timeline · 3 hops ${'─'.repeat(40 - 20 - 12)} following ─`);
+    harness.unmount();
+    harness = renderInk(<PaneTitle title="Tree" focused={false} width={12} />);
+    expect(harness.frame()).toBe(`─ Tree ${'─'.repeat(5)}`);
+  });
+
+  it('stays on one line of the width when the texts are wider than it', () => {
+    harness = renderInk(<PaneTitle title="Timeline · 7,015 hops" right="paused · G or f to follow" focused width={20} />);
+    const lines = harness.frame().split('\n');
+    expect(lines).toHaveLength(1);
+    expect([...lines[0]!].length).toBeLessThanOrEqual(20);
   });
 });

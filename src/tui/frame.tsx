@@ -32,31 +32,48 @@ export function Screen({ width, height, children }: { width: number; height: num
 }
 
 export function Line({ row, selected, width }: { row: Row; selected?: boolean | undefined; width: number }): ReactNode {
+  const style = { wrap: 'truncate-end', inverse: selected ?? false, bold: row.bold ?? false, dimColor: row.dim ?? false, ...(row.color ? { color: row.color } : {}) } as const;
   // A long line of plain ASCII is cut here as ink's truncate-end would cut it: ink measures every
   // grapheme of the text it is given, and a trace's hop lines (with their Events) run to hundreds
-  // of columns, ten frames a second. Other text is left to ink, which knows wide characters.
-  const text = row.text === '' ? ' ' : row.text.length > width && PRINTABLE_ASCII.test(row.text) ? fit(row.text, width) : row.text;
+  // of columns, ten frames a second. The ellipsis is a Text of its own, so that what ink measures
+  // stays ASCII: one character beyond it sends ink's measure grapheme by grapheme through the whole
+  // line, at every frame. Other text is left to ink, which knows wide characters.
+  if (width > 1 && row.text.length > width && PRINTABLE_ASCII.test(row.text)) {
+    return (
+      <Box width={width} height={1} flexShrink={0}>
+        <Text {...style}>{row.text.slice(0, width - 1)}</Text>
+        <Text {...style}>…</Text>
+      </Box>
+    );
+  }
   return (
     <Box width={width} height={1} flexShrink={0}>
-      <Text wrap="truncate-end" inverse={selected ?? false} bold={row.bold ?? false} dimColor={row.dim ?? false} {...(row.color ? { color: row.color } : {})}>
-        {text}
-      </Text>
+      <Text {...style}>{row.text === '' ? ' ' : row.text.length > width && PRINTABLE_ASCII.test(row.text) ? fit(row.text, width) : row.text}</Text>
     </Box>
   );
 }
 
-/** `─ Timeline · 42 hops ───────── following`; the focused pane's title is highlighted. */
+/**
+ * `─ Timeline · 42 hops ───────── following`; the focused pane's title is highlighted. The rule
+ * between the two texts is a top border, which ink draws without measuring it (as text, its
+ * non-ASCII dashes were measured grapheme by grapheme at every frame).
+ */
 export function PaneTitle({ title, right, focused, width }: { title: string; right?: string | undefined; focused: boolean; width: number }): ReactNode {
+  const colour = focused ? { color: 'cyan' } : { dimColor: true };
   const left = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
-  const fill = Math.max(0, width - left.length - tail.length);
+  const fill = width - left.length - tail.length;
   return (
     <Box width={width} height={1} flexShrink={0}>
-      <Text wrap="truncate-end" bold={focused} {...(focused ? { color: 'cyan' } : { dimColor: true })}>
+      <Text wrap="truncate-end" bold={focused} {...colour}>
         {left}
-        {'─'.repeat(fill)}
-        {tail}
       </Text>
+      {fill > 0 ? <Box flexGrow={1} height={1} borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} {...(focused ? { borderColor: 'cyan' } : { borderDimColor: true })} /> : null}
+      {tail ? (
+        <Text wrap="truncate-end" bold={focused} {...colour}>
+          {tail}
+        </Text>
+      ) : null}
     </Box>
   );
 }

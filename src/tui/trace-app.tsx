@@ -115,7 +115,7 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   // By object or hop kind: `pod ready`, `web-abc`, `scaled`.
   const match = filterMatcher(f);
   const hops = f ? snapshot.hops.filter((h) => match([`${h.object.kind}/${h.object.name}`, h.kind, hopTitle(h)])) : snapshot.hops;
-  // Unfiltered, the figures over all the hops are kept between frames (hopFigures).
+  // Unfiltered, the figures over all the hops are the ones the tracer keeps.
   const figures = hopFigures(f ? { hops } : snapshot);
   // The object column as wide as the longest name shown (at most the text output's 34), so a
   // narrow terminal keeps room for what happened.

@@ -1,8 +1,8 @@
 /**
  * The trace as every output shows it: the summary (outcome, time to converge, slowest hop), one
- * line per hop, and the tree. Pure functions over TraceSnapshot and Hop (hopFigures keeps what it
- * computed per version of the hop list).
+ * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
  */
+import { hopFiguresOf, type HopFigures } from '../trace/hop-figures.js';
 import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
 import type { Hop, TraceEventRef, TraceOutcome } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
@@ -39,43 +39,9 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
   };
 }
 
-/** What a screen reads from all the hops; see hopFigures. */
-export interface HopFigures {
-  /** The first converged or failed hop. */
-  end: Hop | undefined;
-  /** The slowest hop on the way to `end` (old Pods still terminating afterwards do not count). */
-  slowest: Hop | undefined;
-  /** The longest `Kind/name` among the hops. */
-  longestObject: number;
-  /** Every hop's id, in order. */
-  ids: string[];
-}
-
-const figuresKept = new WeakMap<readonly Hop[], { version: number; figures: HopFigures }>();
-
-/**
- * One pass over the hops for the figures every frame of a screen needs. A 1,000-replica rollout
- * has thousands of hops and the TUI draws ten frames a second, so the figures are kept per hop
- * list until its version (TraceSnapshot.hopsVersion) moves; a list without one (the hops a filter
- * left) is passed over each time.
- */
-export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'hopsVersion'>): HopFigures {
-  const kept = s.hopsVersion === undefined ? undefined : figuresKept.get(s.hops);
-  if (kept && kept.version === s.hopsVersion) return kept.figures;
-  const end = s.hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
-  let slowest: Hop | undefined;
-  let longestObject = 0;
-  const ids = new Array<string>(s.hops.length);
-  for (let i = 0; i < s.hops.length; i++) {
-    const h = s.hops[i]!;
-    ids[i] = h.id;
-    longestObject = Math.max(longestObject, h.object.kind.length + 1 + h.object.name.length);
-    if (end && h.observedAt > end.observedAt) continue;
-    if (!slowest || h.sincePreviousMs > slowest.sincePreviousMs) slowest = h;
-  }
-  const figures = { end, slowest, longestObject, ids };
-  if (s.hopsVersion !== undefined) figuresKept.set(s.hops, { version: s.hopsVersion, figures });
-  return figures;
+/** The figures over the snapshot's hops: kept by the tracer, else (a filter's hops) one pass over them. */
+export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'figures'>): HopFigures {
+  return s.figures ?? hopFiguresOf(s.hops);
 }
 
 export function hopTitle(h: Hop): string {
