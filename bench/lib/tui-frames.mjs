@@ -23,6 +23,25 @@ import { TraceSession } from '../../dist/trace/session.js';
 
 const LEAVE_ALTERNATE_SCREEN = '\u001b[?1049l';
 
+/**
+ * The run being measured. A callback is timed for whichever run is measuring when it is called, not
+ * the one that wrapped it: a module can keep the wrapped setImmediate it found when it was loaded
+ * (React's scheduler does), so a second run in the same process must still see its work.
+ */
+let measuring;
+
+function timed(fn) {
+  return function (...a) {
+    const run = measuring;
+    const mine = run ? run.begin() : false;
+    try {
+      return fn.apply(this, a);
+    } finally {
+      if (mine) run.end();
+    }
+  };
+}
+
 /** Runs `kubectl informer-trace ARGV` on a COLUMNS x ROWS terminal; resolves with its frame times (wall and CPU). */
 export async function traceInTerminal(argv, { columns, rows }) {
   const frames = [];
@@ -82,23 +101,19 @@ export async function traceInTerminal(argv, { columns, rows }) {
     },
   });
 
-  const timed = (fn) =>
-    function (...a) {
-      const mine = begin();
-      try {
-        return fn.apply(this, a);
-      } finally {
-        if (mine) end();
-      }
-    };
+  if (measuring) throw new Error('traceInTerminal: one run at a time');
+  measuring = { begin, end, span: () => span };
   const realSetTimeout = globalThis.setTimeout;
   const realSetImmediate = globalThis.setImmediate;
   const realSnapshot = TraceSession.prototype.snapshot;
   globalThis.setTimeout = (fn, ...rest) => realSetTimeout(typeof fn === 'function' ? timed(fn) : fn, ...rest);
   globalThis.setImmediate = (fn, ...rest) => realSetImmediate(timed(fn), ...rest);
   TraceSession.prototype.snapshot = function () {
-    if (begin()) queueMicrotask(end);
-    span.readSnapshot = true;
+    const run = measuring;
+    if (run) {
+      if (run.begin()) queueMicrotask(run.end);
+      run.span().readSnapshot = true;
+    }
     return realSnapshot.call(this);
   };
   const controller = new AbortController();
@@ -112,5 +127,6 @@ export async function traceInTerminal(argv, { columns, rows }) {
     globalThis.setTimeout = realSetTimeout;
     globalThis.setImmediate = realSetImmediate;
     TraceSession.prototype.snapshot = realSnapshot;
+    measuring = undefined;
   }
 }
