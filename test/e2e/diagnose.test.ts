@@ -207,7 +207,8 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
 
   it(`a container that never becomes ready (${SIMULATE_ANNOTATION}: never-ready): broken at containers-started`, async () => {
     await createDeployment(kube, ns, 'sleepy', 1, { simulate: 'never-ready' });
-    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000);
+    // Until kwok's stage has started the container, the same link is diagnosed as "not started".
+    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000, { until: (x) => /running but not ready/.test(x.summary) });
     expect(code).toBe(1);
     expect(d.summary).toMatch(/1 container running but not ready for \d/);
     expect(find(d, { kind: 'Pod', source: 'condition', type: 'ContainersReady' })).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
