@@ -137,7 +137,8 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
       // The quota controller must have counted usage before admission enforces it.
       await eventually('quota status', async () => (await kube.client.json<{ status?: { hard?: { pods?: string } } }>(`/api/v1/namespaces/${qns}/resourcequotas/two-pods`)).status?.hard?.pods === '2');
       await createDeployment(kube, qns, 'many', 4);
-      const { code, d } = await diagnosedBrokenAt('deploy/many', 'children-created', 60_000, { namespace: qns });
+      // The ReplicaSet's ReplicaFailure condition can reach the caches before its FailedCreate Event.
+      const { code, d } = await diagnosedBrokenAt('deploy/many', 'children-created', 60_000, { namespace: qns, until: (x) => find(x, { kind: 'ReplicaSet', source: 'event', reason: 'FailedCreate' }) !== undefined });
       expect(code).toBe(1);
       expect(d.summary).toMatch(/ReplicaSet\/many-[a-z0-9]+ could not create 2 Pods: .*exceeded quota: two-pods/);
       const ev = find(d, { kind: 'ReplicaSet', source: 'event', reason: 'FailedCreate' })!;
@@ -207,8 +208,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
 
   it(`a container that never becomes ready (${SIMULATE_ANNOTATION}: never-ready): broken at containers-started`, async () => {
     await createDeployment(kube, ns, 'sleepy', 1, { simulate: 'never-ready' });
-    // Until kwok's stage has started the container, the same link is diagnosed as "not started".
-    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000, { until: (x) => /running but not ready/.test(x.summary) });
+    // Until kwok's stage has started the container, the same link is diagnosed as "not started";
+    // its Unhealthy Event may reach the caches after the Pod's status.
+    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000, { until: (x) => /running but not ready/.test(x.summary) && find(x, { kind: 'Pod', source: 'event', reason: 'Unhealthy' }) !== undefined });
     expect(code).toBe(1);
     expect(d.summary).toMatch(/1 container running but not ready for \d/);
     expect(find(d, { kind: 'Pod', source: 'condition', type: 'ContainersReady' })).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
