@@ -29,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { LocalCluster } from '../dist/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, fmtRatio, markdownTable, percentile } from './lib/stats.mjs';
@@ -172,7 +173,7 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     // ---- the TUI: another rolling restart, traced on a terminal ------------------------------------
     log(`tracer-scale: tracing a second rolling restart in the TUI at ${TUI_SIZE.columns}x${TUI_SIZE.rows}`);
     const tuiArgs = [`deploy/${NAME}`, '-n', ns, '--restart', '--exit-on-converge', '--timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`, '--kubeconfig', kubeconfig];
-    const tui = await framesOf(await timedInTerminal(tuiArgs));
+    const tui = await framesInTerminal(tuiArgs);
     // ---- and a third, with the local control plane yielding the CPU to the plugin ------------------
     // Here the control plane shares the machine's cores with the plugin, as a user's cluster does
     // not: a frame's wall time includes waiting for a core. Linux weighs scheduling groups (one per
@@ -183,7 +184,7 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
       log(`tracer-scale: a third rolling restart in the TUI, the control plane's scheduling groups at nice 19`);
       try {
         for (const g of groups) writeFileSync(g.file, '19');
-        tuiYielded = await framesOf(await timedInTerminal(tuiArgs));
+        tuiYielded = await framesInTerminal(tuiArgs);
       } finally {
         for (const g of groups) writeFileSync(g.file, String(g.nice));
       }
@@ -206,16 +207,12 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
   }
 }
 
-/** Traces ARGV in the TUI on the benchmark's terminal; also how busy the machine's CPUs were meanwhile. */
-async function timedInTerminal(argv) {
+/** Traces ARGV in the TUI on the benchmark's terminal: its frames, and how busy the machine's CPUs were meanwhile. */
+async function framesInTerminal(argv) {
   const before = machineCpu();
   const tui = await traceInTerminal(argv, TUI_SIZE);
   const after = machineCpu();
   if (tui.code !== 0) throw new Error(`the TUI trace exited with ${tui.code}: ${tui.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  return { ...tui, machineBusy: before && after ? 1 - (after.idle - before.idle) / (after.total - before.total) : NaN };
-}
-
-function framesOf(tui) {
   return {
     ...TUI_SIZE,
     wallS: tui.wallS,
@@ -228,7 +225,7 @@ function framesOf(tui) {
     // The main thread's CPU time in each frame: the rest of a frame's time it waited for a core.
     frameCpuMs: { p50: percentile(tui.cpuFrames, 50), p99: percentile(tui.cpuFrames, 99), max: tui.cpuFrames.length ? Math.max(...tui.cpuFrames) : NaN },
     // How busy the machine's CPUs were meanwhile (the local control plane runs the rollout on them).
-    machineBusy: tui.machineBusy,
+    machineBusy: before && after ? 1 - (after.idle - before.idle) / (after.total - before.total) : NaN,
   };
 }
 
@@ -239,8 +236,9 @@ function framesOf(tui) {
  */
 function controlPlaneGroups(kubeconfig) {
   try {
-    const state = JSON.parse(readFileSync(join(dirname(kubeconfig), 'state.json'), 'utf8'));
-    const groups = Object.values(state.components ?? {}).map((c) => {
+    const cluster = LocalCluster.attach(dirname(kubeconfig), () => {});
+    const running = Object.values(cluster?.describe().components ?? {}).filter((c) => c.running);
+    const groups = running.map((c) => {
       const file = `/proc/${c.pid}/autogroup`;
       const nice = Number(/nice (-?\d+)/.exec(readFileSync(file, 'utf8'))?.[1]);
       accessSync(file, constants.W_OK);
