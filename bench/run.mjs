@@ -5,6 +5,7 @@
 //   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
 //
 // Options: --reps N, --sync-sizes 10000,50000,100000 (the initial-sync sizes; the quick run 10000),
+// --sync-clients 'ours;client-go, protobuf' (only these rows of the sync phase, ';'-separated),
 // --phases sync,events,replay,offline,workqueue,startup,tracer-scale (tracer-scale
 // only in the full run by default; --tracer-replicas N, default 1000; --cpu-prof DIR: a V8 CPU profile of
 // the traced plugin), --cluster-dir DIR (default
@@ -46,6 +47,8 @@ const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
 // tracer-scale (a 1,000-replica rollout, several minutes) is in the full run only.
 const PHASES = new Set((args.phases ?? `sync,events,replay,offline,workqueue,startup${QUICK ? '' : ',tracer-scale'}`).split(','));
 const VERBOSE = args.verbose === 'true';
+/** --sync-clients 'ours;client-go, protobuf': only these rows of the sync phase (names as in its table). */
+const SYNC_CLIENTS = args['sync-clients'] ? new Set(args['sync-clients'].split(';')) : undefined;
 const log = (s) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
 // ---- sizes ---------------------------------------------------------------------------------------
@@ -246,6 +249,7 @@ function syncVariants(go, kubeconfig, size, protos) {
   return [
     { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
     { client: 'ours, bundled as bin/ runs it', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', ...nodeArgs], { label: 'ours-bundled' }) },
+    { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
     { client: 'ours, watch-list', run: () => runChild(node, [...oursFlags, ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
     { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours-defaults' }) },
@@ -536,7 +540,7 @@ async function main() {
       const protos = protoRoot();
       for (const size of SYNC_SIZES) {
         const what = `initial sync of ${fmtNum(size.n, 0)} Pods`;
-        const samples = await interleaved(syncVariants(go, kubeconfig, size, protos), REPS, what);
+        const samples = await interleaved(syncVariants(go, kubeconfig, size, protos).filter((v) => !SYNC_CLIENTS || SYNC_CLIENTS.has(v.client)), REPS, what);
         raw.results[what] = Object.fromEntries(samples);
         add(`${what}: time to synced`, 'ms', samples, (r) => r.syncMs, 'floor: download + JSON.parse');
         add(`${what}: peak RSS`, 'MiB', samples, (r) => r.peakRssKB / 1024);

@@ -1,7 +1,7 @@
 // The tracer at scale (BENCHMARKS.md, "The tracer at scale"): a rolling restart of a Deployment of
 // 1,000 replicas (maxSurge 25%, maxUnavailable 25%) on kwok, traced end to end by the plugin as a
 // user runs it, beside the floor: the client-go program (bench/clientgo, `sync -follow`) watching the
-// same three resources and doing nothing, over the same rollout.
+// same three resources over protobuf, as the plugin does, and doing nothing, over the same rollout.
 //
 //   npm run build && node bench/tracer-scale.mjs --kubeconfig FILE --go BINARY [--replicas 1000] [--cpu-prof DIR] [--json FILE] [--verbose]
 //
@@ -132,7 +132,7 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     let floorReady;
     const ready = new Promise((r) => (floorReady = r));
     let floorResult;
-    const floor = run(go, ['sync', '-follow', NAME, '-generation', String(generation + 1), '-namespace', ns, '-kubeconfig', kubeconfig, '-transform', 'strip', '-timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`], {
+    const floor = run(go, ['sync', '-follow', NAME, '-generation', String(generation + 1), '-namespace', ns, '-kubeconfig', kubeconfig, '-transform', 'strip', '-protobuf', '-timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`], {
       env: { KUBE_FEATURE_WatchListClient: 'false' },
       timeoutMs: ROLLOUT_TIMEOUT_MS + 60_000,
       verbose,

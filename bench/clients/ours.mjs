@@ -3,7 +3,8 @@
 //
 //   sync     SharedIndexInformer over Pods: time until the handler's registration has synced,
 //            peak RSS. --transform default|none (default = stripManagedFields); --watch-list for a
-//            streaming list (sendInitialEvents) instead of list + watch.
+//            streaming list (sendInitialEvents) instead of list + watch; --encoding json: never
+//            ask for protobuf (by default the informer asks for it, as for every built-in kind).
 //   limit    the floor for sync: GET every page of the same list the reflector asks for
 //            (resourceVersion=0, limit=500) and JSON.parse it; no informer. --encoding protobuf:
 //            ask for application/vnd.kubernetes.protobuf and decode each page with protobufjs
@@ -32,6 +33,7 @@ function listerWatcher() {
   const lw = new ResourceListerWatcher(kube.client, podsResource, {
     namespace: args.namespace || undefined,
     ...(args.selector ? { labelSelector: args.selector } : {}),
+    ...(args.encoding === 'json' ? { encoding: 'json' } : {}),
   });
   return { kube, lw };
 }

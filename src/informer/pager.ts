@@ -23,6 +23,8 @@ export interface PagedListResult {
   paginated: boolean;
   /** Requests made. */
   pages: number;
+  /** What the API server answered in (the last page's), when the ListerWatcher says. */
+  encoding?: 'json' | 'protobuf' | undefined;
 }
 
 export interface PagerOptions {
@@ -68,17 +70,17 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
       pages++;
       pager.onRequest?.(full);
       const result = await abortable(lw.list(full, pager.signal, pager.decode), pager.signal);
-      return { items: result.items, resourceVersion: result.resourceVersion, paginated, pages };
+      return { items: result.items, resourceVersion: result.resourceVersion, paginated, pages, encoding: result.encoding };
     }
     if (!page.continue && items === undefined) {
-      return { items: page.items, resourceVersion: page.resourceVersion, paginated, pages };
+      return { items: page.items, resourceVersion: page.resourceVersion, paginated, pages, encoding: page.encoding };
     }
     if (items === undefined) {
       items = [];
       listRV = page.resourceVersion;
     }
     for (const item of page.items) items.push(item);
-    if (!page.continue) return { items, resourceVersion: listRV, paginated, pages };
+    if (!page.continue) return { items, resourceVersion: listRV, paginated, pages, encoding: page.encoding };
     opts.continue = page.continue;
     delete opts.resourceVersion;
     delete opts.resourceVersionMatch;

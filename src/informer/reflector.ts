@@ -49,7 +49,7 @@ import {
   isTooLargeResourceVersion,
   isTooManyRequests,
 } from '../kube/api-error.js';
-import type { KubeObject, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
+import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
 import { BackoffManager, type BackoffOptions } from './backoff.js';
@@ -64,6 +64,7 @@ import {
   type InformerEventListener,
 } from './stats.js';
 import { deletionHandlingMetaNamespaceKeyFunc, newStore, type ReflectorStore, type Store } from './store.js';
+import { dropsManagedFields } from './transform.js';
 
 /** Default minimum watch timeout: 5 minutes. Smaller requested minimums are ignored. */
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 5 * 60 * 1000;
@@ -344,6 +345,12 @@ export class Reflector {
     this.stats.lastSyncResourceVersion = rv;
   }
 
+  /** How the ListerWatcher decodes: the store's transform, and whether it drops managedFields. */
+  private decodeOptions(): ListDecodeOptions | undefined {
+    const transform = this.store.transformer;
+    return transform ? { transform, skipManagedFields: dropsManagedFields(transform) } : undefined;
+  }
+
   private countList(): void {
     this.stats.lists++;
     if (this.stats.listedOnce) this.stats.relists++;
@@ -373,7 +380,7 @@ export class Reflector {
     }
     const start = this.clock.now();
     const transform = this.store.transformer;
-    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, ...(transform ? { decode: { transform } } : {}) };
+    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, ...(transform ? { decode: this.decodeOptions() } : {}) };
     this.countList();
     this.emit('list', 'info', `listing at resourceVersion ${JSON.stringify(rv)}${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, { resourceVersion: rv });
     let result: PagedListResult;
@@ -405,7 +412,7 @@ export class Reflector {
     this.emit(
       'listed',
       'info',
-      `listed ${result.items.length} objects at resourceVersion ${JSON.stringify(result.resourceVersion)} in ${result.pages} request${result.pages === 1 ? '' : 's'} (${formatDuration(took)})`,
+      `listed ${result.items.length} objects at resourceVersion ${JSON.stringify(result.resourceVersion)} in ${result.pages} request${result.pages === 1 ? '' : 's'} (${formatDuration(took)}${result.encoding === 'protobuf' ? ', protobuf' : ''})`,
       { resourceVersion: result.resourceVersion, count: result.items.length, durationMs: took },
     );
   }
@@ -434,7 +441,7 @@ export class Reflector {
       this.countWatch();
       this.emit('stream', 'info', `streaming list from resourceVersion ${JSON.stringify(lastKnownRV)}`, { resourceVersion: lastKnownRV });
       try {
-        w = await abortable(this.lw.watch(options, signal), signal, stopLate);
+        w = await abortable(this.lw.watch(options, signal, this.decodeOptions()), signal, stopLate);
       } catch (err) {
         if (signal.aborted) return undefined;
         if (await this.retryStream(err, signal)) continue;
@@ -550,7 +557,7 @@ export class Reflector {
         this.countWatch();
         this.emit('watch', 'debug', `watching from resourceVersion ${JSON.stringify(rv)} (timeout ${options.timeoutSeconds} s)`, { resourceVersion: rv });
         try {
-          w = await abortable(this.lw.watch(options, signal), signal, stopLate);
+          w = await abortable(this.lw.watch(options, signal, this.decodeOptions()), signal, stopLate);
         } catch (err) {
           if (signal.aborted) return;
           if (isWatchErrorRetriable(err)) {

@@ -55,9 +55,21 @@ export const dropLastAppliedConfiguration: TransformFunc = (obj) => {
 
 /** Applies transforms left to right. */
 export function chainTransforms(...fns: TransformFunc[]): TransformFunc {
-  return (obj) => {
+  const chained: TransformFunc = (obj) => {
     let o = obj;
     for (const fn of fns) o = fn(o);
     return o;
   };
+  if (fns.some(dropsManagedFields)) DROP_MANAGED_FIELDS.add(chained);
+  return chained;
+}
+
+const DROP_MANAGED_FIELDS = new WeakSet<TransformFunc>([stripManagedFields, metadataOnly]);
+
+/**
+ * Whether what a transform returns never has metadata.managedFields, whatever it is given: then
+ * the decoder need not read them (protobuf lets it skip a field by its length).
+ */
+export function dropsManagedFields(fn: TransformFunc | undefined): boolean {
+  return fn !== undefined && DROP_MANAGED_FIELDS.has(fn);
 }

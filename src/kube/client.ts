@@ -9,8 +9,10 @@ import { Agent } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
-import { readBody, sendRequest } from './http.js';
+import { readBytes, sendRequest } from './http.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
+import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
+import { ProtobufListStreamDecoder } from './protobuf/stream.js';
 import type { Status } from './types.js';
 
 export interface RequestInit {
@@ -128,27 +130,38 @@ export class KubeClient {
     const res = await this.open(path, init);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
-    const text = await this.readText(res, init);
+    const body = await this.readBytes(res, init);
     if (status === 401) this.invalidateCredentials();
-    throw errorFromResponse(status, text, init.describe);
+    if (isProtobuf(res)) {
+      // A request that accepted protobuf gets its error Status in protobuf too.
+      const decoded = statusFromProtobuf(body);
+      if (decoded) throw ApiError.fromStatus({ ...decoded, code: decoded.code ?? status }, init.describe, status);
+    }
+    throw errorFromResponse(status, body.toString('utf8'), init.describe);
   }
 
-  private readText(res: IncomingMessage, init: RequestInit): Promise<string> {
-    return readBody(res, { signal: init.signal }).catch((err: NodeJS.ErrnoException) => {
+  private async readText(res: IncomingMessage, init: RequestInit): Promise<string> {
+    return (await this.readBytes(res, init)).toString('utf8');
+  }
+
+  private readBytes(res: IncomingMessage, init: RequestInit): Promise<Buffer> {
+    return readBytes(res, { signal: init.signal }).catch((err: NodeJS.ErrnoException) => {
       throw init.signal?.aborted ? err : this.networkError(err, init.describe);
     });
   }
 
   /**
    * GETs a List and decodes it while it arrives: every element of `items` goes to onItem as soon
-   * as it is read (see ListStreamDecoder). Returns the rest of the List (metadata, kind), with
-   * `items` empty or absent.
+   * as it is read (see ListStreamDecoder, and ProtobufListStreamDecoder when the request accepted
+   * protobuf and the server answered in it). Returns the rest of the List (metadata, kind), with
+   * `items` empty or absent, and the encoding the server answered in.
    */
-  async streamList(path: string, init: RequestInit, onItem: (item: unknown) => void): Promise<Record<string, unknown>> {
+  async streamList(path: string, init: RequestInit, onItem: (item: unknown) => void, decode: DecodeOptions = {}): Promise<{ list: Record<string, unknown>; encoding: Encoding }> {
     const res = await this.openOk(path, init);
-    const decoder = new ListStreamDecoder(onItem);
+    const protobuf = isProtobuf(res);
+    const decoder = protobuf ? new ProtobufListStreamDecoder(onItem, decode) : new ListStreamDecoder(onItem);
     const notJson = (err: unknown): ApiError =>
-      new ApiError(`the API server sent a response that is not JSON for ${path}: ${(err as Error).message}`, {
+      new ApiError(`the API server sent a response that is not ${protobuf ? 'a protobuf List' : 'JSON'} for ${path}: ${(err as Error).message}`, {
         code: res.statusCode ?? 0,
         cause: err,
         ...(init.describe ? { request: init.describe } : {}),
@@ -166,7 +179,7 @@ export class KubeClient {
         try {
           decoder.write(c);
         } catch (err) {
-          fail(err instanceof ListDecodeError ? notJson(err) : err);
+          fail(err instanceof ListDecodeError || err instanceof ProtobufDecodeError ? notJson(err) : err);
         }
       });
       res.on('end', () => {
@@ -176,9 +189,9 @@ export class KubeClient {
       res.on('aborted', () => fail(init.signal?.aborted ? abortError(init.signal) : this.networkError(Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }), init.describe)));
     });
     try {
-      return decoder.end();
+      return { list: decoder.end(), encoding: protobuf ? 'protobuf' : 'json' };
     } catch (err) {
-      throw err instanceof ListDecodeError ? notJson(err) : err;
+      throw err instanceof ListDecodeError || err instanceof ProtobufDecodeError ? notJson(err) : err;
     }
   }
 
@@ -231,6 +244,27 @@ export function statusFromBody(text: string): Status | undefined {
   try {
     const obj = JSON.parse(text) as Status;
     return obj && obj.kind === 'Status' ? obj : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an answer came in. */
+export type Encoding = 'json' | 'protobuf';
+
+/** The content type of the API server's protobuf. */
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/** Whether a response is in the API server's protobuf (a List or object, or a watch stream). */
+export function isProtobuf(res: IncomingMessage): boolean {
+  return res.headers['content-type']?.startsWith(PROTOBUF) ?? false;
+}
+
+/** The metav1.Status of a protobuf error answer, if its body is one. */
+export function statusFromProtobuf(body: Buffer): Status | undefined {
+  try {
+    const obj = decodeObject(body) as unknown as Status;
+    return obj.kind === 'Status' ? obj : undefined;
   } catch {
     return undefined;
   }

@@ -109,7 +109,12 @@ export interface ReadOptions {
  * The whole body as text. Rejects with the abort reason when `signal` aborted, else with the
  * error that cut the answer short (ECONNRESET when the connection closed mid-answer).
  */
-export function readBody(res: IncomingMessage, opts: ReadOptions = {}): Promise<string> {
+export async function readBody(res: IncomingMessage, opts: ReadOptions = {}): Promise<string> {
+  return (await readBytes(res, opts)).toString('utf8');
+}
+
+/** The whole body of a response, as bytes. */
+export function readBytes(res: IncomingMessage, opts: ReadOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -132,7 +137,7 @@ export function readBody(res: IncomingMessage, opts: ReadOptions = {}): Promise<
     res.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks));
     });
     // A response destroyed before its end emits 'error' (ECONNRESET, or what destroyed it), then 'close'.
     res.on('error', fail);

@@ -6,8 +6,9 @@
  *   the refused request (verb, resource, namespace) and network codes. Its one request path
  *   (http.ts) also serves httpGet, the plain GET for endpoints reached directly (a /metrics).
  * - Discovery: kubectl-style resource names to GVRs, CRDs included.
- * - ResourceListerWatcher: list (paginated by the caller) and watch (line-delimited stream with
- *   back-pressure) for any resource, metadata-only on request.
+ * - ResourceListerWatcher: list (paginated by the caller) and watch (a stream with back-pressure)
+ *   for any resource, metadata-only on request; built-in kinds in protobuf (src/kube/protobuf,
+ *   decoded into the objects the server's JSON gives), everything else in JSON.
  * - ApiLeaseClient: Leases with optimistic concurrency.
  * - toCliError: ApiError to the message a user reads (403 names verb, resource and namespace).
  */

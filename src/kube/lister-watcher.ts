@@ -2,9 +2,17 @@
  * ListerWatcher for any resource the discovery layer resolved: core or grouped, namespaced or
  * cluster-scoped, CRDs included, with label and field selectors. In metadata-only mode the server
  * sends PartialObjectMetadata, so only metadata crosses the wire.
+ *
+ * Built-in kinds are asked for in protobuf, as client-go's informers in controllers ask for them:
+ * the API server encodes it in about half the time of JSON and it is smaller on the wire, and the
+ * decoder (src/kube/protobuf) skips what the informer's transform drops. The objects are the
+ * same as JSON's. CRDs, aggregated APIs and kinds the table does not know stay JSON; the Accept
+ * header offers JSON second, and the answer's Content-Type picks the decoder.
  */
 import { ApiError } from './api-error.js';
-import type { KubeClient } from './client.js';
+import { isProtobuf, PROTOBUF, type Encoding, type KubeClient } from './client.js';
+import { hasProtobufForm } from './protobuf/schema.js';
+import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import { WatchStream } from './watch-stream.js';
 import { apiVersionOf, groupResource, type KubeObject, type ListDecodeOptions, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
 
@@ -13,10 +21,13 @@ export interface ListerWatcherOptions extends Selectors {
   namespace?: string | undefined;
   /** Ask for PartialObjectMetadata instead of whole objects. */
   metadataOnly?: boolean;
+  /** `json` to never ask for protobuf; `auto` (the default) asks for it for the built-in kinds. */
+  encoding?: 'auto' | 'json';
 }
 
 const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const metadataAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+const protobufAccept = `${PROTOBUF},application/json`;
 
 export function resourcePath(r: ResourceInfo, namespace?: string, name?: string): string {
   const prefix = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
@@ -28,6 +39,7 @@ export class ResourceListerWatcher implements ListerWatcher {
   readonly description: string;
   private readonly path: string;
   private readonly namespace: string | undefined;
+  private readonly accept: string | undefined;
 
   constructor(
     private readonly client: KubeClient,
@@ -39,6 +51,13 @@ export class ResourceListerWatcher implements ListerWatcher {
     const where = resource.namespaced ? (this.namespace ? ` in ${this.namespace}` : ' in all namespaces') : '';
     const sel = [options.labelSelector && `-l ${options.labelSelector}`, options.fieldSelector && `--field-selector ${options.fieldSelector}`].filter(Boolean).join(' ');
     this.description = `${groupResource(resource)}${where}${sel ? ` (${sel})` : ''}`;
+    if (options.metadataOnly) this.accept = metadataListAccept;
+    else if (options.encoding !== 'json' && hasProtobufForm(apiVersionOf(resource), resource.kind)) this.accept = protobufAccept;
+  }
+
+  /** Whether requests offer protobuf (the server may still answer JSON). */
+  get offersProtobuf(): boolean {
+    return this.accept === protobufAccept;
   }
 
   async list(opts: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult> {
@@ -47,7 +66,7 @@ export class ResourceListerWatcher implements ListerWatcher {
     const apiVersion = this.options.metadataOnly ? 'meta.k8s.io/v1' : apiVersionOf(this.resource);
     const transform = decode?.transform;
     const items: KubeObject[] = [];
-    const list = (await this.client.streamList(
+    const { list, encoding } = (await this.client.streamList(
       this.path,
       {
         query: {
@@ -58,7 +77,7 @@ export class ResourceListerWatcher implements ListerWatcher {
           labelSelector: opts.labelSelector ?? this.options.labelSelector,
           fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
         },
-        ...(this.options.metadataOnly ? { accept: metadataListAccept } : {}),
+        ...(this.accept ? { accept: this.accept } : {}),
         signal,
         describe: { verb: 'list', resource: groupResource(this.resource), namespace: this.namespace },
       },
@@ -68,16 +87,18 @@ export class ResourceListerWatcher implements ListerWatcher {
         item.apiVersion ??= apiVersion;
         items.push(transform ? transform(item) : item);
       },
-    )) as { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } };
+      { skipManagedFields: decode?.skipManagedFields === true },
+    )) as { list: { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }; encoding: Encoding };
     return {
       items,
       resourceVersion: list.metadata?.resourceVersion ?? '',
       ...(list.metadata?.continue ? { continue: list.metadata.continue } : {}),
       ...(list.metadata?.remainingItemCount !== undefined ? { remainingItemCount: list.metadata.remainingItemCount } : {}),
+      encoding,
     };
   }
 
-  async watch(opts: WatchOptions, signal?: AbortSignal): Promise<Watch> {
+  async watch(opts: WatchOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<Watch> {
     const describe = { verb: 'watch', resource: groupResource(this.resource), namespace: this.namespace };
     const res = await this.client.openOk(this.path, {
       query: {
@@ -90,16 +111,17 @@ export class ResourceListerWatcher implements ListerWatcher {
         labelSelector: opts.labelSelector ?? this.options.labelSelector,
         fieldSelector: opts.fieldSelector ?? this.options.fieldSelector,
       },
-      ...(this.options.metadataOnly ? { accept: metadataAccept } : {}),
+      ...(this.options.metadataOnly ? { accept: metadataAccept } : this.accept ? { accept: this.accept } : {}),
       signal,
       // A watch is long by design; only its opening is bounded by --request-timeout.
       timeoutMs: 0,
       describe,
     });
     const status = res.statusCode ?? 0;
+    if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder({ skipManagedFields: decode?.skipManagedFields === true }));
     if (!res.headers['content-type']?.includes('json')) {
       res.destroy();
-      throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON`, { code: status, request: describe });
+      throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON or protobuf`, { code: status, request: describe });
     }
     return new WatchStream(res, this.description);
   }

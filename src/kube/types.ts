@@ -85,6 +85,8 @@ export interface ListResult {
   /** Continue token, empty or absent on the last page. */
   continue?: string;
   remainingItemCount?: number;
+  /** What the API server answered in, when the ListerWatcher knows. */
+  encoding?: 'json' | 'protobuf';
 }
 
 export interface WatchOptions extends Selectors {
@@ -119,12 +121,17 @@ export interface ListDecodeOptions {
    * (which it applies again when the items reach its store: transforms are idempotent).
    */
   transform?: ((obj: KubeObject) => KubeObject) | undefined;
+  /**
+   * The transform drops metadata.managedFields: a decoder that can skip a field without reading
+   * it (protobuf) leaves it out. Lists and watches both take it.
+   */
+  skipManagedFields?: boolean | undefined;
 }
 
 /** List and watch one resource (one GVR in one namespace or all, with selectors). */
 export interface ListerWatcher {
   list(options: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult>;
-  watch(options: WatchOptions, signal?: AbortSignal): Promise<Watch>;
+  watch(options: WatchOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<Watch>;
   /** Human name for logs and stats, e.g. "deployments.apps in demo". */
   readonly description: string;
 }

@@ -1,8 +1,9 @@
 /**
- * Turns a watch response (one JSON object per line) into an async iterable of events, with
- * back-pressure: the socket is paused while more than `highWater` events wait to be consumed.
- * Lines are found in the raw bytes and each is decoded on its own, so a chunk is never copied
- * into a joined string first; only a line cut by a chunk boundary is joined.
+ * Turns a watch response into an async iterable of events, with back-pressure: the socket is
+ * paused while more than `highWater` events wait to be consumed. The response's bytes go to a
+ * decoder for its encoding: JSON (one object per line; each line is found in the raw bytes and
+ * decoded on its own, so a chunk is never copied into a joined string first, and only a line cut
+ * by a chunk boundary is joined) or protobuf (length-prefixed frames, src/kube/protobuf).
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error.js';
@@ -10,11 +11,63 @@ import type { Watch, WatchEvent } from './types.js';
 
 const NEWLINE = 0x0a;
 
+/** Decodes a watch stream's bytes into events. */
+export interface WatchDecoder {
+  /** Decodes every whole event in the bytes received so far; throws on bytes that are not events. */
+  write(chunk: Buffer, push: (event: WatchEvent) => void): void;
+  /** The stream ended: decodes what is left, or throws if it is a cut-off event. */
+  end(push: (event: WatchEvent) => void): void;
+}
+
+/** JSON watch streams: one event per line. */
+export class JsonLinesDecoder implements WatchDecoder {
+  /** The start of a line cut by the end of a chunk. */
+  private partial: Buffer[] = [];
+
+  write(chunk: Buffer, push: (event: WatchEvent) => void): void {
+    let start = 0;
+    let nl = chunk.indexOf(NEWLINE);
+    if (this.partial.length > 0) {
+      if (nl === -1) {
+        this.partial.push(chunk);
+        return;
+      }
+      this.partial.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(this.partial).toString('utf8');
+      this.partial = [];
+      if (line.length > 0) push(parseLine(line));
+      start = nl + 1;
+      nl = chunk.indexOf(NEWLINE, start);
+    }
+    while (nl !== -1) {
+      if (nl > start) push(parseLine(chunk.toString('utf8', start, nl)));
+      start = nl + 1;
+      nl = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+  }
+
+  end(push: (event: WatchEvent) => void): void {
+    if (this.partial.length === 0) return;
+    const rest = Buffer.concat(this.partial).toString('utf8');
+    this.partial = [];
+    if (rest.trim().length > 0) push(parseLine(rest));
+  }
+}
+
+class NotAnEvent extends Error {}
+
+function parseLine(line: string): WatchEvent {
+  try {
+    return JSON.parse(line) as WatchEvent;
+  } catch {
+    throw new NotAnEvent(`a line that is not JSON: ${line.slice(0, 80)}`);
+  }
+}
+
 export class WatchStream implements Watch {
   private readonly buffered: WatchEvent[] = [];
   private head = 0;
-  /** The start of a line cut by the end of a chunk. */
-  private partial: Buffer[] = [];
   private ended = false;
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
@@ -23,6 +76,7 @@ export class WatchStream implements Watch {
   constructor(
     private readonly res: IncomingMessage,
     private readonly describe: string,
+    private readonly decoder: WatchDecoder = new JsonLinesDecoder(),
     private readonly highWater = 1000,
   ) {
     res.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -35,46 +89,35 @@ export class WatchStream implements Watch {
     res.on('close', () => this.finish());
   }
 
+  private readonly push = (event: WatchEvent): void => {
+    this.buffered.push(event);
+  };
+
   private onData(chunk: Buffer): void {
-    let start = 0;
-    let nl = chunk.indexOf(NEWLINE);
-    if (this.partial.length > 0) {
-      if (nl === -1) {
-        this.partial.push(chunk);
-        return;
-      }
-      this.partial.push(chunk.subarray(0, nl));
-      const line = Buffer.concat(this.partial).toString('utf8');
-      this.partial = [];
-      if (line.length > 0) this.pushLine(line);
-      start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
+    if (this.ended) return;
+    try {
+      this.decoder.write(chunk, this.push);
+    } catch (err) {
+      this.finish(this.undecodable(err));
+      return;
     }
-    while (nl !== -1) {
-      if (nl > start) this.pushLine(chunk.toString('utf8', start, nl));
-      start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
-    }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
     if (this.buffered.length - this.head > this.highWater) this.res.pause();
     this.notify();
   }
 
-  private pushLine(line: string): void {
-    try {
-      this.buffered.push(JSON.parse(line) as WatchEvent);
-    } catch (err) {
-      this.finish(new ApiError(`watch of ${this.describe} sent a line that is not JSON: ${line.slice(0, 80)}`, { code: 0, cause: err }));
-    }
+  private undecodable(err: unknown): ApiError {
+    return new ApiError(`watch of ${this.describe} sent ${err instanceof NotAnEvent ? err.message : `an event that cannot be decoded: ${(err as Error).message}`}`, { code: 0, cause: err });
   }
 
   private finish(err?: Error): void {
     if (this.ended) return;
-    if (this.partial.length > 0 && !err) {
-      const rest = Buffer.concat(this.partial).toString('utf8');
-      if (rest.trim().length > 0) this.pushLine(rest);
+    if (!err) {
+      try {
+        this.decoder.end(this.push);
+      } catch (e) {
+        err = this.undecodable(e);
+      }
     }
-    this.partial = [];
     this.ended = true;
     if (err && !this.stopped) this.failure = err;
     this.notify();

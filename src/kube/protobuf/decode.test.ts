@@ -1,0 +1,204 @@
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import type { WatchEvent } from '../types.js';
+import { decodeObject, goDuration, ProtobufDecodeError } from './decode.js';
+import { hasProtobufForm } from './schema.js';
+import { ProtobufListStreamDecoder, ProtobufWatchDecoder } from './stream.js';
+
+// Messages are written with protobufjs's Writer, field by field, as Go's generated marshalling
+// lays them out (every non-pointer scalar and struct written, even when zero).
+type W = protobuf.Writer;
+const writer = (): W => protobuf.Writer.create();
+const str = (w: W, num: number, s: string): W => w.uint32((num << 3) | 2).string(s);
+const int = (w: W, num: number, n: number): W => w.uint32(num << 3).int64(n);
+const bool = (w: W, num: number, b: boolean): W => w.uint32(num << 3).bool(b);
+const msg = (w: W, num: number, inner: W): W => w.uint32((num << 3) | 2).bytes(inner.finish());
+const entry = (w: W, num: number, key: string, value: (e: W) => W): W => msg(w, num, value(str(writer(), 1, key)));
+
+/** "k8s\0" + runtime.Unknown{typeMeta{apiVersion, kind}, raw}. */
+function object(apiVersion: string, kind: string, raw: W): Buffer {
+  const typeMeta = str(str(writer(), 1, apiVersion), 2, kind);
+  const unknown = msg(writer(), 1, typeMeta).uint32(18).bytes(raw.finish()).finish();
+  return Buffer.concat([Buffer.from('k8s\0', 'latin1'), unknown]);
+}
+
+/** ObjectMeta as Go writes it: the non-pointer fields always, zero or not. */
+function objectMeta(name: string, extra: (w: W) => W = (w) => w): W {
+  let w = str(writer(), 1, name);
+  w = str(w, 2, '');
+  w = str(w, 3, 'demo');
+  w = str(w, 4, '');
+  w = str(w, 5, 'uid-1');
+  w = str(w, 6, '42');
+  w = int(w, 7, 0);
+  w = msg(w, 8, int(writer(), 1, 1_764_630_000));
+  return extra(w);
+}
+
+describe('protobuf decoding into the API server JSON form', () => {
+  it('applies Go JSON rules: omitempty zero scalars left out, nil lists null unless omitempty, zero times', () => {
+    // A ContainerStatus: name, state (struct, omitempty), ready (bool, not omitempty), restartCount (int).
+    const status = bool(str(writer(), 1, 'app'), 4, false);
+    int(status, 5, 0);
+    str(status, 6, 'nginx');
+    str(status, 7, '');
+    str(status, 8, ''); // containerID: omitempty
+    const podStatus = msg(str(writer(), 1, 'Running'), 8, status);
+    // PodSpec with no containers (a nil, non-omitempty list) and a zero-time-free status.
+    const spec = str(writer(), 11, '');
+    const pod = msg(msg(msg(writer(), 1, objectMeta('web-1')), 2, spec), 3, podStatus);
+    const obj = decodeObject(object('v1', 'Pod', pod));
+    expect(obj.kind).toBe('Pod');
+    expect(obj.apiVersion).toBe('v1');
+    expect(obj.metadata).toEqual({ name: 'web-1', namespace: 'demo', uid: 'uid-1', resourceVersion: '42', creationTimestamp: '2025-12-01T23:00:00Z' });
+    const s = obj.status as { containerStatuses: Record<string, unknown>[]; phase: string };
+    expect(s.phase).toBe('Running');
+    expect(s.containerStatuses).toEqual([{ name: 'app', ready: false, restartCount: 0, image: 'nginx', imageID: '', state: {}, lastState: {} }]);
+    expect((obj.spec as Record<string, unknown>).containers).toBeNull();
+    expect(Object.hasOwn(obj.spec as object, 'nodeName')).toBe(false);
+  });
+
+  it('leaves out a zero creationTimestamp (omitzero) and writes null for other zero times', () => {
+    const meta = str(writer(), 1, 'x');
+    msg(meta, 8, writer()); // zero time: an empty message
+    // A PodCondition: type, status, lastTransitionTime (time, omitempty but a struct: null when zero).
+    const cond = msg(str(str(writer(), 1, 'Ready'), 2, 'True'), 4, writer());
+    const pod = msg(msg(writer(), 1, meta), 3, msg(writer(), 2, cond));
+    const obj = decodeObject(object('v1', 'Pod', pod));
+    expect(Object.hasOwn(obj.metadata as object, 'creationTimestamp')).toBe(false);
+    expect((obj.status as { conditions: unknown[] }).conditions).toEqual([{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }]);
+  });
+
+  it('reads negative numbers, int-or-strings, quantities, maps and inline structs', () => {
+    // Deployment: spec.replicas (pointer), spec.strategy.rollingUpdate.maxSurge (int-or-string).
+    const rollingUpdate = msg(msg(writer(), 1, int(writer(), 1, 1).uint32(26).string('25%')), 2, int(int(writer(), 1, 0), 2, 3));
+    const strategy = msg(str(writer(), 1, 'RollingUpdate'), 2, rollingUpdate);
+    const spec = msg(int(writer(), 1, 0), 4, strategy);
+    int(spec, 5, -1); // minReadySeconds: a negative int32 goes as a 10-byte varint
+    const dep = msg(msg(writer(), 1, objectMeta('d')), 2, spec);
+    const obj = decodeObject(object('apps/v1', 'Deployment', dep));
+    const s = obj.spec as Record<string, unknown>;
+    expect(s.replicas).toBe(0); // a pointer: kept although zero
+    expect(s.minReadySeconds).toBe(-1);
+    expect(s.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: 3 } });
+
+    // A container's resources (map of quantities) and a volume's inline VolumeSource.
+    const resources = entry(writer(), 1, 'cpu', (e) => msg(e, 2, str(writer(), 1, '500m')));
+    const container = msg(str(str(writer(), 1, 'app'), 2, 'nginx'), 8, resources);
+    const volume = msg(str(writer(), 1, 'data'), 2, msg(writer(), 2, writer()));
+    const podSpec = msg(msg(writer(), 1, volume), 2, container);
+    const pod = decodeObject(object('v1', 'Pod', msg(msg(writer(), 1, objectMeta('p')), 2, podSpec)));
+    const ps = pod.spec as { volumes: unknown[]; containers: { resources: unknown }[] };
+    expect(ps.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
+    expect(ps.containers[0]!.resources).toEqual({ limits: { cpu: '500m' } });
+  });
+
+  it('leaves managedFields out unread when asked, and decodes them (JSON in FieldsV1) otherwise', () => {
+    const fields = msg(writer(), 7, str(writer(), 1, '{"f:data":{}}'));
+    const meta = objectMeta('c', (w) => msg(w, 17, str(str(fields, 1, 'kubectl'), 2, 'Update')));
+    const cm = msg(writer(), 1, meta);
+    entry(cm, 2, 'k', (e) => str(e, 2, 'v'));
+    const body = object('v1', 'ConfigMap', cm);
+    const full = decodeObject(body);
+    expect((full.metadata as { managedFields: unknown }).managedFields).toEqual([{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:data': {} } }]);
+    expect(full.data).toEqual({ k: 'v' });
+    const skipped = decodeObject(body, 0, body.length, { skipManagedFields: true });
+    expect(Object.hasOwn(skipped.metadata as object, 'managedFields')).toBe(false);
+    expect(skipped.data).toEqual({ k: 'v' });
+  });
+
+  it('formats durations as Go does', () => {
+    const cases: [number, string][] = [
+      [0, '0s'],
+      [1, '1ns'],
+      [1_500, '1.5µs'],
+      [1_500_000, '1.5ms'],
+      [1_000_000_000, '1s'],
+      [1_500_000_000, '1.5s'],
+      [60_000_000_000, '1m0s'],
+      [3_600_000_000_000, '1h0m0s'],
+      [7_384_005_000_000, '2h3m4.005s'],
+      [-90_000_000_000, '-1m30s'],
+    ];
+    for (const [nanos, text] of cases) expect(goDuration(nanos)).toBe(text);
+  });
+
+  it('refuses a message cut short and one without the "k8s\\0" prefix', () => {
+    const body = object('v1', 'ConfigMap', msg(writer(), 1, objectMeta('c')));
+    expect(() => decodeObject(body.subarray(0, body.length - 3))).toThrow(ProtobufDecodeError);
+    expect(() => decodeObject(Buffer.from('{"kind":"Pod"}'))).toThrow(/k8s/);
+  });
+
+  it('knows the built-in kinds and not CRDs', () => {
+    expect(hasProtobufForm('v1', 'Pod')).toBe(true);
+    expect(hasProtobufForm('apps/v1', 'ReplicaSet')).toBe(true);
+    expect(hasProtobufForm('coordination.k8s.io/v1', 'Lease')).toBe(true);
+    expect(hasProtobufForm('example.com/v1', 'Widget')).toBe(false);
+  });
+});
+
+describe('protobuf Lists and watch streams, decoded while they arrive', () => {
+  const pods = Array.from({ length: 5 }, (_, i) => msg(writer(), 1, objectMeta(`web-${i}`)));
+  function podList(): Buffer {
+    const listMeta = str(str(writer(), 1, ''), 2, '77');
+    str(listMeta, 3, 'next-page');
+    const list = msg(writer(), 1, listMeta);
+    for (const p of pods) msg(list, 2, p);
+    return object('v1', 'PodList', list);
+  }
+
+  it('gives the same items and List metadata whatever the chunks', () => {
+    const body = podList();
+    const whole: unknown[] = [];
+    const d = new ProtobufListStreamDecoder((o) => whole.push(o));
+    d.write(body);
+    expect(d.end()).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '77', continue: 'next-page' }, items: [] });
+    expect(whole.map((o) => (o as { metadata: { name: string } }).metadata.name)).toEqual(['web-0', 'web-1', 'web-2', 'web-3', 'web-4']);
+    for (const size of [1, 2, 3, 7, 64]) {
+      const items: unknown[] = [];
+      const s = new ProtobufListStreamDecoder((o) => items.push(o));
+      for (let i = 0; i < body.length; i += size) s.write(body.subarray(i, i + size));
+      s.end();
+      expect(items).toEqual(whole);
+    }
+  });
+
+  it('refuses a List that ends before its last item', () => {
+    const body = podList();
+    const d = new ProtobufListStreamDecoder(() => {});
+    d.write(body.subarray(0, body.length - 10));
+    expect(() => d.end()).toThrow(/ended before its last item/);
+  });
+
+  it('cuts watch frames at their lengths and decodes each event, Status errors included', () => {
+    const frame = (type: string, raw: Buffer): Buffer => {
+      const ev = str(writer(), 1, type).uint32(18).bytes(writer().uint32(10).bytes(raw).finish()).finish();
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(ev.length);
+      return Buffer.concat([len, ev]);
+    };
+    const status = msg(writer(), 1, writer());
+    str(str(str(status, 2, 'Failure'), 3, 'too old resource version: 1 (77)'), 4, 'Expired');
+    int(status, 6, 410);
+    const stream = Buffer.concat([
+      frame('ADDED', object('v1', 'Pod', pods[0]!)),
+      frame('MODIFIED', object('v1', 'Pod', pods[1]!)),
+      frame('ERROR', object('v1', 'Status', status)),
+    ]);
+    for (const size of [1, 5, 1000]) {
+      const events: WatchEvent[] = [];
+      const d = new ProtobufWatchDecoder();
+      for (let i = 0; i < stream.length; i += size) d.write(stream.subarray(i, i + size), (e) => events.push(e));
+      d.end();
+      expect(events.map((e) => [e.type, e.object.kind, e.object.metadata?.name])).toEqual([
+        ['ADDED', 'Pod', 'web-0'],
+        ['MODIFIED', 'Pod', 'web-1'],
+        ['ERROR', 'Status', undefined],
+      ]);
+      expect(events[2]!.object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
+    }
+    const cut = new ProtobufWatchDecoder();
+    cut.write(stream.subarray(0, 20), () => {});
+    expect(() => cut.end()).toThrow(/inside a frame/);
+  });
+});
