@@ -98,13 +98,15 @@ describe('protobuf decoding into the API server JSON form', () => {
     const meta = objectMeta('c', (w) => msg(w, 17, str(str(fields, 1, 'kubectl'), 2, 'Update')));
     const cm = msg(writer(), 1, meta);
     entry(cm, 2, 'k', (e) => str(e, 2, 'v'));
+    entry(cm, 2, '__proto__', (e) => str(e, 2, 'a valid ConfigMap key'));
     const body = object('v1', 'ConfigMap', cm);
     const full = decodeObject(body);
     expect((full.metadata as { managedFields: unknown }).managedFields).toEqual([{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:data': {} } }]);
-    expect(full.data).toEqual({ k: 'v' });
+    expect(full.data).toEqual(JSON.parse('{"k":"v","__proto__":"a valid ConfigMap key"}'));
+    expect(Object.keys(full.data as object)).toEqual(['k', '__proto__']);
     const skipped = decodeObject(body, 0, body.length, { skipManagedFields: true });
     expect(Object.hasOwn(skipped.metadata as object, 'managedFields')).toBe(false);
-    expect(skipped.data).toEqual({ k: 'v' });
+    expect(skipped.data).toEqual(full.data);
   });
 
   it('formats durations as Go does', () => {

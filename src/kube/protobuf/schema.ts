@@ -77,6 +77,8 @@ export interface MessageType {
   readonly defaults: FieldSpec[];
   /** The decoder compiled for this type, once a decode first reaches it (decode.ts). */
   decoder: ((...args: never[]) => void) | undefined;
+  /** Makes an empty object for this type's JSON form (decode.ts). */
+  create: (() => Record<string, unknown>) | undefined;
 }
 
 interface Table {
@@ -124,7 +126,7 @@ export function messageType(id: string): MessageType {
   if (done) return done;
   const rows = load().types[id];
   if (!rows) throw new Error(`protobuf table: no type ${id}`);
-  const type: MessageType = { id, byNumber: [], fields: [], defaults: [], decoder: undefined };
+  const type: MessageType = { id, byNumber: [], fields: [], defaults: [], decoder: undefined, create: undefined };
   // Registered before its fields are compiled: types may refer to themselves.
   compiled.set(id, type);
   for (const [num, name, code, flags, a, b] of rows) {

@@ -204,7 +204,7 @@ export class ProtobufListStreamDecoder {
 const TYPE_META: MessageType = (() => {
   const str = (num: number, name: string) => ({ num, name, flags: 4, kind: 0 as const, managedFields: false });
   const fields = [str(1, 'apiVersion'), str(2, 'kind')];
-  return { id: 'runtime.TypeMeta', byNumber: [undefined, ...fields], fields, defaults: [], decoder: undefined };
+  return { id: 'runtime.TypeMeta', byNumber: [undefined, ...fields], fields, defaults: [], decoder: undefined, create: undefined };
 })();
 
 const WATCH_EVENT_TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
