@@ -64,7 +64,7 @@ import {
   type InformerEventListener,
 } from './stats.js';
 import { deletionHandlingMetaNamespaceKeyFunc, newStore, type ReflectorStore, type Store } from './store.js';
-import { dropsManagedFields } from './transform.js';
+import { droppedFields } from './transform.js';
 
 /** Default minimum watch timeout: 5 minutes. Smaller requested minimums are ignored. */
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 5 * 60 * 1000;
@@ -348,7 +348,9 @@ export class Reflector {
   /** How the ListerWatcher decodes: the store's transform, and whether it drops managedFields. */
   private decodeOptions(): ListDecodeOptions | undefined {
     const transform = this.store.transformer;
-    return transform ? { transform, skipManagedFields: dropsManagedFields(transform) } : undefined;
+    if (!transform) return undefined;
+    const dropped = droppedFields(transform);
+    return { transform, skipManagedFields: dropped === 'managedFields', skipManagedFieldSets: dropped !== undefined };
   }
 
   private countList(): void {

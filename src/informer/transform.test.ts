@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { chainTransforms, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields } from './transform.js';
+import { chainTransforms, declareDropped, droppedFields, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields } from './transform.js';
 
 function secret(): KubeObject {
   return {
@@ -31,5 +31,17 @@ describe('transforms', () => {
     expect(once.metadata.annotations).toBeUndefined();
     expect(dropLastAppliedConfiguration(once)).toEqual(once);
     expect(dropLastAppliedConfiguration({ metadata: { name: 'x' } })).toEqual({ metadata: { name: 'x' } });
+  });
+
+  it('says what a transform drops, through chains, so the decoder can leave it unread', () => {
+    const identity = (o: KubeObject): KubeObject => o;
+    const slim = declareDropped((o) => o, 'managedFieldSets');
+    expect(droppedFields(stripManagedFields)).toBe('managedFields');
+    expect(droppedFields(metadataOnly)).toBe('managedFields');
+    expect(droppedFields(identity)).toBeUndefined();
+    expect(droppedFields(undefined)).toBeUndefined();
+    expect(droppedFields(chainTransforms(identity, slim))).toBe('managedFieldSets');
+    expect(droppedFields(chainTransforms(slim, stripManagedFields))).toBe('managedFields');
+    expect(droppedFields(chainTransforms(identity, dropLastAppliedConfiguration))).toBeUndefined();
   });
 });

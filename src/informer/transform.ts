@@ -60,16 +60,31 @@ export function chainTransforms(...fns: TransformFunc[]): TransformFunc {
     for (const fn of fns) o = fn(o);
     return o;
   };
-  if (fns.some(dropsManagedFields)) DROP_MANAGED_FIELDS.add(chained);
+  const drops = fns.map(droppedFields);
+  if (drops.includes('managedFields')) DROPPED.set(chained, 'managedFields');
+  else if (drops.includes('managedFieldSets')) DROPPED.set(chained, 'managedFieldSets');
   return chained;
 }
 
-const DROP_MANAGED_FIELDS = new WeakSet<TransformFunc>([stripManagedFields, metadataOnly]);
-
 /**
- * Whether what a transform returns never has metadata.managedFields, whatever it is given: then
- * the decoder need not read them (protobuf lets it skip a field by its length).
+ * What a transform removes from every object, whatever it is given: all of metadata.managedFields,
+ * or only their field sets (fieldsV1). A decoder that can skip a field by its length (protobuf)
+ * then leaves it unread.
  */
-export function dropsManagedFields(fn: TransformFunc | undefined): boolean {
-  return fn !== undefined && DROP_MANAGED_FIELDS.has(fn);
+export type DroppedFields = 'managedFields' | 'managedFieldSets';
+
+const DROPPED = new WeakMap<TransformFunc, DroppedFields>([
+  [stripManagedFields, 'managedFields'],
+  [metadataOnly, 'managedFields'],
+]);
+
+/** Declares what `fn` removes (see DroppedFields); returns it. */
+export function declareDropped(fn: TransformFunc, what: DroppedFields): TransformFunc {
+  DROPPED.set(fn, what);
+  return fn;
+}
+
+/** What a transform removes from every object, if it was declared or is one of the above. */
+export function droppedFields(fn: TransformFunc | undefined): DroppedFields | undefined {
+  return fn === undefined ? undefined : DROPPED.get(fn);
 }

@@ -11,6 +11,7 @@
  */
 import { ApiError } from './api-error.js';
 import { isProtobuf, PROTOBUF, type Encoding, type KubeClient } from './client.js';
+import type { DecodeOptions } from './protobuf/decode.js';
 import { hasProtobufForm } from './protobuf/schema.js';
 import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import { WatchStream } from './watch-stream.js';
@@ -87,7 +88,7 @@ export class ResourceListerWatcher implements ListerWatcher {
         item.apiVersion ??= apiVersion;
         items.push(transform ? transform(item) : item);
       },
-      { skipManagedFields: decode?.skipManagedFields === true },
+      decodeOptions(decode),
     )) as { list: { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }; encoding: Encoding };
     return {
       items,
@@ -118,11 +119,16 @@ export class ResourceListerWatcher implements ListerWatcher {
       describe,
     });
     const status = res.statusCode ?? 0;
-    if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder({ skipManagedFields: decode?.skipManagedFields === true }));
+    if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder(decodeOptions(decode)));
     if (!res.headers['content-type']?.includes('json')) {
       res.destroy();
       throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON or protobuf`, { code: status, request: describe });
     }
     return new WatchStream(res, this.description);
   }
+}
+
+/** What the protobuf decoder may leave unread, from what the informer's transform drops. */
+function decodeOptions(decode: ListDecodeOptions | undefined): DecodeOptions {
+  return { skipManagedFields: decode?.skipManagedFields === true, skipManagedFieldSets: decode?.skipManagedFieldSets === true };
 }

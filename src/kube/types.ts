@@ -126,6 +126,8 @@ export interface ListDecodeOptions {
    * it (protobuf) leaves it out. Lists and watches both take it.
    */
   skipManagedFields?: boolean | undefined;
+  /** The transform drops the field sets of metadata.managedFields (fieldsV1): left unread likewise. */
+  skipManagedFieldSets?: boolean | undefined;
 }
 
 /** List and watch one resource (one GVR in one namespace or all, with selectors). */

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { KubeObject } from '../kube/index.js';
-import type { TransformFunc } from '../informer/index.js';
+import { declareDropped, type TransformFunc } from '../informer/index.js';
 
 const receivedAtKey: unique symbol = Symbol('receivedAt');
 
@@ -28,7 +28,7 @@ export function receivedAt(obj: KubeObject): number | undefined {
  * Keeps only what the trace reads of managedFields (manager, operation, subresource, time): the
  * server-side write times, without the field sets, which are most of an object's bytes.
  */
-export const slimManagedFields: TransformFunc = (obj) => {
+export const slimManagedFields: TransformFunc = declareDropped((obj) => {
   const mf = obj?.metadata?.managedFields;
   if (Array.isArray(mf)) {
     obj.metadata.managedFields = mf.map((m) => ({
@@ -39,4 +39,4 @@ export const slimManagedFields: TransformFunc = (obj) => {
     }));
   }
   return obj;
-};
+}, 'managedFieldSets');

@@ -107,6 +107,8 @@ describe('protobuf decoding into the API server JSON form', () => {
     const skipped = decodeObject(body, 0, body.length, { skipManagedFields: true });
     expect(Object.hasOwn(skipped.metadata as object, 'managedFields')).toBe(false);
     expect(skipped.data).toEqual(full.data);
+    const slim = decodeObject(body, 0, body.length, { skipManagedFieldSets: true });
+    expect((slim.metadata as { managedFields: unknown }).managedFields).toEqual([{ manager: 'kubectl', operation: 'Update' }]);
   });
 
   it('formats durations as Go does', () => {

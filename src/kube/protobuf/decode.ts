@@ -25,6 +25,8 @@ export class ProtobufDecodeError extends Error {
 export interface DecodeOptions {
   /** Leave metadata.managedFields out without decoding it (what the informer's default transform drops). */
   skipManagedFields?: boolean;
+  /** Leave out the field sets (fieldsV1) of managedFields without decoding them. */
+  skipManagedFieldSets?: boolean;
 }
 
 const STRING = ValueKind.String;
@@ -451,7 +453,7 @@ function decodeField(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, 
 /** A field the compiled decoder has no case for: another wire type, or a number the table lacks. */
 function otherField(obj: Record<string, unknown>, c: Cursor, tag: number, end: number, opts: DecodeOptions, type: MessageType): void {
   const field = type.byNumber[tag >>> 3];
-  if (field === undefined || (field.managedFields && opts.skipManagedFields)) skip(c, tag & 7, end);
+  if (field === undefined || (field.managedFields && opts.skipManagedFields) || (field.fieldSets && opts.skipManagedFieldSets)) skip(c, tag & 7, end);
   else decodeField(obj, c, field, tag & 7, end, opts);
 }
 
@@ -535,6 +537,8 @@ function compile(type: MessageType): Decoder {
     let body: string;
     if (f.managedFields) {
       body = `if (opts.skipManagedFields) R.skip(c, ${WIRE_BYTES}, end); else R.decodeField(obj, c, F[${k}], ${WIRE_BYTES}, end, opts);`;
+    } else if (f.fieldSets) {
+      body = `if (opts.skipManagedFieldSets) R.skip(c, ${WIRE_BYTES}, end); else R.decodeField(obj, c, F[${k}], ${WIRE_BYTES}, end, opts);`;
     } else if ((f.flags & REPEATED) !== 0 && (f.kind === MESSAGE || f.kind === STRING)) {
       const read = f.kind === MESSAGE ? `R.sub(c, end, F[${k}].message, opts)` : 'R.stringAt(c, end)';
       body = `{ const v = ${read}; const l = obj${name}; if (l === undefined) obj${name} = [v]; else l.push(v); }`;

@@ -62,6 +62,8 @@ export interface FieldSpec extends ValueSpec {
   value?: ValueSpec | undefined;
   /** metadata.managedFields: left undecoded when the caller drops it anyway. */
   managedFields: boolean;
+  /** A managedFields entry's fieldsV1, likewise. */
+  fieldSets: boolean;
 }
 
 export interface MessageType {
@@ -132,9 +134,11 @@ export function messageType(id: string): MessageType {
   for (const [num, name, code, flags, a, b] of rows) {
     let field: FieldSpec;
     if (code === 'map') {
-      field = { num, name, flags, kind: ValueKind.Map, key: valueSpec(a!), value: valueSpec(b!), managedFields: false };
+      field = { num, name, flags, kind: ValueKind.Map, key: valueSpec(a!), value: valueSpec(b!), managedFields: false, fieldSets: false };
     } else {
-      field = { num, name, flags, ...valueSpec(code), managedFields: id === 'meta/v1.ObjectMeta' && name === 'managedFields' };
+      const managedFields = id === 'meta/v1.ObjectMeta' && name === 'managedFields';
+      const fieldSets = id === 'meta/v1.ManagedFieldsEntry' && name === 'fieldsV1';
+      field = { num, name, flags, ...valueSpec(code), managedFields, fieldSets };
     }
     type.byNumber[num] = field;
     type.fields.push(field);
@@ -144,7 +148,7 @@ export function messageType(id: string): MessageType {
 }
 
 function writtenWhenZero(field: FieldSpec): boolean {
-  if ((field.flags & INLINE) !== 0 || field.managedFields) return false;
+  if ((field.flags & INLINE) !== 0 || field.managedFields || field.fieldSets) return false;
   const isTime = field.kind === ValueKind.Time || field.kind === ValueKind.MicroTime;
   if (isTime && (field.flags & OMIT_ZERO) !== 0) return false;
   if ((field.flags & OMIT_EMPTY) === 0) return true;

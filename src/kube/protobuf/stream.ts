@@ -202,7 +202,7 @@ export class ProtobufListStreamDecoder {
 
 /** runtime.TypeMeta, the one message of the envelope the table has no Go type for. */
 const TYPE_META: MessageType = (() => {
-  const str = (num: number, name: string) => ({ num, name, flags: 4, kind: 0 as const, managedFields: false });
+  const str = (num: number, name: string) => ({ num, name, flags: 4, kind: 0 as const, managedFields: false, fieldSets: false });
   const fields = [str(1, 'apiVersion'), str(2, 'kind')];
   return { id: 'runtime.TypeMeta', byNumber: [undefined, ...fields], fields, defaults: [], decoder: undefined, create: undefined };
 })();
