@@ -11,7 +11,7 @@
  * lets the caller count requests.
  */
 import { isExpired } from '../kube/api-error.js';
-import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
+import type { Encoding, KubeObject, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
@@ -24,7 +24,7 @@ export interface PagedListResult {
   /** Requests made. */
   pages: number;
   /** What the API server answered in (the last page's), when the ListerWatcher says. */
-  encoding?: 'json' | 'protobuf' | undefined;
+  encoding?: Encoding | undefined;
 }
 
 export interface PagerOptions {

@@ -381,8 +381,7 @@ export class Reflector {
       pageSize = 0;
     }
     const start = this.clock.now();
-    const transform = this.store.transformer;
-    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, ...(transform ? { decode: this.decodeOptions() } : {}) };
+    const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, decode: this.decodeOptions() };
     this.countList();
     this.emit('list', 'info', `listing at resourceVersion ${JSON.stringify(rv)}${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, { resourceVersion: rv });
     let result: PagedListResult;

@@ -13,7 +13,7 @@ import { readBytes, sendRequest } from './http.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
 import { ProtobufListStreamDecoder } from './protobuf/stream.js';
-import type { Status } from './types.js';
+import type { Encoding, Status } from './types.js';
 
 export interface RequestInit {
   method?: string;
@@ -132,12 +132,9 @@ export class KubeClient {
     if (status >= 200 && status < 300) return res;
     const body = await this.readBytes(res, init);
     if (status === 401) this.invalidateCredentials();
-    if (isProtobuf(res)) {
-      // A request that accepted protobuf gets its error Status in protobuf too.
-      const decoded = statusFromProtobuf(body);
-      if (decoded) throw ApiError.fromStatus({ ...decoded, code: decoded.code ?? status }, init.describe, status);
-    }
-    throw errorFromResponse(status, body.toString('utf8'), init.describe);
+    const text = body.toString('utf8');
+    // A request that accepted protobuf gets its error Status in protobuf too.
+    throw errorFromResponse(status, text, init.describe, isProtobuf(res) ? statusFromProtobuf(body) : statusFromBody(text));
   }
 
   private async readText(res: IncomingMessage, init: RequestInit): Promise<string> {
@@ -226,9 +223,11 @@ function keepAliveAgent(agent: Agent | undefined): Agent | undefined {
   return new Agent({ ...agent.options, keepAlive: true });
 }
 
-/** A non-2xx answer: a metav1.Status when the server sent one, else the first line of the body. */
-export function errorFromResponse(status: number, text: string, describe?: RequestDescription): ApiError {
-  const parsed = statusFromBody(text);
+/**
+ * A non-2xx answer: a metav1.Status when the server sent one (`parsed`, read from the body as JSON
+ * when not given), else the first line of the body.
+ */
+export function errorFromResponse(status: number, text: string, describe?: RequestDescription, parsed: Status | undefined = statusFromBody(text)): ApiError {
   if (parsed) return ApiError.fromStatus({ ...parsed, code: parsed.code ?? status }, describe, status);
   const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' } as Record<number, string>)[status];
   const firstLine = firstLineOf(text);
@@ -248,9 +247,6 @@ export function statusFromBody(text: string): Status | undefined {
     return undefined;
   }
 }
-
-/** What an answer came in. */
-export type Encoding = 'json' | 'protobuf';
 
 /** The content type of the API server's protobuf. */
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';

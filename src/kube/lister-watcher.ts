@@ -10,12 +10,12 @@
  * header offers JSON second, and the answer's Content-Type picks the decoder.
  */
 import { ApiError } from './api-error.js';
-import { isProtobuf, PROTOBUF, type Encoding, type KubeClient } from './client.js';
+import { isProtobuf, PROTOBUF, type KubeClient } from './client.js';
 import type { DecodeOptions } from './protobuf/decode.js';
 import { hasProtobufForm } from './protobuf/schema.js';
 import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import { WatchStream } from './watch-stream.js';
-import { apiVersionOf, groupResource, type KubeObject, type ListDecodeOptions, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
+import { apiVersionOf, groupResource, type Encoding, type KubeObject, type ListDecodeOptions, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
 
 export interface ListerWatcherOptions extends Selectors {
   /** Namespace to list in; undefined or "" means all namespaces (or a cluster-scoped resource). */

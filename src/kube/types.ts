@@ -86,8 +86,11 @@ export interface ListResult {
   continue?: string;
   remainingItemCount?: number;
   /** What the API server answered in, when the ListerWatcher knows. */
-  encoding?: 'json' | 'protobuf';
+  encoding?: Encoding;
 }
+
+/** What an answer of the API server came in. */
+export type Encoding = 'json' | 'protobuf';
 
 export interface WatchOptions extends Selectors {
   resourceVersion?: string;

@@ -62,6 +62,14 @@ function truncated(): never {
   throw new ProtobufDecodeError('the protobuf message ends in the middle of a field');
 }
 
+/** Reads a length-delimited field's length; returns where the field ends (within `end`). */
+function delimited(c: Cursor, end: number): number {
+  const len = varint(c, end);
+  const stop = c.pos + len;
+  if (stop > end) truncated();
+  return stop;
+}
+
 /** An unsigned varint up to 2^53; larger values lose precision, as JSON numbers do. */
 function varint(c: Cursor, end: number): number {
   const buf = c.buf;
@@ -247,13 +255,8 @@ function fraction(n: number, div: number): string {
 function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: DecodeOptions): unknown {
   const buf = c.buf;
   switch (spec.kind) {
-    case STRING: {
-      const len = varint(c, end);
-      const start = c.pos;
-      c.pos += len;
-      if (c.pos > end) truncated();
-      return str(buf, start, c.pos);
-    }
+    case STRING:
+      return stringAt(c, end);
     case INT:
       return signedVarint(c, end);
     case BOOL:
@@ -275,9 +278,7 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
   }
   // Everything else is length-delimited.
   if (wire !== WIRE_BYTES) throw new ProtobufDecodeError(`protobuf field of a ${spec.message?.id ?? 'message'} has wire type ${wire}, not a length-delimited one`);
-  const len = varint(c, end);
-  const stop = c.pos + len;
-  if (stop > end) truncated();
+  const stop = delimited(c, end);
   let out: unknown;
   switch (spec.kind) {
     case MESSAGE:
@@ -296,7 +297,7 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
       out = '0';
       while (c.pos < stop) {
         const tag = varint(c, stop);
-        if (tag === 10) out = value(c, STRING_SPEC, WIRE_BYTES, stop, opts);
+        if (tag === 10) out = stringAt(c, stop);
         else skip(c, tag & 7, stop);
       }
       break;
@@ -308,7 +309,7 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
         const tag = varint(c, stop);
         if (tag === 8) type = varint(c, stop);
         else if (tag === 16) int = signedVarint(c, stop);
-        else if (tag === 26) s = value(c, STRING_SPEC, WIRE_BYTES, stop, opts) as string;
+        else if (tag === 26) s = stringAt(c, stop);
         else skip(c, tag & 7, stop);
       }
       out = type === 1 ? s : int;
@@ -331,9 +332,7 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
       while (c.pos < stop) {
         const tag = varint(c, stop);
         if (tag === 10) {
-          const n = varint(c, stop);
-          const text = str(buf, c.pos, c.pos + n);
-          c.pos += n;
+          const text = stringAt(c, stop);
           try {
             out = text.length === 0 ? null : JSON.parse(text);
           } catch {
@@ -360,7 +359,6 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
   return out;
 }
 
-const STRING_SPEC: ValueSpec = { kind: STRING };
 
 /** Whether Go's JSON encoder leaves a scalar out under omitempty. */
 function emptyScalar(v: unknown): boolean {
@@ -413,9 +411,7 @@ function decodeField(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, 
   const flags = field.flags;
   if ((flags & INLINE) !== 0) {
     if (wire !== WIRE_BYTES) throw new ProtobufDecodeError(`protobuf field ${field.num} (${field.message?.id}) is not length-delimited`);
-    const len = varint(c, end);
-    const stop = c.pos + len;
-    if (stop > end) truncated();
+    const stop = delimited(c, end);
     decodeInto(obj, c, field.message!, stop, opts);
     c.pos = stop;
     return;
@@ -430,9 +426,7 @@ function decodeField(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, 
     if (list === undefined) obj[field.name] = list = [];
     if (wire === WIRE_BYTES && kind <= FLOAT && kind !== STRING) {
       // A packed list of numbers or booleans.
-      const len = varint(c, end);
-      const stop = c.pos + len;
-      if (stop > end) truncated();
+      const stop = delimited(c, end);
       while (c.pos < stop) list.push(value(c, field, kind === DOUBLE ? WIRE_FIXED64 : kind === FLOAT ? WIRE_FIXED32 : WIRE_VARINT, stop, opts));
       return;
     }
@@ -459,9 +453,7 @@ function otherField(obj: Record<string, unknown>, c: Cursor, tag: number, end: n
 
 /** A length-delimited nested message at the cursor. */
 function sub(c: Cursor, end: number, type: MessageType, opts: DecodeOptions): Record<string, unknown> {
-  const len = varint(c, end);
-  const stop = c.pos + len;
-  if (stop > end) truncated();
+  const stop = delimited(c, end);
   const obj = create(type);
   decodeInto(obj, c, type, stop, opts);
   c.pos = stop;
@@ -469,19 +461,15 @@ function sub(c: Cursor, end: number, type: MessageType, opts: DecodeOptions): Re
 }
 
 function stringAt(c: Cursor, end: number): string {
-  const len = varint(c, end);
+  const stop = delimited(c, end);
   const start = c.pos;
-  const stop = start + len;
-  if (stop > end) truncated();
   c.pos = stop;
   return str(c.buf, start, stop);
 }
 
 /** A length-delimited metav1.Time at the cursor: its RFC 3339 form, or null for the zero time. */
 function timeAt(c: Cursor, end: number): string | null {
-  const len = varint(c, end);
-  const stop = c.pos + len;
-  if (stop > end) truncated();
+  const stop = delimited(c, end);
   const t = timestamp(c, stop, false) ?? null;
   c.pos = stop;
   return t;
@@ -489,9 +477,7 @@ function timeAt(c: Cursor, end: number): string | null {
 
 /** An entry of a map of strings to strings (labels, annotations, selectors). */
 function stringMapEntry(obj: Record<string, unknown>, name: string, c: Cursor, end: number): void {
-  const len = varint(c, end);
-  const stop = c.pos + len;
-  if (stop > end) truncated();
+  const stop = delimited(c, end);
   let key = '';
   let v = '';
   while (c.pos < stop) {
@@ -596,9 +582,7 @@ ${defaults.join('\n')}
 /** A map field's entry (a message with the key in field 1 and the value in field 2). */
 function mapEntry(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, wire: number, end: number, opts: DecodeOptions): void {
   if (wire !== WIRE_BYTES) throw new ProtobufDecodeError(`protobuf map ${field.name} has an entry that is not length-delimited`);
-  const len = varint(c, end);
-  const stop = c.pos + len;
-  if (stop > end) truncated();
+  const stop = delimited(c, end);
   let key: unknown = '';
   let v: unknown;
   while (c.pos < stop) {
@@ -678,20 +662,17 @@ export function envelope(buf: Buffer, start = 0, end = buf.length): Envelope {
   while (c.pos < end) {
     const tag = varint(c, end);
     if (tag === 10) {
-      const len = varint(c, end);
-      const stop = c.pos + len;
+      const stop = delimited(c, end);
       while (c.pos < stop) {
         const t = varint(c, stop);
-        if (t === 10) out.apiVersion = value(c, STRING_SPEC, WIRE_BYTES, stop, {}) as string;
-        else if (t === 18) out.kind = value(c, STRING_SPEC, WIRE_BYTES, stop, {}) as string;
+        if (t === 10) out.apiVersion = stringAt(c, stop);
+        else if (t === 18) out.kind = stringAt(c, stop);
         else skip(c, t & 7, stop);
       }
     } else if (tag === 18) {
-      const len = varint(c, end);
+      out.rawEnd = delimited(c, end);
       out.rawStart = c.pos;
-      out.rawEnd = c.pos + len;
       c.pos = out.rawEnd;
-      if (c.pos > end) truncated();
     } else {
       skip(c, tag & 7, end);
     }

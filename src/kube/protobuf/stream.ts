@@ -89,10 +89,6 @@ class ByteQueue {
       this.chunks.shift();
       this.head = 0;
     }
-    if (this.head === this.chunks[0]?.length) {
-      this.chunks.shift();
-      this.head = 0;
-    }
   }
 }
 
