@@ -32,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { LocalCluster } from '../dist/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
+import { ProtobufWatchDecoder } from '../dist/kube/protobuf/stream.js';
 import { bundleEntry } from '../dist/packaging/bundle.js';
 import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
@@ -410,59 +411,100 @@ async function replayRun(go, replayKubeconfig, server, client, rate) {
 }
 
 /**
- * Records the watch stream of the writer's namespace to a file: the initial ADDED events of a
- * watch from resourceVersion 0, then the MODIFIED events of OFFLINE_WRITES writes. A loaded API
- * server may close a watch it finds too slow; the recorder then goes on from the last
- * resourceVersion it wrote, as a reflector would, so the file is one gapless stream.
+ * Records the watch stream of the writer's namespace to files, once as JSON and once as protobuf
+ * (two watches side by side): the initial ADDED events of a watch from resourceVersion 0, then
+ * the MODIFIED events of OFFLINE_WRITES writes, which start once both watches have their ADDED
+ * events. A loaded API server may close a watch it finds too slow; the recorder then goes on from
+ * the last resourceVersion it wrote, as a reflector would, so each file is one gapless stream.
  */
-async function recordWatchStream(go, kubeconfig, file) {
+async function recordWatchStream(go, kubeconfig, files) {
   const { client } = connect({ kubeconfig });
   const seqStart = nextSeq;
   nextSeq += OFFLINE_WRITES;
-  const out = createWriteStream(file);
   const expect = WATCH_PODS + OFFLINE_WRITES;
-  let lines = 0;
+  const deadline = performance.now() + 5 * 60_000;
+  const recorders = [recordWatch(client, files.json, 'json', expect, deadline), recordWatch(client, files.protobuf, 'protobuf', expect, deadline)];
+  while (recorders.some((r) => r.events() < WATCH_PODS) && performance.now() < deadline) await sleep(50);
+  await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', '0', '-count', String(OFFLINE_WRITES), '-seq-start', String(seqStart), '-workers', '64', '-duration', '60s'], { label: 'writer' });
+  await Promise.race([Promise.all(recorders.map((r) => r.done)), sleep(15_000)]); // the events of writes that were made
+  await Promise.all(recorders.map((r) => r.stop()));
+  const [json, protobuf] = recorders.map((r) => r.events());
+  return { events: json, protobufEvents: protobuf, mbytes: statSync(files.json).size / 2 ** 20, protobufMbytes: statSync(files.protobuf).size / 2 ** 20 };
+}
+
+/** One recording of recordWatchStream: a watch in `encoding`, each event written as received. */
+function recordWatch(client, file, encoding, expect, deadline) {
+  const out = createWriteStream(file);
+  let events = 0;
   let rv = '0';
   let stopped = false;
   let current;
-  const deadline = performance.now() + 5 * 60_000;
-  const recording = (async () => {
-    while (!stopped && lines < expect && performance.now() < deadline) {
-      const res = await client.open(`/api/v1/namespaces/${WATCH_NS}/pods`, { query: { watch: 'true', resourceVersion: rv }, timeoutMs: 0 });
+  const protobuf = encoding === 'protobuf';
+  const done = (async () => {
+    while (!stopped && events < expect && performance.now() < deadline) {
+      const res = await client.open(`/api/v1/namespaces/${WATCH_NS}/pods`, {
+        query: { watch: 'true', resourceVersion: rv },
+        accept: protobuf ? 'application/vnd.kubernetes.protobuf' : 'application/json',
+        timeoutMs: 0,
+      });
       current = res;
+      const type = res.headers['content-type'] ?? '';
+      if (res.statusCode !== 200 || !type.includes(protobuf ? 'protobuf' : 'json')) {
+        res.destroy();
+        throw new Error(`recording the ${encoding} watch: HTTP ${res.statusCode}, ${type}`);
+      }
+      // Each whole event (a line, or a length-prefixed frame) is decoded to read its type and
+      // resourceVersion, and its bytes are written unchanged.
+      const decoder = protobuf ? new ProtobufWatchDecoder() : undefined;
+      let pending = Buffer.alloc(0);
+      const take = (bytes, ev) => {
+        if (events >= expect) return;
+        if (ev.type === 'ERROR') {
+          rv = '0'; // expired: start over
+          return;
+        }
+        out.write(bytes);
+        rv = ev.object.metadata.resourceVersion;
+        events++;
+      };
       await new Promise((resolve) => {
-        let partial = '';
-        res.setEncoding('utf8');
         res.on('data', (chunk) => {
-          const text = partial + chunk;
+          pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
           let begin = 0;
-          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', begin)) {
-            const line = text.slice(begin, nl);
-            begin = nl + 1;
-            if (!line || lines >= expect) continue;
-            const ev = JSON.parse(line);
-            if (ev.type === 'ERROR') {
-              rv = '0'; // expired: start over
-              continue;
+          for (;;) {
+            let end;
+            if (protobuf) {
+              if (pending.length - begin < 4) break;
+              end = begin + 4 + pending.readUInt32BE(begin);
+              if (end > pending.length) break;
+              const frame = pending.subarray(begin, end);
+              decoder.write(frame, (ev) => take(frame, ev));
+            } else {
+              const nl = pending.indexOf(0x0a, begin);
+              if (nl === -1) break;
+              end = nl + 1;
+              if (nl > begin) take(pending.subarray(begin, end), JSON.parse(pending.toString('utf8', begin, nl)));
             }
-            out.write(`${line}\n`);
-            rv = ev.object.metadata.resourceVersion;
-            lines++;
+            begin = end;
           }
-          partial = text.slice(begin);
-          if (lines >= expect) res.destroy();
+          pending = pending.subarray(begin);
+          if (events >= expect) res.destroy();
         });
         res.on('close', resolve);
         res.on('error', resolve);
       });
     }
   })();
-  await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', '0', '-count', String(OFFLINE_WRITES), '-seq-start', String(seqStart), '-workers', '64', '-duration', '60s'], { label: 'writer' });
-  await Promise.race([recording, sleep(15_000)]); // the events of writes that were made
-  stopped = true;
-  current?.destroy();
-  await new Promise((r) => out.end(r));
-  return { events: lines, mbytes: statSync(file).size / 2 ** 20 };
+  return {
+    events: () => events,
+    done,
+    stop: async () => {
+      stopped = true;
+      current?.destroy();
+      await done;
+      await new Promise((r) => out.end(r));
+    },
+  };
 }
 
 function parseWorkqueueTable(stdout) {
@@ -526,7 +568,9 @@ async function main() {
     if (PHASES.has('startup')) {
       // One-shot commands against kubectl, in paired runs (bench/startup.mjs).
       const kubectl = findKubectl(args.kubectl ?? (cluster ? join(cluster.binDir, 'kubectl') : undefined));
-      const samples = await measureStartup({ kubeconfig, kubectl, runs: STARTUP_RUNS, log });
+      // With the sync phase's 10,000 Pods in place, also `cache pods` against `kubectl get pods` over them.
+      const podsNamespace = (await countPods(connect({ kubeconfig }).client, SYNC_NS_A).catch(() => 0)) >= 10_000 ? SYNC_NS_A : undefined;
+      const samples = await measureStartup({ kubeconfig, kubectl, runs: STARTUP_RUNS, log, podsNamespace });
       raw.results.startup = Object.fromEntries(samples);
       startupTable = markdownTable(STARTUP_HEADER, startupRows(samples));
     }
@@ -588,11 +632,20 @@ async function main() {
 
     if (PHASES.has('offline')) {
       const file = args['keep-recording'] ?? join(tmpdir(), `informer-trace-bench-watch-${process.pid}.jsonl`);
+      const pbFile = `${file}.protobuf`;
       try {
-        const rec = await recordWatchStream(go, kubeconfig, file);
-        const what = `offline pipeline, ${fmtNum(rec.events, 0)} recorded watch events (${fmtNum(rec.mbytes, 0)} MiB)`;
+        const rec = await recordWatchStream(go, kubeconfig, { json: file, protobuf: pbFile });
+        const what = `offline pipeline, ${fmtNum(rec.events, 0)} recorded watch events (${fmtNum(rec.mbytes, 0)} MiB; ${fmtNum(rec.protobufMbytes, 0)} MiB in protobuf)`;
         log(`${what}: recorded`);
         const e = String(rec.events);
+        // The protobuf recording is replayed only when it holds the same number of events.
+        const pb = rec.protobufEvents === rec.events;
+        if (!pb) log(`offline: the protobuf recording has ${rec.protobufEvents} events, the JSON one ${rec.events}; its rows are left out`);
+        const pbVariants = [
+          { client: 'floor: our protobuf decoder alone, protobuf recording', run: () => runChild(node, [ours, 'parse', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'parse-protobuf' }) },
+          { client: 'ours, protobuf recording', run: () => runChild(node, [...oursFlags, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'ours-protobuf' }) },
+          { client: 'client-go, protobuf recording', run: () => runChild(go, ['offline', '-encoding', 'protobuf', '-file', pbFile, '-expect', e], { env: listEnv, label: 'client-go-protobuf' }) },
+        ];
         const variants = [
           { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
           { client: 'floor: JSON.parse + keep newest per key', run: () => runChild(node, [ours, 'parse', '--keep', `--file=${file}`, `--expect=${e}`], { label: 'parse-keep' }) },
@@ -601,12 +654,13 @@ async function main() {
           { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
           { client: `client-node, plugin flags (${FLAGS_NOTE})`, run: () => runChild(node, [...oursFlags, clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node-flags' }) },
           { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { env: listEnv, label: 'client-go' }) },
+          ...(pb ? pbVariants : []),
         ];
         const samples = await interleaved(variants, OFFLINE_REPS, 'offline');
         raw.results[what] = Object.fromEntries(samples);
         add(`${what}: time`, 'ms', samples, (r) => r.ms, 'floor: JSON.parse of the lines');
       } finally {
-        if (!args['keep-recording']) rmSync(file, { force: true });
+        if (!args['keep-recording']) for (const f of [file, pbFile]) rmSync(f, { force: true });
       }
     }
   } finally {

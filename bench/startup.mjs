@@ -1,6 +1,6 @@
 // Startup of one-shot commands, side by side with kubectl, in paired runs (BENCHMARKS.md, "Startup").
 //
-//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--verbose]
+//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--pods-namespace NS] [--verbose]
 //
 // In the namespace bench-startup it creates (once) a Deployment `web` with one replica; no
 // controller needs to run. Then, run after run, in an order rotated each run:
@@ -9,6 +9,9 @@
 //   - the same, V8's compile cache off (NODE_DISABLE_COMPILE_CACHE=1)
 //   - the same through dist/main.js, the modules tsc wrote, unbundled (what bin/ ran before)
 //   - kubectl informer-trace deploy/web -n bench-startup --watch: until it prints "watching …"
+// With --pods-namespace NS (a namespace that already holds many Pods, e.g. the 10,000 of the sync
+// phase), also `kubectl get pods -n NS` against `kubectl informer-trace cache pods -n NS`: a
+// one-shot command whose time is the list and the table, not the startup.
 // With --before DIR (another checkout, built), its bin/ runs the same two commands, for a before/after
 // in one run. Wall time is from spawn to exit (to the "watching" line for the trace); peak RSS is what
 // /usr/bin/time -f %M says (none without GNU time). Also one run of bin/ with an empty compile
@@ -111,7 +114,7 @@ function once(argv, { env = {}, until, verbose } = {}) {
 }
 
 /** The variants, each a function running it once. */
-export function startupVariants({ kubeconfig, kubectl, verbose, before }) {
+export function startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace }) {
   const node = process.execPath;
   const plugin = join(root, 'bin', 'kubectl-informer_trace');
   const env = { KUBECONFIG: kubeconfig };
@@ -125,19 +128,26 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before }) {
     { client: 'ours: cache deploy, compile cache off', run: () => once([plugin, ...cache], { env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, verbose }) },
     { client: 'ours: cache deploy, unbundled dist/', run: () => once([node, ...PLUGIN_NODE_FLAGS, '--input-type=module', '-e', unbundled, ...cache], { env, verbose }) },
     { client: 'ours: trace deploy/web --watch, until "watching"', run: () => once([plugin, ...trace], { env, until: /^watching /m, verbose }) },
+    ...(podsNamespace
+      ? [
+          { client: 'kubectl get pods', run: () => once([kubectl, 'get', 'pods', '-n', podsNamespace], { env, verbose }) },
+          { client: 'ours: cache pods', run: () => once([plugin, 'cache', 'pods', '-n', podsNamespace], { env, verbose }) },
+        ]
+      : []),
     ...(earlier
       ? [
           { client: 'before: cache deploy', run: () => once([earlier, ...cache], { env, verbose }) },
           { client: 'before: trace deploy/web --watch, until "watching"', run: () => once([earlier, ...trace], { env, until: /^watching /m, verbose }) },
+          ...(podsNamespace ? [{ client: 'before: cache pods', run: () => once([earlier, 'cache', 'pods', '-n', podsNamespace], { env, verbose }) }] : []),
         ]
       : []),
   ];
 }
 
 /** One warm-up run each, then `runs` paired runs, the order rotated each run; samples per variant. */
-export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before }) {
+export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before, podsNamespace }) {
   await ensureTarget(kubeconfig);
-  const variants = startupVariants({ kubeconfig, kubectl, verbose, before });
+  const variants = startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace });
   for (const v of variants) await v.run();
   const samples = new Map(variants.map((v) => [v.client, []]));
   for (let r = 0; r < runs; r++) {
@@ -162,13 +172,13 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
   return samples;
 }
 
-/** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl. */
+/** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl (get pods for the pods rows). */
 export function startupRows(samples) {
-  const ref = samples.get('kubectl get deploy');
-  const refMs = median(ref.map((s) => s.ms));
-  const refRss = median(ref.map((s) => s.peakRssKB / 1024));
   const rows = [];
   for (const [client, list] of samples) {
+    const ref = samples.get(client.endsWith(' pods') ? 'kubectl get pods' : 'kubectl get deploy');
+    const refMs = median(ref.map((s) => s.ms));
+    const refRss = median(ref.map((s) => s.peakRssKB / 1024));
     const ms = list.map((s) => s.ms);
     const rss = list.map((s) => s.peakRssKB / 1024).filter(Number.isFinite);
     rows.push(['startup: wall time', client, `${fmtNum(median(ms), 0)} ms`, `${fmtNum(Math.min(...ms), 0)}–${fmtNum(Math.max(...ms), 0)}`, fmtRatio(median(ms) / refMs), String(list.length)]);
@@ -183,11 +193,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
   const runs = Number(args.runs ?? 10);
   if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1) {
-    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--json FILE] [--verbose]\n');
+    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS] [--json FILE] [--verbose]\n');
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[startup ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before }).then(
+  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before, podsNamespace: args['pods-namespace'] }).then(
     (samples) => {
       process.stdout.write(`\n${markdownTable(STARTUP_HEADER, startupRows(samples))}\n`);
       if (args.json) writeFileSync(args.json, JSON.stringify(Object.fromEntries(samples), null, 1));

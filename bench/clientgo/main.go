@@ -572,8 +572,9 @@ func write(args []string) error {
 // fileWatch is a ListerWatcher whose first watch is the recorded stream, decoded exactly as the
 // REST client decodes a watch response; later watches stay open and empty until stopped.
 type fileWatch struct {
-	file    string
-	watched atomic.Bool
+	file        string
+	contentType string
+	watched     atomic.Bool
 }
 
 func (l *fileWatch) List(metav1.ListOptions) (apiruntime.Object, error) {
@@ -589,7 +590,7 @@ func (l *fileWatch) Watch(metav1.ListOptions) (watch.Interface, error) {
 		return nil, err
 	}
 	negotiator := apiruntime.NewClientNegotiator(scheme.Codecs.WithoutConversion(), schema.GroupVersion{Version: "v1"})
-	objectDecoder, streamingSerializer, framer, err := negotiator.StreamDecoder("application/json", nil)
+	objectDecoder, streamingSerializer, framer, err := negotiator.StreamDecoder(l.contentType, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -602,9 +603,14 @@ func offline(args []string) error {
 	file := fs.String("file", "", "")
 	expect := fs.Int64("expect", 0, "events in the file")
 	transform := fs.String("transform", "none", "none|strip")
+	encoding := fs.String("encoding", "json", "json|protobuf: what the file holds")
 	_ = fs.Parse(args)
+	contentType := "application/json"
+	if *encoding == "protobuf" {
+		contentType = "application/vnd.kubernetes.protobuf"
+	}
 	// Watch lists would need the initial-events bookmark; the recording is a plain watch.
-	inf := cache.NewSharedIndexInformer(&fileWatch{file: *file}, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	inf := cache.NewSharedIndexInformer(&fileWatch{file: *file, contentType: contentType}, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	if *transform == "strip" {
 		_ = inf.SetTransform(stripManagedFields)
 	}

@@ -12,15 +12,19 @@
 //            files). --decode false: download only (the API server's encoding and the transfer).
 //   events   an informer whose onUpdate records when it saw each write (by sequence number).
 //   offline  a recorded watch stream replayed from a file through WatchStream (line splitting and
-//            JSON.parse) → Reflector → DeltaFIFO → Indexer → handler.
+//            JSON.parse) → Reflector → DeltaFIFO → Indexer → handler. With --encoding protobuf
+//            the file holds the same watch in protobuf frames, decoded as a protobuf watch is.
 //   parse    the floor for offline: the same file, the same chunked read, split into lines and
 //            JSON.parse'd; nothing else. With --keep, also what any cache must do: keep the newest
 //            object per namespace/name in a Map (managedFields dropped, as our default transform
 //            does), so the objects live long enough to be promoted by V8's garbage collector.
+//            With --encoding protobuf: the protobuf file through our frame decoder, nothing else
+//            (managedFields skipped, as the informer's default transform has them skipped).
 import { createReadStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { metaNamespaceIndexFunc, NamespaceIndex, SharedIndexInformer } from '../../dist/informer/index.js';
 import { connect, ResourceListerWatcher } from '../../dist/kube/index.js';
+import { ProtobufWatchDecoder } from '../../dist/kube/protobuf/stream.js';
 import { WatchStream } from '../../dist/kube/watch-stream.js';
 import { emit, exitWhenFlushed, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
 
@@ -125,17 +129,20 @@ async function events() {
 }
 
 /** A ListerWatcher over a recorded stream: an empty list, then the file as the first watch. */
-function fileListerWatcher(file) {
+function fileListerWatcher(file, encoding) {
   let watched = false;
   return {
     description: `replay of ${file}`,
     list: async () => ({ items: [], resourceVersion: '1' }),
-    watch: async (_opts, signal) => {
+    watch: async (_opts, signal, decode) => {
       if (!watched) {
         watched = true;
         // A file stream has what WatchStream uses of an IncomingMessage: setEncoding, data/end/
         // error/close events, pause/resume/isPaused and destroy.
-        return new WatchStream(createReadStream(file), 'replay');
+        if (encoding !== 'protobuf') return new WatchStream(createReadStream(file), 'replay');
+        // As ResourceListerWatcher.watch decodes a protobuf answer, with the reflector's options.
+        const decoder = new ProtobufWatchDecoder({ skipManagedFields: decode?.skipManagedFields === true, skipManagedFieldSets: decode?.skipManagedFieldSets === true });
+        return new WatchStream(createReadStream(file), 'replay', decoder);
       }
       // Later watches stay open and empty until the informer stops.
       return {
@@ -150,7 +157,7 @@ function fileListerWatcher(file) {
 
 async function offline() {
   const expect = Number(args.expect);
-  const informer = newInformer(fileListerWatcher(args.file));
+  const informer = newInformer(fileListerWatcher(args.file, args.encoding));
   let n = 0;
   let resolveDone;
   const done = new Promise((r) => (resolveDone = r));
@@ -172,6 +179,7 @@ async function offline() {
 }
 
 async function parse() {
+  if (args.encoding === 'protobuf') return parseProtobuf();
   const expect = Number(args.expect);
   const start = performance.now();
   let n = 0;
@@ -206,6 +214,28 @@ async function parse() {
   });
   const ms = performance.now() - start;
   if (n !== expect) throw new Error(`parse: ${n} lines, expected ${expect}`);
+  emit({ ms, events: n, sink, peakRssKB: peakRssKB() });
+}
+
+async function parseProtobuf() {
+  const expect = Number(args.expect);
+  const start = performance.now();
+  let n = 0;
+  let sink = 0;
+  const decoder = new ProtobufWatchDecoder({ skipManagedFields: true });
+  const push = (ev) => {
+    sink += ev.type.length;
+    n++;
+  };
+  await new Promise((resolve, reject) => {
+    const s = createReadStream(args.file);
+    s.on('data', (chunk) => decoder.write(chunk, push));
+    s.on('end', resolve);
+    s.on('error', reject);
+  });
+  decoder.end();
+  const ms = performance.now() - start;
+  if (n !== expect) throw new Error(`parse: ${n} frames, expected ${expect}`);
   emit({ ms, events: n, sink, peakRssKB: peakRssKB() });
 }
 
