@@ -25,6 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { metaNamespaceIndexFunc, NamespaceIndex, SharedIndexInformer } from '../../dist/informer/index.js';
 import { connect, ResourceListerWatcher } from '../../dist/kube/index.js';
 import { ProtobufWatchDecoder } from '../../dist/kube/protobuf/stream.js';
+import { protobufDecodeOptions } from '../../dist/kube/lister-watcher.js';
 import { WatchStream } from '../../dist/kube/watch-stream.js';
 import { emit, exitWhenFlushed, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
 
@@ -141,8 +142,7 @@ function fileListerWatcher(file, encoding) {
         // error/close events, pause/resume/isPaused and destroy.
         if (encoding !== 'protobuf') return new WatchStream(createReadStream(file), 'replay');
         // As ResourceListerWatcher.watch decodes a protobuf answer, with the reflector's options.
-        const decoder = new ProtobufWatchDecoder({ skipManagedFields: decode?.skipManagedFields === true, skipManagedFieldSets: decode?.skipManagedFieldSets === true });
-        return new WatchStream(createReadStream(file), 'replay', decoder);
+        return new WatchStream(createReadStream(file), 'replay', new ProtobufWatchDecoder(protobufDecodeOptions(decode)));
       }
       // Later watches stay open and empty until the informer stops.
       return {

@@ -88,7 +88,7 @@ export class ResourceListerWatcher implements ListerWatcher {
         item.apiVersion ??= apiVersion;
         items.push(transform ? transform(item) : item);
       },
-      decodeOptions(decode),
+      protobufDecodeOptions(decode),
     )) as { list: { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }; encoding: Encoding };
     return {
       items,
@@ -119,7 +119,7 @@ export class ResourceListerWatcher implements ListerWatcher {
       describe,
     });
     const status = res.statusCode ?? 0;
-    if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder(decodeOptions(decode)));
+    if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder(protobufDecodeOptions(decode)));
     if (!res.headers['content-type']?.includes('json')) {
       res.destroy();
       throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON or protobuf`, { code: status, request: describe });
@@ -129,6 +129,6 @@ export class ResourceListerWatcher implements ListerWatcher {
 }
 
 /** What the protobuf decoder may leave unread, from what the informer's transform drops. */
-function decodeOptions(decode: ListDecodeOptions | undefined): DecodeOptions {
+export function protobufDecodeOptions(decode: ListDecodeOptions | undefined): DecodeOptions {
   return { skipManagedFields: decode?.skipManagedFields === true, skipManagedFieldSets: decode?.skipManagedFieldSets === true };
 }
