@@ -300,6 +300,32 @@ describe('ChainTracker', () => {
     expect(matches() - before).toBeLessThanOrEqual(10);
   });
 
+  it('reads each deletion once from a map that keeps growing, and follows each deleted object once', () => {
+    const t = new ChainTracker('Deployment');
+    const n = 200;
+    const pods = Array.from({ length: n }, (_, i) => pod(`p${i}`, 'a', ['PodScheduled', 'Ready']));
+    const a = rs('a', n);
+    const target = deployment(2, 1, { template: '2' });
+    t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[a, T0 - 1000], ...pods.map((p): [KubeObject, number, string] => [p, T0 - 1000, 'a'])]));
+    t.setTrigger(restart);
+    // As the tracer keeps it: one map for the whole trace, one more Pod deleted before each reconcile.
+    const deletions = new Map<string, Deletion>();
+    let deleted = 0;
+    for (let i = 0; i < n; i++) {
+      deletions.set(`p${i}`, { at: T0 + 10 + i, tombstone: false, finalState: pods[i] });
+      const left = pods.slice(i + 1).map((p): [KubeObject, number, string] => [p, T0 - 1000, 'a']);
+      deleted += t.reconcile(view(target, T0 + 10, [[a, T0 - 1000], ...left], { deletions }), T0 + 11 + i).filter((h) => h.kind === 'deleted').length;
+    }
+    expect(deleted).toBe(n);
+    // n reads in all, not one per entry per reconcile (n(n+1)/2).
+    expect(t.work().deletionReads).toBe(n);
+    // A deletion of an object the chain never held is read and passed over.
+    deletions.set('elsewhere', { at: T0 + 500, tombstone: true });
+    expect(t.reconcile(view(target, T0 + 10, [[a, T0 - 1000]], { deletions }), T0 + 501)).toEqual([]);
+    expect(t.work().deletionReads).toBe(n + 1);
+    expect(t.hops().filter((h) => h.kind === 'deleted').map((h) => h.object.uid)).toEqual(pods.map((p) => p.metadata.uid));
+  });
+
   it('traces a target created after the baseline: its creation is the change, and the rollout converges', () => {
     const t = new ChainTracker('Deployment');
     t.baseline(view(undefined, 0));

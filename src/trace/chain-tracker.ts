@@ -1,7 +1,7 @@
 /**
  * The reconcile chain as a sequence of hops. Each reconcile hands the tracker what the cache holds
- * now for the target and its descendants; the tracker compares every object's facts with what it
- * saw before and turns each new fact into a hop, timed by when our informer received the object
+ * now for the target and its descendants (those that may have changed, see Cost); the tracker
+ * compares each object's facts with what it saw before and turns each new fact into a hop, timed by when our informer received the object
  * version that shows it. Pure logic: no I/O, no clock of its own.
  *
  * Order: hops are kept in the order our informers received them. Informers deliver independently,
@@ -11,9 +11,10 @@
  * receive order contradicts causality — a child seen created before the change of its owner that
  * made it — the child's hop keeps its place in time and says so (`seenBeforeCause`).
  *
- * Cost: a chain can hold thousands of objects and Events, and the cache hands over all of them at
- * every reconcile. Only objects whose version changed since the last reconcile have their facts read;
- * Events are found by the object they regard and the names in their note, hops by their object, so a
+ * Cost: a chain can hold thousands of objects and Events. A view hands over the objects that may
+ * have changed since the last one (all of them at the baseline and at the trigger), and of those
+ * only the ones whose version changed have their facts read; deletions are read once each; Events
+ * are found by the object they regard and the names in their note, hops by their object, so a
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
@@ -42,8 +43,9 @@ export interface Deletion {
 
 export interface ReconcileView {
   target: TrackedObject | undefined;
+  /** The target's descendants that may have changed since the last view (every one, for a baseline). */
   descendants: TrackedObject[];
-  /** Deletions the handlers saw, by uid. */
+  /** Deletions the handlers saw, by uid, in the order seen; entries are added, never removed. */
   deletions: Map<string, Deletion>;
   /** When the target version our write produced reached our informer, if it has. */
   triggerSeenAt: number | undefined;
@@ -110,6 +112,8 @@ export interface TrackerWork {
   factReads: number;
   /** Event–hop pairs tested for whether the Event explains the hop. */
   eventMatches: number;
+  /** Deletions read from the views. */
+  deletionReads: number;
 }
 
 export class ChainTracker {
@@ -135,7 +139,7 @@ export class ChainTracker {
   private readonly eventsByName = new Map<string, RecordedEvent[]>();
   private anonymousEvents = 0;
   private eventSeq = 0;
-  private readonly counted: TrackerWork = { factReads: 0, eventMatches: 0 };
+  private readonly counted: TrackerWork = { factReads: 0, eventMatches: 0, deletionReads: 0 };
   /** `mentions`' pattern for each name, compiled once: the same names are looked for again and again. */
   private readonly mentionPatterns = new Map<string, RegExp>();
   /** The uid of the first target seen: the chain's root, once known. */
@@ -152,6 +156,12 @@ export class ChainTracker {
   private currentTarget: KubeObject | undefined;
   private convergedHop: Hop | undefined;
   private targetDeleted = false;
+  /** The view's deletions last read, and how many of its entries have been read: see unreadDeletions(). */
+  private deletionsSource: Map<string, Deletion> | undefined;
+  private deletionsRead = 0;
+  /** The target version whose spec specOfTarget holds. */
+  private specSource: KubeObject | undefined;
+  private specOfTarget: string | undefined;
 
   constructor(readonly targetKind: string) {}
 
@@ -196,7 +206,13 @@ export class ChainTracker {
    * changes, which its controller merely copies to the ReplicaSets: no rollout follows those.
    */
   expectsRollout(): boolean {
-    return this.specChanged() && specOf(this.currentTarget) !== this.baselineSpec;
+    if (!this.specChanged()) return false;
+    // Asked at every reconcile: the spec is serialised once per version of the target.
+    if (this.currentTarget !== this.specSource) {
+      this.specSource = this.currentTarget;
+      this.specOfTarget = specOf(this.currentTarget);
+    }
+    return this.specOfTarget !== this.baselineSpec;
   }
 
   converged(): Hop | undefined {
@@ -226,24 +242,22 @@ export class ChainTracker {
     // so that a write's own effects are never folded into it.
     if (!trigger) return [];
     const fresh: Hop[] = [];
-    // Only objects with a version not reconciled before can show a new fact; every other one is
-    // merely present (its absence is what a deletion is).
-    const present = new Set<string>();
+    // Only objects with a version not reconciled before can show a new fact.
     const changed: TrackedObject[] = [];
     const look = (o: TrackedObject): void => {
-      present.add(o.ref.uid);
       const before = this.known.get(o.ref.uid);
       if (!before || before.gone || !sameVersion(before.obj, o.obj)) changed.push(o);
     };
     if (view.target) look(view.target);
     for (const o of view.descendants) look(o);
+    const deleted = this.unreadDeletions(view);
     // What each object's version changed since the one seen before: the hop detail shows it.
     const diffs = new Map<string, FieldChange[]>();
     for (const o of changed) {
       const prev = this.known.get(o.ref.uid)?.obj;
       if (prev && prev !== o.obj) diffs.set(o.ref.uid, fieldDiff(prev, o.obj));
     }
-    for (const [uid, d] of view.deletions) {
+    for (const [uid, d] of deleted) {
       const prev = this.known.get(uid);
       if (prev && !prev.gone && d.finalState && !d.tombstone && d.finalState !== prev.obj) diffs.set(uid, fieldDiff(prev.obj, d.finalState));
     }
@@ -259,7 +273,7 @@ export class ChainTracker {
       add(view.target, 'target-modified', view.triggerSeenAt, { detail: `resourceVersion ${trigger.resourceVersion ?? ''}` });
     }
     for (const o of changed.sort((a, b) => a.observedAt - b.observedAt)) this.compareObject(o, o === view.target, add);
-    this.followDeletions(view, present, add);
+    this.followDeletions(view, deleted, add);
     this.checkConvergence(view, trigger, add);
     this.markSeenBeforeCause(fresh);
     if (fresh.length < 2) return fresh;
@@ -389,12 +403,30 @@ export class ChainTracker {
     if (!prev) add(o, name, o.observedAt, { ...server, detail: fact.detail });
   }
 
+  /**
+   * The deletions a reconcile has not read yet. The view's map only grows (a uid is never reused,
+   * so a deletion is final): each entry is read by one reconcile, and the next starts after it. A
+   * different map (a view built afresh) is read from its start.
+   */
+  private unreadDeletions(view: ReconcileView): [string, Deletion][] {
+    if (view.deletions !== this.deletionsSource) {
+      this.deletionsSource = view.deletions;
+      this.deletionsRead = 0;
+    }
+    const out: [string, Deletion][] = [];
+    let i = 0;
+    for (const entry of view.deletions) if (i++ >= this.deletionsRead) out.push(entry);
+    this.deletionsRead = i;
+    this.counted.deletionReads += out.length;
+    return out;
+  }
+
   /** Objects that left the cache: what changed in their final state, then their deletion. */
-  private followDeletions(view: ReconcileView, present: Set<string>, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
-    for (const k of this.known.values()) {
-      if (k.gone || present.has(k.ref.uid)) continue;
-      const d = view.deletions.get(k.ref.uid);
-      if (!d) continue;
+  private followDeletions(view: ReconcileView, deleted: [string, Deletion][], add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+    for (const [uid, d] of deleted) {
+      const k = this.known.get(uid);
+      // Objects never seen in the chain (created and deleted between two reconciles, or outside it).
+      if (!k || k.gone) continue;
       // Changes between the last state we reconciled and the final one (removing the last finalizer
       // deletes the object at once) are hops too.
       const last = d.finalState && !d.tombstone ? this.factsOf(k.ref.kind, d.finalState) : undefined;
@@ -485,6 +517,9 @@ export class ChainTracker {
     if (hop.object.kind !== 'Pod') return this.list[index - 1];
     const before = (uid: string | undefined): Hop | undefined => {
       if (!uid || index === 0) return undefined;
+      // A new Pod has no hop but this one: nothing to scan the list for.
+      const hops = this.hopsByUid.get(uid);
+      if (!hops || (hops.length === 1 && hops[0] === hop)) return undefined;
       const i = this.listUids.lastIndexOf(uid, index - 1);
       return i >= 0 ? this.list[i] : undefined;
     };

@@ -3,6 +3,7 @@ import { CheckFailedError } from '../errors.js';
 import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { rng } from '../testing/rng.js';
 import { hopFigures } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
@@ -186,6 +187,68 @@ describe('TraceSession', () => {
     expect(snap.outcome).toBe('interrupted');
     expect(h.session.signal.aborted).toBe(true);
     h.session.close();
+  });
+
+  it('keeps the chain between reconciles as a walk of the whole cache finds it, while objects join, change, move and leave', async () => {
+    const uidsOf = (n: TreeNode | undefined, out = new Set<string>()): Set<string> => {
+      for (const c of n?.children ?? []) uidsOf(c, out.add(c.ref.uid));
+      return out;
+    };
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const h = harness();
+      await started(h);
+      const tracer = h.session.tracer;
+      // The change: from here the tracer hands its tracker only what the handlers told of.
+      h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+      await h.clock.step(10);
+      const random = rng(seed);
+      const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const owned = (o: KubeObject, kind: string, uid: string | undefined): KubeObject => ({
+        ...o,
+        metadata: { ...o.metadata, ownerReferences: uid ? [{ apiVersion: 'apps/v1', kind, name: uid, uid, controller: true }] : [] },
+      });
+      // ReplicaSets owned by the Deployment or by another object; Pods by any of them (existing or not yet).
+      const rsUids = ['a', 'b', 'c', 'd'];
+      const podNames = Array.from({ length: 12 }, (_, i) => `p${i}`);
+      let compared = 0;
+      for (let step = 0; step < 120; step++) {
+        for (let ops = 1 + Math.floor(random() * 3); ops > 0; ops--) {
+          const rsUid = pick(rsUids);
+          const name = pick(podNames);
+          const rsKey = `ns/web-${rsUid}`;
+          const podKey = `ns/${name}`;
+          switch (Math.floor(random() * 6)) {
+            case 0: // a ReplicaSet appears, or moves between the Deployment and a stranger
+              (h.fakes.replicasets!.get(rsKey) ? h.fakes.replicasets!.modify.bind(h.fakes.replicasets) : h.fakes.replicasets!.add.bind(h.fakes.replicasets))(owned(replicaSet(rsUid), 'Deployment', random() < 0.8 ? 'dep' : 'stranger'));
+              break;
+            case 1: // a Pod appears or moves to another owner (or none)
+              (h.fakes.pods!.get(podKey) ? h.fakes.pods!.modify.bind(h.fakes.pods) : h.fakes.pods!.add.bind(h.fakes.pods))(owned(pod(name, rsUid), 'ReplicaSet', random() < 0.9 ? rsUid : undefined));
+              break;
+            case 2: // a Pod changes
+            case 3: {
+              const p = h.fakes.pods!.get(podKey);
+              if (p) h.fakes.pods!.modify({ ...p, status: { phase: 'Running', conditions: [{ type: 'Ready', status: random() < 0.5 ? 'True' : 'False' }] } });
+              break;
+            }
+            case 4:
+              if (h.fakes.pods!.get(podKey)) h.fakes.pods!.delete(podKey);
+              break;
+            case 5:
+              if (h.fakes.replicasets!.get(rsKey)) h.fakes.replicasets!.delete(rsKey);
+              break;
+          }
+        }
+        // Until the handlers have delivered and the worker has read it all.
+        for (let i = 0; i < 50 && !(tracer.idle() && tracer.informers().every((inf) => inf.stats().queued === 0 && inf.stats().backlog === 0)); i++) await h.clock.step(5);
+        await h.clock.step(5);
+        if (!tracer.idle()) continue;
+        expect([...tracer.chainMembers()].sort(), `seed ${seed}, step ${step}`).toEqual([...uidsOf(h.session.snapshot().tree)].sort());
+        compared++;
+      }
+      expect(h.session.snapshot().outcome).toBeUndefined();
+      expect(compared).toBeGreaterThan(100);
+      h.session.close();
+    }
   });
 
   it('waits for a watched target that does not exist yet: its creation is the change', async () => {

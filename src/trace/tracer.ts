@@ -2,6 +2,10 @@
  * The trace controller: shared informers for the target, its descendants (by kind, down the owner
  * chain) and the namespace's Events; handlers only enqueue keys into our rate-limited workqueue;
  * one worker reads the cache and hands the ChainTracker the current state of the chain.
+ *
+ * The chain below the target is kept as the cache changes (see view()): a reconcile during a
+ * rollout of thousands of Pods reads the objects its handlers were told of since the last one,
+ * not every object of the chain.
  */
 import { realClock, type Clock } from '../clock.js';
 import { UsageError } from '../errors.js';
@@ -10,6 +14,7 @@ import {
   SharedIndexInformer,
   chainTransforms,
   isDeletedFinalStateUnknown,
+  metaNamespaceKeyFunc,
   ownerUIDIndexFunc,
   type Indexer,
   type InformerStats,
@@ -149,6 +154,18 @@ export class Tracer {
   private eventsReceived = 0;
   private working = false;
   private readonly deletions = new Map<string, Deletion>();
+  /**
+   * The chain below the target as the last view left it: each member's uid → what the view handed
+   * the tracker for it (with its owner in the chain), and each member's children in the chain.
+   */
+  private readonly members = new Map<string, TrackedObject>();
+  private readonly memberChildren = new Map<string, Set<string>>();
+  /** The uid of the target the members hang from. */
+  private membersRoot: string | undefined;
+  /** Objects of the child informers their handlers delivered since the last view: uid → where to read it. */
+  private touched = new Map<string, { child: ChildInformer; key: string }>();
+  /** The next view walks the whole chain: set at the start and at the trigger. */
+  private fullView = true;
   private readonly targetVersions = new Map<string, number>();
   /** uid → when our informer first received the object (the ADDED event). */
   private readonly firstSeen = new Map<string, number>();
@@ -260,20 +277,26 @@ export class Tracer {
         verbs: ['list', 'watch'],
       };
       const informer = this.newInformer(childInfo);
+      const child: ChildInformer = { info: childInfo, informer, extra: extra.includes(childInfo) };
       informer.addEventHandler(
         {
           onAdd: (obj, _initial, n) => {
             this.firstReceived(obj, n.receivedAt);
+            this.touch(child, obj);
             this.enqueue();
           },
-          onUpdate: (_o, _n, n) => {
+          onUpdate: (_o, obj, n) => {
+            this.touch(child, obj);
             if (!n.isSync) this.enqueue();
           },
-          onDelete: (obj, n) => this.onDelete(obj, n.receivedAt),
+          onDelete: (obj, n) => {
+            this.touch(child, obj);
+            this.onDelete(obj, n.receivedAt);
+          },
         },
         { name: 'trace' },
       );
-      this.children.push({ info: childInfo, informer, extra: extra.includes(childInfo) });
+      this.children.push(child);
     }
   }
 
@@ -291,6 +314,19 @@ export class Tracer {
       this.ownableByKind.set(kind, found);
     }
     return found;
+  }
+
+  /** Notes a child object the next view reads again from the cache (a tombstone without its object: the whole chain). */
+  private touch(child: ChildInformer, obj: KubeObject | { key: string; obj?: KubeObject | null }): void {
+    if (isDeletedFinalStateUnknown(obj)) {
+      const uid = obj.obj?.metadata?.uid;
+      if (uid) this.touched.set(uid, { child, key: obj.key });
+      else this.fullView = true;
+      return;
+    }
+    const uid = (obj as KubeObject).metadata.uid;
+    if (uid) this.touched.set(uid, { child, key: metaNamespaceKeyFunc(obj) });
+    else this.fullView = true;
   }
 
   private firstReceived(obj: KubeObject, at: number): void {
@@ -367,7 +403,7 @@ export class Tracer {
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     await sync(this.informers());
-    const view = this.view();
+    const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
     this.tracker.baseline(view);
     void this.work(signal);
@@ -380,25 +416,60 @@ export class Tracer {
     return this.targetInformer.getIndexer().getByKey(key) as KubeObject | undefined;
   }
 
-  private view(): ReconcileView {
+  /**
+   * The target and its descendants as the cache holds them. A full view walks the owner index down
+   * from the target and hands over every descendant; otherwise only the objects the handlers were
+   * told of since the last view are read again, and the members of the chain kept between views
+   * tell whether each still belongs to it (an owner in the chain that can own its kind): an object
+   * that joins brings its children in the cache with it, one that leaves takes its own. Both give
+   * the same chain; the incremental one hands over only what may have changed, which is all the
+   * tracker compares. Full: for a baseline, at the start, at the trigger, and when the target is
+   * another object.
+   */
+  private view(full = false): ReconcileView {
     const targetObj = this.targetObject();
-    const tracked = (kind: string, obj: KubeObject, owner?: ObjectRef): TrackedObject => ({
+    const target = targetObj ? this.tracked(this.target.info.kind, targetObj) : undefined;
+    const uid = targetObj?.metadata.uid ?? this.targetUid;
+    const root: ObjectRef | undefined = uid ? (target?.ref ?? { kind: this.target.info.kind, name: this.target.name, namespace: this.target.namespace, uid }) : undefined;
+    let descendants: TrackedObject[];
+    if (full || this.fullView || uid !== this.membersRoot) {
+      descendants = this.walkChain(root);
+      this.fullView = false;
+    } else {
+      descendants = root ? this.updateChain(root) : [];
+    }
+    const trigger = this.trigger;
+    const triggerSeenAt = trigger?.resourceVersion ? this.targetVersions.get(trigger.resourceVersion) : undefined;
+    return { target, descendants, deletions: this.deletions, triggerSeenAt };
+  }
+
+  private tracked(kind: string, obj: KubeObject, owner?: ObjectRef): TrackedObject {
+    return {
       ref: refOf(kind, obj),
       owner,
       obj,
       observedAt: receivedAt(obj) ?? this.clock.now(),
       firstObservedAt: obj.metadata.uid ? this.firstSeen.get(obj.metadata.uid) : undefined,
-    });
-    const target = targetObj ? tracked(this.target.info.kind, targetObj) : undefined;
+    };
+  }
+
+  /** Every descendant of the root, breadth first; the members rebuilt from them. */
+  private walkChain(root: ObjectRef | undefined): TrackedObject[] {
+    this.members.clear();
+    this.memberChildren.clear();
+    this.touched.clear();
+    this.membersRoot = root?.uid;
     const descendants: TrackedObject[] = [];
-    const uid = targetObj?.metadata.uid ?? this.targetUid;
-    let frontier: ObjectRef[] = uid ? [target?.ref ?? { kind: this.target.info.kind, name: this.target.name, namespace: this.target.namespace, uid }] : [];
+    let frontier: ObjectRef[] = root ? [root] : [];
     while (frontier.length > 0) {
       const next: ObjectRef[] = [];
       for (const parent of frontier) {
         for (const c of this.ownable(parent.kind)) {
           for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
-            const t = tracked(c.info.kind, obj, parent);
+            // An object with two owners in the chain is in it once, under the first found.
+            if (this.members.has(obj.metadata.uid ?? '')) continue;
+            const t = this.tracked(c.info.kind, obj, parent);
+            this.join(t);
             descendants.push(t);
             next.push(t.ref);
           }
@@ -406,9 +477,84 @@ export class Tracer {
       }
       frontier = next;
     }
-    const trigger = this.trigger;
-    const triggerSeenAt = trigger?.resourceVersion ? this.targetVersions.get(trigger.resourceVersion) : undefined;
-    return { target, descendants, deletions: this.deletions, triggerSeenAt };
+    return descendants;
+  }
+
+  /** The members the handlers told of since the last view, read again: what joined, changed or left. */
+  private updateChain(root: ObjectRef): TrackedObject[] {
+    const touched = this.touched;
+    this.touched = new Map();
+    const handed = new Set<string>();
+    for (const [uid, { child, key }] of touched) {
+      const cached = child.informer.getIndexer().getByKey(key) as KubeObject | undefined;
+      const obj = cached?.metadata.uid === uid ? cached : undefined;
+      const owner = obj ? this.ownerInChain(child, obj, root) : undefined;
+      const was = this.members.get(uid);
+      if (!obj || !owner) {
+        if (was) this.leave(uid);
+        continue;
+      }
+      if (was?.owner && was.owner.uid !== owner.uid) this.memberChildren.get(was.owner.uid)?.delete(uid);
+      const t = this.tracked(child.info.kind, obj, owner);
+      this.join(t);
+      handed.add(uid);
+      if (!was) this.joinChildren(t.ref, handed);
+    }
+    const out: TrackedObject[] = [];
+    for (const uid of handed) {
+      const t = this.members.get(uid);
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  /** The first of an object's owners that is in the chain and can own its kind. */
+  private ownerInChain(child: ChildInformer, obj: KubeObject, root: ObjectRef): ObjectRef | undefined {
+    for (const ref of obj.metadata.ownerReferences ?? []) {
+      const parent = ref.uid === root.uid ? root : this.members.get(ref.uid)?.ref;
+      if (parent && this.ownable(parent.kind).includes(child)) return parent;
+    }
+    return undefined;
+  }
+
+  private join(t: TrackedObject): void {
+    this.members.set(t.ref.uid, t);
+    if (!t.owner) return;
+    let kids = this.memberChildren.get(t.owner.uid);
+    if (!kids) this.memberChildren.set(t.owner.uid, (kids = new Set()));
+    kids.add(t.ref.uid);
+  }
+
+  /** A new member's descendants already in the cache join with it. */
+  private joinChildren(parent: ObjectRef, handed: Set<string>): void {
+    for (const c of this.ownable(parent.kind)) {
+      for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
+        const uid = obj.metadata.uid ?? '';
+        if (this.members.has(uid)) continue;
+        const t = this.tracked(c.info.kind, obj, parent);
+        this.join(t);
+        handed.add(uid);
+        this.joinChildren(t.ref, handed);
+      }
+    }
+  }
+
+  /** A member that left the chain takes its descendants with it. */
+  private leave(uid: string): void {
+    const t = this.members.get(uid);
+    if (!t) return;
+    this.members.delete(uid);
+    if (t.owner) this.memberChildren.get(t.owner.uid)?.delete(uid);
+    const kids = this.memberChildren.get(uid);
+    this.memberChildren.delete(uid);
+    for (const kid of kids ?? []) this.leave(kid);
+  }
+
+  /** Members of the chain being deleted (a deletionTimestamp set): the last view's. */
+  private terminatingMembers(): number {
+    let n = 0;
+    for (const t of this.members.values()) if (t.obj.metadata.deletionTimestamp) n++;
+    return n;
   }
 
   private async work(signal: AbortSignal): Promise<void> {
@@ -441,7 +587,8 @@ export class Tracer {
 
   private reconcile(): void {
     this.reconciles++;
-    const view = this.view();
+    const triggered = this.trigger !== undefined;
+    let view = this.view();
     // A target created after the start (watched for, or applied) is followed from then on.
     this.targetUid ??= view.target?.ref.uid;
     if (!this.trigger && this.watching && view.target && view.target.obj.metadata.resourceVersion !== this.watchBaselineRv) {
@@ -452,6 +599,8 @@ export class Tracer {
       const d = this.deletions.get(this.targetUid);
       if (d) this.setTrigger({ kind: 'watch', wrote: '', at: d.at, writes: 0 });
     }
+    // The trigger was set just now: the tracker compares the whole chain with the baseline once.
+    if (!triggered && this.trigger) view = this.view(true);
     const hops = this.tracker.reconcile(view, this.clock.now());
     for (const hop of hops) this.emit({ type: 'hop', hop });
     for (const hop of this.tracker.takeLateCauseMarks()) {
@@ -508,7 +657,7 @@ export class Tracer {
     const converged = this.tracker.converged();
     if (converged) {
       // Status converges while old Pods may still be terminating: follow them to their deletion.
-      const terminating = view.descendants.filter((d) => d.obj.metadata.deletionTimestamp).length;
+      const terminating = this.terminatingMembers();
       if (terminating > 0 && converged.kind !== 'failed' && !this.stopWhenConverged) {
         if (!this.waitingForDeletes) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${this.targetLabel()} converged; following ${terminating} terminating object(s) to their deletion` });
         this.waitingForDeletes = true;
@@ -559,7 +708,7 @@ export class Tracer {
   stop(outcome: 'timeout' | 'interrupted', message: string): void {
     const converged = this.tracker.converged();
     if (outcome === 'timeout' && converged) {
-      const left = this.view().descendants.filter((d) => d.obj.metadata.deletionTimestamp).length;
+      const left = this.terminatingMembers();
       return this.end('converged', this.convergedMessage(converged, ` (${left} object(s) still terminating)`));
     }
     this.end(outcome, message);
@@ -567,6 +716,7 @@ export class Tracer {
 
   private setTrigger(trigger: TraceTrigger): void {
     this.trigger = trigger;
+    this.fullView = true;
     this.reconcilesAtTrigger = this.reconciles;
     this.targetWatchEventsAtTrigger = this.targetWatchEvents;
     this.tracker.setTrigger(trigger);
@@ -585,7 +735,7 @@ export class Tracer {
     const current = this.targetObject();
     // What exists now is the baseline: the chain's hops are what changes from here.
     this.targetUid = current?.metadata.uid ?? this.targetUid;
-    this.tracker.baseline(this.view());
+    this.tracker.baseline(this.view(true));
     if (request.kind === 'watch') {
       // A target that does not exist yet: its creation is the change.
       this.watching = true;
@@ -640,6 +790,7 @@ export class Tracer {
     const trigger: TraceTrigger = { kind: request.kind as TriggerKind, wrote, at, resourceVersion: last.metadata.resourceVersion, generation: last.metadata.generation, writes: request.kind === 'burst' ? request.count : 1 };
     if (request.kind === 'burst') {
       this.trigger = trigger;
+      this.fullView = true;
       this.tracker.setTrigger(trigger);
       this.emit({ type: 'trigger', trigger });
       this.enqueue();
@@ -673,6 +824,11 @@ export class Tracer {
       this.burst.controllerQueue = queue;
       this.burst.controllerQueueAdds = adds;
     }
+  }
+
+  /** The uids of the chain below the target as the last reconcile saw it (the tree walks the cache instead). */
+  chainMembers(): string[] {
+    return [...this.members.keys()];
   }
 
   /** The hops so far, in the trace's order: the list itself, cheap to read often (snapshot() builds much more). */
