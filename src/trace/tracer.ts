@@ -139,8 +139,8 @@ export class Tracer {
   private readonly pendingSince = new Map<string, number>();
   /** Each cached object's tree node, without children (see tree()). */
   private readonly treeNodes = new WeakMap<KubeObject, TreeNode>();
-  /** Per parent uid, its children's uids in the order of the last tree (see inOrder()). */
-  private readonly treeOrder = new Map<string, string[]>();
+  /** Per parent uid, each child's place (by uid) in the last tree (see inOrder()). */
+  private readonly treeOrder = new Map<string, Map<string, number>>();
   private readonly settleMs: number;
   private targetInformer!: SharedIndexInformer;
   private children: ChildInformer[] = [];
@@ -894,19 +894,24 @@ export class Tracer {
     if (!last) {
       sorted = children.sort(newestFirst);
     } else {
-      const byUid = new Map<string, TreeNode>();
-      for (const n of children) byUid.set(n.ref.uid, n);
-      const kept: TreeNode[] = [];
-      for (const uid of last) {
-        const n = byUid.get(uid);
-        if (n) {
-          kept.push(n);
-          byUid.delete(uid);
-        }
+      // Each child still there goes to its last place; the places of children gone stay empty.
+      const places: (TreeNode | undefined)[] = new Array<TreeNode | undefined>(last.size);
+      const fresh: TreeNode[] = [];
+      let kept = 0;
+      for (const n of children) {
+        const at = last.get(n.ref.uid);
+        if (at === undefined) fresh.push(n);
+        else (places[at] = n), kept++;
       }
-      sorted = byUid.size === 0 ? kept : merge(kept, [...byUid.values()].sort(newestFirst), newestFirst);
+      // The same children as the last tree (most frames): their order, and the places kept as they are.
+      if (fresh.length === 0 && kept === last.size) return places as TreeNode[];
+      const still: TreeNode[] = [];
+      for (const n of places) if (n) still.push(n);
+      sorted = fresh.length === 0 ? still : merge(still, fresh.sort(newestFirst), newestFirst);
     }
-    this.treeOrder.set(parentUid, sorted.map((n) => n.ref.uid));
+    const places = new Map<string, number>();
+    sorted.forEach((n, i) => places.set(n.ref.uid, i));
+    this.treeOrder.set(parentUid, places);
     return sorted;
   }
 }
