@@ -1,8 +1,9 @@
 /**
  * The reconcile chain as a sequence of hops. Each reconcile hands the tracker what the cache holds
  * now for the target and its descendants (those that may have changed, see Cost); the tracker
- * compares each object's facts with what it saw before and turns each new fact into a hop, timed by when our informer received the object
- * version that shows it. Pure logic: no I/O, no clock of its own.
+ * compares each object's facts with what it saw before and turns each new fact into a hop, timed
+ * by when our informer received the object version that shows it. Pure logic: no I/O, no clock of
+ * its own.
  *
  * Order: hops are kept in the order our informers received them. Informers deliver independently,
  * so a reconcile can find a hop received before one an earlier reconcile reported: it is inserted

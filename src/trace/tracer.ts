@@ -13,8 +13,8 @@ import {
   OwnerUIDIndex,
   SharedIndexInformer,
   chainTransforms,
+  deletionHandlingMetaNamespaceKeyFunc,
   isDeletedFinalStateUnknown,
-  metaNamespaceKeyFunc,
   ownerUIDIndexFunc,
   type Indexer,
   type InformerStats,
@@ -318,14 +318,9 @@ export class Tracer {
 
   /** Notes a child object the next view reads again from the cache (a tombstone without its object: the whole chain). */
   private touch(child: ChildInformer, obj: KubeObject | { key: string; obj?: KubeObject | null }): void {
-    if (isDeletedFinalStateUnknown(obj)) {
-      const uid = obj.obj?.metadata?.uid;
-      if (uid) this.touched.set(uid, { child, key: obj.key });
-      else this.fullView = true;
-      return;
-    }
-    const uid = (obj as KubeObject).metadata.uid;
-    if (uid) this.touched.set(uid, { child, key: metaNamespaceKeyFunc(obj) });
+    const o = isDeletedFinalStateUnknown(obj) ? obj.obj : (obj as KubeObject);
+    const uid = o?.metadata?.uid;
+    if (uid) this.touched.set(uid, { child, key: deletionHandlingMetaNamespaceKeyFunc(obj) });
     else this.fullView = true;
   }
 
@@ -460,23 +455,7 @@ export class Tracer {
     this.touched.clear();
     this.membersRoot = root?.uid;
     const descendants: TrackedObject[] = [];
-    let frontier: ObjectRef[] = root ? [root] : [];
-    while (frontier.length > 0) {
-      const next: ObjectRef[] = [];
-      for (const parent of frontier) {
-        for (const c of this.ownable(parent.kind)) {
-          for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
-            // An object with two owners in the chain is in it once, under the first found.
-            if (this.members.has(obj.metadata.uid ?? '')) continue;
-            const t = this.tracked(c.info.kind, obj, parent);
-            this.join(t);
-            descendants.push(t);
-            next.push(t.ref);
-          }
-        }
-      }
-      frontier = next;
-    }
+    if (root) this.joinDescendants(root, (t) => descendants.push(t));
     return descendants;
   }
 
@@ -494,11 +473,10 @@ export class Tracer {
         if (was) this.leave(uid);
         continue;
       }
-      if (was?.owner && was.owner.uid !== owner.uid) this.memberChildren.get(was.owner.uid)?.delete(uid);
       const t = this.tracked(child.info.kind, obj, owner);
       this.join(t);
       handed.add(uid);
-      if (!was) this.joinChildren(t.ref, handed);
+      if (!was) this.joinDescendants(t.ref, (d) => handed.add(d.ref.uid));
     }
     const out: TrackedObject[] = [];
     for (const uid of handed) {
@@ -517,7 +495,10 @@ export class Tracer {
     return undefined;
   }
 
+  /** Makes `t` the member for its uid, under its owner (moved from another owner, if it had one). */
   private join(t: TrackedObject): void {
+    const was = this.members.get(t.ref.uid);
+    if (was?.owner && was.owner.uid !== t.owner?.uid) this.memberChildren.get(was.owner.uid)?.delete(t.ref.uid);
     this.members.set(t.ref.uid, t);
     if (!t.owner) return;
     let kids = this.memberChildren.get(t.owner.uid);
@@ -525,17 +506,27 @@ export class Tracer {
     kids.add(t.ref.uid);
   }
 
-  /** A new member's descendants already in the cache join with it. */
-  private joinChildren(parent: ObjectRef, handed: Set<string>): void {
-    for (const c of this.ownable(parent.kind)) {
-      for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
-        const uid = obj.metadata.uid ?? '';
-        if (this.members.has(uid)) continue;
-        const t = this.tracked(c.info.kind, obj, parent);
-        this.join(t);
-        handed.add(uid);
-        this.joinChildren(t.ref, handed);
+  /**
+   * The descendants of `top` in the cache that are not members yet join, breadth first, through the
+   * informers each kind can own; `joined` is told of each. An object with two owners in the chain is
+   * in it once, under the first found.
+   */
+  private joinDescendants(top: ObjectRef, joined: (t: TrackedObject) => void): void {
+    let frontier: ObjectRef[] = [top];
+    while (frontier.length > 0) {
+      const next: ObjectRef[] = [];
+      for (const parent of frontier) {
+        for (const c of this.ownable(parent.kind)) {
+          for (const obj of c.informer.getIndexer().byIndex(OwnerUIDIndex, parent.uid) as KubeObject[]) {
+            if (this.members.has(obj.metadata.uid ?? '')) continue;
+            const t = this.tracked(c.info.kind, obj, parent);
+            this.join(t);
+            joined(t);
+            next.push(t.ref);
+          }
+        }
       }
+      frontier = next;
     }
   }
 
