@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +40,12 @@ spec:
 }
 
 function stages(): Stage[] {
-  return parseAllDocuments(kwokStagesYaml(stagesDir())).map((d) => d.toJS() as Stage);
+  const dir = stagesDir();
+  try {
+    return parseAllDocuments(kwokStagesYaml(dir)).map((d) => d.toJS() as Stage);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const key = `.metadata.annotations["${SIMULATE_ANNOTATION}"]`;

@@ -5,7 +5,7 @@
  * cannot be pulled, a Job failing to its backoffLimit — and a healthy rollout is healthy. Tests that
  * break a component start it again and leave the cluster healthy.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -119,9 +119,16 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     const dir = mkdtempSync(join(tmpdir(), 'it-diagnose-'));
     const junit = join(dir, 'results.xml');
     const summary = join(dir, 'summary.md');
-    const checked = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/stuck', '--max-converge', '15s', '--junit', junit, ...kc], { env: { GITHUB_STEP_SUMMARY: summary } });
+    let checked: Awaited<ReturnType<typeof runCli>>;
+    let written: string[];
+    try {
+      checked = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/stuck', '--max-converge', '15s', '--junit', junit, ...kc], { env: { GITHUB_STEP_SUMMARY: summary } });
+      written = [readFileSync(junit, 'utf8'), readFileSync(summary, 'utf8')];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(checked.code).toBe(1);
-    for (const text of [readFileSync(junit, 'utf8'), readFileSync(summary, 'utf8'), checked.stderr]) {
+    for (const text of [...written, checked.stderr]) {
       expect(text).toMatch(/diagnosis: broken at (&quot;|")scheduled(&quot;|")/);
       expect(text).toMatch(/Insufficient cpu/);
       expect(text).toMatch(/next: kubectl describe pod stuck-/);
