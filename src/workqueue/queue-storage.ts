@@ -9,6 +9,10 @@
  *   empties it keeps its capacity if the items since it last emptied filled more than a quarter
  *   of it, and shrinks back otherwise, so a burst is not re-grown on every fill but does not pin
  *   memory once traffic is smaller.
+ * - The ring's buffer is made by a function given to the constructor: a plain array by default; the
+ *   work queue's own FIFO of slot numbers uses an Int32Array, whose elements live outside the
+ *   garbage-collected heap, so a ring of 100,000 slots is neither scanned nor copied by the
+ *   young-generation collector as it grows.
  */
 export interface QueueStorage<T> {
   /**
@@ -27,17 +31,31 @@ const MIN_CAPACITY = 16;
 /** Above this capacity an empty ring may shrink back (see the file comment). */
 const SHRINK_ABOVE = 1024;
 
+/** What the ring stores its items in: indexable, of a fixed length. */
+export interface RingBuffer<T> {
+  [index: number]: T | undefined;
+  readonly length: number;
+}
+
+/** A ring of slot numbers (non-negative 32-bit integers) in an Int32Array. */
+export const int32Ring = (capacity: number): RingBuffer<number> => new Int32Array(capacity);
+
+const arrayRing = <T>(capacity: number): RingBuffer<T> => new Array<T | undefined>(capacity);
+
 export class RingQueueStorage<T> implements QueueStorage<T> {
-  private buf: (T | undefined)[];
+  private buf: RingBuffer<T>;
   private head = 0;
   private size = 0;
   /** Largest size since the ring was last empty. */
   private peak = 0;
 
-  constructor(initialCapacity = MIN_CAPACITY) {
+  constructor(
+    initialCapacity = MIN_CAPACITY,
+    private readonly newBuffer: (capacity: number) => RingBuffer<T> = arrayRing,
+  ) {
     let cap = MIN_CAPACITY;
     while (cap < initialCapacity) cap *= 2;
-    this.buf = new Array<T | undefined>(cap);
+    this.buf = newBuffer(cap);
   }
 
   touch(_item: T): void {
@@ -63,7 +81,7 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
     if (this.size === 0) {
       this.head = 0;
       if (this.buf.length > SHRINK_ABOVE && this.peak * 4 <= this.buf.length) {
-        this.buf = new Array<T | undefined>(MIN_CAPACITY);
+        this.buf = this.newBuffer(MIN_CAPACITY);
       }
       this.peak = 0;
     }
@@ -72,7 +90,7 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
 
   private grow(): void {
     const old = this.buf;
-    const next = new Array<T | undefined>(old.length * 2);
+    const next = this.newBuffer(old.length * 2);
     for (let i = 0; i < this.size; i++) next[i] = old[(this.head + i) & (old.length - 1)];
     this.buf = next;
     this.head = 0;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
 import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';
 import { Queue } from './queue.js';
-import { RingQueueStorage, type QueueStorage } from './queue-storage.js';
+import { int32Ring, RingQueueStorage, type QueueStorage } from './queue-storage.js';
 
 /** A FIFO that counts touch() calls (client-go's testQueue in TestCollapse*). */
 class TouchCountingStorage<T> implements QueueStorage<T> {
@@ -252,14 +252,22 @@ describe('Queue', () => {
 });
 
 describe('RingQueueStorage', () => {
-  it('keeps FIFO order across growth and wrap-around', () => {
-    const s = new RingQueueStorage<number>(4);
+  it.each([
+    ['a plain array', undefined],
+    ['an Int32Array', int32Ring],
+  ])('keeps FIFO order across growth, wrap-around and shrinking, in %s', (_name, buffer) => {
+    const s = new RingQueueStorage<number>(4, buffer);
     const out: number[] = [];
     let next = 0;
     for (let round = 0; round < 50; round++) {
       for (let i = 0; i < 7; i++) s.push(next++);
       for (let i = 0; i < 5; i++) out.push(s.pop());
     }
+    while (s.len() > 0) out.push(s.pop());
+    // A burst past the shrink threshold, drained, then a small round in the shrunk ring.
+    for (let i = 0; i < 3000; i++) s.push(next++);
+    while (s.len() > 0) out.push(s.pop());
+    for (let i = 0; i < 5; i++) s.push(next++);
     while (s.len() > 0) out.push(s.pop());
     expect(out).toEqual(Array.from({ length: next }, (_, i) => i));
   });
