@@ -35,7 +35,7 @@ import {
   type Indexers,
   type InformerEvent,
 } from '../informer/index.js';
-import { ApiError, connect, groupResource, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { age, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
@@ -59,7 +59,7 @@ interface CacheOptions {
   syncTimeout: string;
 }
 
-type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson' | 'name';
 
 const builtInIndexes: Record<string, IndexFunc> = {
   [NamespaceIndex]: metaNamespaceIndexFunc,
@@ -82,7 +82,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--index <name=field.path>', 'add a custom index on a field path (repeatable), e.g. node=spec.nodeName', collect, [])
     .option('--by-index <name=value>', `print only the objects an index maps to this value (built-in indexes: ${Object.keys(builtInIndexes).join(', ')})`)
     .option('--for <duration>', 'after the cache synced, keep watching this long before printing (e.g. 30s)')
-    .addOption(new Option('-o, --output <format>', 'tui: the live view (default on a terminal); table (default otherwise), json or yaml: the cache once; ndjson: one line per delta').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .addOption(new Option('-o, --output <format>', 'tui: the live view (default on a terminal); table (default otherwise), json, yaml or name (kind/name, as kubectl get -o name): the cache once; ndjson: one line per delta').choices(['tui', 'table', 'json', 'yaml', 'name', 'ndjson']))
     .option('-w, --watch', 'with -o ndjson: after the initial state, stream every delta until interrupted (or --for ends it)')
     .option('--resync <duration>', 'resync period: the informer re-delivers its cache as Sync deltas this often (e.g. 30s)')
     .option('--verify', 'at the end, list the resource fresh from the API server at the cache\'s resourceVersion and report every key or resourceVersion that differs (exit 1 when any)')
@@ -126,10 +126,10 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       if (plan.output !== 'ndjson' && plan.output !== 'tui') {
         const indexer = informer.getIndexer();
         const items = selectItems(indexer, plan, info, io, setExitCode);
-        if (items.length === 0 && plan.output === 'table' && !plan.byIndex) {
+        if (items.length === 0 && (plan.output === 'table' || plan.output === 'name') && !plan.byIndex) {
           io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
         }
-        io.stdout.write(render(items, indexValues(indexer, plan.customIndexNames), informer.lastSyncResourceVersion(), opts, plan.output, info.namespaced));
+        io.stdout.write(render(items, indexValues(indexer, plan.customIndexNames), informer.lastSyncResourceVersion(), opts, plan.output, info));
       }
       // Ctrl+C ends a watch; there is no "end" left to compare at.
       if (plan.verify && !controller.signal.aborted) await verify();
@@ -386,7 +386,9 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
   };
 }
 
-function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions, output: OutputFormat, namespaced: boolean): string {
+function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions, output: OutputFormat, info: ResourceInfo): string {
+  if (output === 'name') return items.map((o) => `${kindSlashName(info, o.metadata.name ?? '')}\n`).join('');
+  const { namespaced } = info;
   if (output === 'json' || output === 'yaml') {
     const list = {
       apiVersion: 'v1',

@@ -160,6 +160,11 @@ export function groupResource(r: Pick<ResourceInfo, 'group' | 'resource'>): stri
   return r.group ? `${r.resource}.${r.group}` : r.resource;
 }
 
+/** "deployment.apps/web", "pod/web-1" (core): an object's name as `kubectl get -o name` prints it. */
+export function kindSlashName(r: Pick<ResourceInfo, 'group' | 'kind'>, name: string): string {
+  return `${(r.group ? `${r.kind}.${r.group}` : r.kind).toLowerCase()}/${name}`;
+}
+
 export function apiVersionOf(r: Pick<ResourceInfo, 'group' | 'version'>): string {
   return r.group ? `${r.group}/${r.version}` : r.version;
 }

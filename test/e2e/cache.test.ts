@@ -112,6 +112,22 @@ describe('kubectl informer-trace cache on the real control plane', () => {
     for (const row of rows.slice(1)) expect(row.split(/\s+/)[3]).toMatch(/^\d+[smhd]$/);
   });
 
+  it('-o name equals kubectl get -o name, in the core group and in a named one', async () => {
+    const cms = await cache(['configmaps', '-n', ns, '-o', 'name']);
+    expect(cms.code).toBe(0);
+    expect(cms.stdout).toMatch(/^configmap\/cm-0-x\n/);
+    expect(cms.stdout).toBe(await kubectl(['get', 'configmaps', '-n', ns, '-o', 'name']));
+    const leases = await cache(['leases', '-n', 'kube-system', '-o', 'name']);
+    expect(leases.code).toBe(0);
+    expect(leases.stdout).toContain('lease.coordination.k8s.io/kube-controller-manager\n');
+    expect(leases.stdout).toBe(await kubectl(['get', 'leases', '-n', 'kube-system', '-o', 'name']));
+    // None selected: kubectl's line on stderr, nothing on stdout.
+    const none = await cache(['configmaps', '-n', ns, '-l', 'color=none', '-o', 'name']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain(`No resources found in ${ns} namespace.`);
+  });
+
   it('-o json --keys-only and -o json equal a fresh LIST', async () => {
     const list = await freshList(`/api/v1/namespaces/${ns}/configmaps`);
     const keys = await cache(['cm', '-n', ns, '-o', 'json', '--keys-only']);
