@@ -48,6 +48,7 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
   private size = 0;
   /** Largest size since the ring was last empty. */
   private peak = 0;
+  private readonly holdsReferences: boolean;
 
   constructor(
     initialCapacity = MIN_CAPACITY,
@@ -56,6 +57,7 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
     let cap = MIN_CAPACITY;
     while (cap < initialCapacity) cap *= 2;
     this.buf = newBuffer(cap);
+    this.holdsReferences = !ArrayBuffer.isView(this.buf);
   }
 
   touch(_item: T): void {
@@ -75,7 +77,8 @@ export class RingQueueStorage<T> implements QueueStorage<T> {
   pop(): T {
     if (this.size === 0) throw new Error('RingQueueStorage.pop on an empty queue');
     const item = this.buf[this.head] as T;
-    this.buf[this.head] = undefined;
+    // A popped slot of an array is cleared so its item can be collected; a typed array holds none.
+    if (this.holdsReferences) this.buf[this.head] = undefined;
     this.head = (this.head + 1) & (this.buf.length - 1);
     this.size--;
     if (this.size === 0) {
