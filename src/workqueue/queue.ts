@@ -106,7 +106,7 @@ export class Queue<T> implements QueueInterface<T> {
   // Per-slot state, indexed by slot. The numbers are kept in Int32Arrays, grown together by
   // doubling: keeping state allocates no objects, and their elements, outside the
   // garbage-collected heap, are neither scanned nor copied by the young-generation collector
-  // (with 100,000 new keys, plain arrays grown by push took about a fifth of the time in it).
+  // (BENCHMARKS.md, "Work queue, 100,000 keys").
   private readonly slotItem: (T | undefined)[] = [];
   /** DIRTY | PROCESSING; 0 when idle. */
   private slotState = new Int32Array(INITIAL_SLOTS);
