@@ -5,7 +5,9 @@ export type StructuredFormat = 'json' | 'yaml';
 
 export function renderStructured(value: unknown, format: StructuredFormat): string {
   if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
-  return stringify(value, { lineWidth: 0 });
+  // An object met twice (a hop's object is also the next hop's owner) is written out again, as
+  // JSON and kubectl write it, not as a YAML anchor and alias.
+  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
 /** Age as kubectl prints it: 5s, 3m, 2h, 4d. */

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { readerNamespace } from '../../src/cluster/launcher.js';
 import type { KubeObject } from '../../src/kube/index.js';
@@ -199,6 +200,18 @@ describe('kubectl informer-trace on the real control plane', () => {
     const created = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod').map((h) => h.object.name);
     expect(created).toHaveLength(2);
     expectPodChains(t, created);
+  });
+
+  it('-o yaml: each hop\'s object and owner written out in full, no YAML anchors or aliases', async () => {
+    await createReadyDeployment(ns, 'yamled', 1);
+    const r = await runCli(createInformerTraceProgram, ['deploy/yamled', '--restart', ...traceArgs, '-o', 'yaml', '--timeout', '150s']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/: [&*]a\d+$/m);
+    // The ReplicaSet's created hop names the Deployment as its owner, in full.
+    expect(r.stdout).toMatch(/^ {4}owner:\n {6}kind: Deployment\n {6}namespace: \S+\n {6}name: yamled\n/m);
+    const t = parse(r.stdout) as TraceJson;
+    expect(t.outcome).toBe('converged');
+    expect(t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod')).toHaveLength(1);
   });
 
   it('--burst: N writes give N watch events and fewer reconciles', async () => {
