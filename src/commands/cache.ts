@@ -36,7 +36,7 @@ import {
   type InformerEvent,
 } from '../informer/index.js';
 import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { age, renderStructured } from '../output/format.js';
+import { age, ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, verifyCache, type CacheDifference, type IndexFuncs } from '../view/cache-view.js';
@@ -218,7 +218,7 @@ function streamDeltas(informer: SharedIndexInformer, plan: Plan, io: CommandIO):
   const indexes: IndexFuncs = plan.customIndexNames.map((name) => [name, plan.indexers[name]!] as const);
   const byIndex = plan.byIndex ? ([plan.byIndex.name, plan.indexers[plan.byIndex.name]!] as const) : undefined;
   const markers = new MarkerTracker();
-  const line = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
+  const line = ndjsonWriter(io.stdout);
   const offDelta = informer.onDelta((d) => {
     if (byIndex && !(d.object && indexValuesOf(d.object, [byIndex])[byIndex[0]]!.includes(plan.byIndex!.value))) return;
     line(deltaLine(d, indexes));

@@ -25,6 +25,7 @@ import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
+import { ndjsonWriter } from '../output/format.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { createCheckCommand } from './check.js';
 import { createTopCommand } from './top.js';
@@ -166,7 +167,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   io.signal.addEventListener('abort', stop, { once: true });
   const color = colorEnabled(io);
   // ndjson streams from the start, so no change between sync and printing can be missed.
-  const unsubscribe = plan.mode === 'ndjson' ? model.onChange((c) => io.stdout.write(`${JSON.stringify(c)}\n`)) : undefined;
+  const unsubscribe = plan.mode === 'ndjson' ? model.onChange(ndjsonWriter(io.stdout)) : undefined;
   const quiet = plan.mode === 'tui';
   const progress = (e: InformerEvent): void => {
     if (quiet && model.isSynced()) return;

@@ -29,7 +29,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { parseUserSpec } from '../metrics/index.js';
-import { renderStructured } from '../output/format.js';
+import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import type { LeaseChange } from '../view/lease-view.js';
@@ -147,9 +147,8 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     }
 
     if (plan.mode === 'ndjson') {
-      const line = (trigger: string, change: LeaseChange | null): void => {
-        io.stdout.write(`${JSON.stringify({ trigger, change, ...filter(model.view()) })}\n`);
-      };
+      const ndjsonLine = ndjsonWriter(io.stdout);
+      const line = (trigger: string, change: LeaseChange | null): void => ndjsonLine({ trigger, change, ...filter(model.view()) });
       const off = model.onLeaseChange((c) => line('lease', c));
       io.stderr.write(plan.forMs > 0 ? `streaming for ${formatDuration(plan.forMs)}…\n` : 'streaming; Ctrl+C to stop\n');
       try {

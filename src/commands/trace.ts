@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis } from '../diagnose/index.js';
 import { connect, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { renderStructured } from '../output/format.js';
+import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { resolveOtlpTarget, type OtlpTarget } from '../output/otlp-target.js';
 import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
 import { waterfallText, waterfallTextSize } from '../output/waterfall-text.js';
@@ -255,9 +255,10 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     },
   });
   let text: TimeOrderedTraceText | undefined;
+  const ndjsonLine = ndjsonWriter(io.stdout);
   try {
     await session.start();
-    if (output === 'ndjson') session.subscribe((e) => void io.stdout.write(`${JSON.stringify(e)}\n`));
+    if (output === 'ndjson') session.subscribe(ndjsonLine);
     if (output === 'table') {
       io.stdout.write(`${treeText(session.snapshot())}\n\n`);
       text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs: plan.coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
@@ -299,7 +300,7 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
           (d) => {
             diagnosis = d;
             if (output === 'tui') show(d, `no new hop for ${formatDuration(stall.sinceMs)}`);
-            else if (output === 'ndjson') io.stdout.write(`${JSON.stringify({ type: 'diagnosis', stalledMs: stall.sinceMs, diagnosis: d })}\n`);
+            else if (output === 'ndjson') ndjsonLine({ type: 'diagnosis', stalledMs: stall.sinceMs, diagnosis: d });
             else log(`no new hop for ${formatDuration(stall.sinceMs)}:\n${diagnosisText(d).trimEnd()}`);
           },
           (err: unknown) => log(`warning: no diagnosis: ${(err as Error).message}`),
@@ -322,7 +323,7 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     if (snap.outcome === 'timeout' || snap.outcome === 'failed') diagnosis = atEnd ? ((await atEnd) ?? diagnosis) : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
     const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
     if (output === 'json' || output === 'yaml') io.stdout.write(renderStructured({ summary: sum, ...snap, ...(stuck ? { diagnosis: stuck } : {}) }, output));
-    else if (output === 'ndjson') io.stdout.write(`${JSON.stringify({ type: 'summary', summary: sum, ...(stuck ? { diagnosis: stuck } : {}) })}\n`);
+    else if (output === 'ndjson') ndjsonLine({ type: 'summary', summary: sum, ...(stuck ? { diagnosis: stuck } : {}) });
     else if (output === 'table') io.stdout.write(`\n${traceSummaryText(snap)}${stuck ? `\n${diagnosisText(stuck)}` : ''}`);
     else if (output === 'waterfall') {
       const size = waterfallTextSize(io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined, io.env.COLUMNS);

@@ -1,6 +1,7 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { renderStructured } from './format.js';
+import { ndjsonWriter, renderStructured } from './format.js';
 
 describe('renderStructured', () => {
   it('writes an object met twice in full both times in YAML: no anchors or aliases, the same data as the JSON', () => {
@@ -10,5 +11,37 @@ describe('renderStructured', () => {
     expect(yaml).not.toMatch(/[&*]a\d/);
     expect(yaml.match(/name: web-1$/gm)).toHaveLength(3);
     expect(parse(yaml)).toEqual(JSON.parse(renderStructured(value, 'json')));
+  });
+});
+
+describe('ndjsonWriter', () => {
+  /** A stream that records each batch it is handed: one write, or one writev of several lines. */
+  function recorder(): { out: Writable; batches: string[][] } {
+    const batches: string[][] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        batches.push([chunk.toString()]);
+        done();
+      },
+      writev(chunks, done) {
+        batches.push(chunks.map((c) => (c.chunk as Buffer).toString()));
+        done();
+      },
+    });
+    return { out, batches };
+  }
+
+  it('writes a line per value, in order, and the lines of one tick in one batch', async () => {
+    const { out, batches } = recorder();
+    const line = ndjsonWriter(out);
+    line({ n: 1 });
+    line({ n: 2, s: 'a\nb' });
+    out.write('direct\n'); // another write to the same stream keeps its place
+    line({ n: 3 });
+    expect(batches).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    line({ n: 4 });
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([['{"n":1}\n', '{"n":2,"s":"a\\nb"}\n', 'direct\n', '{"n":3}\n'], ['{"n":4}\n']]);
   });
 });

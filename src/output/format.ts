@@ -1,4 +1,5 @@
-/** json / yaml rendering for every command's -o. */
+/** json / yaml / ndjson rendering for every command's -o. */
+import type { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 
 export type StructuredFormat = 'json' | 'yaml';
@@ -8,6 +9,27 @@ export function renderStructured(value: unknown, format: StructuredFormat): stri
   // An object met twice (a hop's object is also the next hop's owner) is written out again, as
   // JSON and kubectl write it, not as a YAML anchor and alias.
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/**
+ * Writes one JSON line per value to `out`, in order. The lines written in one turn of the event
+ * loop (a reconcile's hops, a list's deltas) go out together: the stream is corked at the first
+ * and uncorked on the next tick, so a pipe gets one writev instead of a write per line.
+ */
+export function ndjsonWriter(out: Writable): (value: unknown) => void {
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    out.uncork();
+  };
+  return (value) => {
+    if (!corked) {
+      corked = true;
+      out.cork();
+      process.nextTick(uncork);
+    }
+    out.write(`${JSON.stringify(value)}\n`);
+  };
 }
 
 /** Age as kubectl prints it: 5s, 3m, 2h, 4d. */
