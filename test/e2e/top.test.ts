@@ -152,7 +152,9 @@ describe('kubectl informer-trace top on the real control plane', () => {
       const victimUrl = c.metricsUrl(victim as 'kube-controller-manager' | 'kube-controller-manager-2');
       const otherUrl = c.metricsUrl(victim === 'kube-controller-manager' ? 'kube-controller-manager-2' : 'kube-controller-manager');
 
-      const live = startCli(createInformerTraceProgram, ['top', '-o', 'ndjson', '--interval', '1s', '--for', '45s', '--controller', 'kube-controller-manager', '--kubeconfig', kubeconfig]);
+      // Long enough for up to 30 s of finding both instances, then the Lease's 15 s to run out and
+      // the other instance to acquire, on a loaded machine.
+      const live = startCli(createInformerTraceProgram, ['top', '-o', 'ndjson', '--interval', '1s', '--for', '60s', '--controller', 'kube-controller-manager', '--kubeconfig', kubeconfig]);
       // Both instances found (the second through its own EndpointSlice), the victim leading.
       await eventually('both replicas, the victim leading', async () => {
         const last = lines(live.stdout()).at(-1);
