@@ -62,6 +62,9 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
   beforeAll(async () => {
     await createNamespace(kube, ns);
     for (let i = 0; i < 4; i++) await kube.client.json(cmPath(), { method: 'POST', body: { metadata: { name: `seed-${i}`, labels: { app: `a${i % 2}` } } } });
+    // kube-controller-manager publishes the namespace's root CA ConfigMap on its own time; the
+    // initial state below counts it.
+    await eventually('kube-root-ca.crt', () => kube.client.json(cmPath('kube-root-ca.crt')).then(() => true));
   });
 
   afterAll(async () => {
