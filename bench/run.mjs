@@ -250,6 +250,7 @@ function syncVariants(go, kubeconfig, size, protos) {
   return [
     { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
     { client: 'ours, bundled as bin/ runs it', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', ...nodeArgs], { label: 'ours-bundled' }) },
+    { client: 'ours, then every spec and status read', run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }) },
     { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
     { client: 'ours, watch-list', run: () => runChild(node, [...oursFlags, ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },

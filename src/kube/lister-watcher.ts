@@ -88,7 +88,9 @@ export class ResourceListerWatcher implements ListerWatcher {
         item.apiVersion ??= apiVersion;
         items.push(transform ? transform(item) : item);
       },
-      protobufDecodeOptions(decode),
+      // A List's objects keep spec and status undecoded until they are read: a store holds them
+      // all, a program reads a few (decode.ts, lazyField).
+      { ...protobufDecodeOptions(decode), lazySpecStatus: true },
     )) as { list: { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }; encoding: Encoding };
     return {
       items,

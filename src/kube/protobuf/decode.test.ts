@@ -141,6 +141,100 @@ describe('protobuf decoding into the API server JSON form', () => {
   });
 });
 
+describe('spec and status left for their first read (lazySpecStatus)', () => {
+  const LAZY = { lazySpecStatus: true };
+  /** A Deployment with a pod template (whose own spec must come out decoded with its parent's). */
+  function deployment(): Buffer {
+    const container = str(str(writer(), 1, 'app'), 2, 'nginx:1.27');
+    const template = msg(msg(writer(), 1, objectMeta('tmpl')), 2, msg(writer(), 2, container));
+    const spec = msg(int(writer(), 1, 3), 3, template);
+    const status = int(int(writer(), 1, 7), 2, 3);
+    return object('apps/v1', 'Deployment', msg(msg(msg(writer(), 1, objectMeta('web')), 2, spec), 3, status));
+  }
+  const descriptor = (o: object, name: string): PropertyDescriptor => Object.getOwnPropertyDescriptor(o, name)!;
+
+  it('decodes metadata at once and spec and status when read, into what the eager decoder gives', () => {
+    const body = deployment();
+    const eager = decodeObject(body);
+    const lazy = decodeObject(body, 0, body.length, LAZY);
+    expect(descriptor(lazy, 'metadata').value).toEqual(eager.metadata);
+    expect(typeof descriptor(lazy, 'spec').get).toBe('function');
+    expect(typeof descriptor(lazy, 'status').get).toBe('function');
+    expect(Object.keys(lazy)).toEqual(Object.keys(eager));
+    expect(lazy.status).toEqual({ observedGeneration: 7, replicas: 3 });
+    // Read once, the field is a plain data property and its bytes are gone.
+    expect(descriptor(lazy, 'status')).toMatchObject({ writable: true, enumerable: true, configurable: true });
+    expect(descriptor(lazy, 'status').value).toBe(lazy.status);
+    expect(typeof descriptor(lazy, 'spec').get).toBe('function');
+    const spec = lazy.spec as { template: Record<string, unknown> };
+    expect(typeof descriptor(spec.template, 'spec').get).toBe('undefined');
+    expect(spec).toEqual(eager.spec);
+    expect(Object.getOwnPropertySymbols(lazy).map((k) => (lazy as Record<symbol, unknown>)[k])).toEqual([undefined, undefined]);
+    expect(lazy).toEqual(eager);
+  });
+
+  it('serialises, spreads, clones and compares as the eager object does, without being read first', () => {
+    const body = deployment();
+    const eager = decodeObject(body);
+    const fresh = (): Record<string, unknown> => decodeObject(body, 0, body.length, LAZY);
+    expect(JSON.stringify(fresh())).toBe(JSON.stringify(eager));
+    expect({ ...fresh() }).toEqual({ ...eager });
+    expect(structuredClone(fresh())).toEqual(structuredClone(eager));
+    expect(Object.entries(fresh())).toEqual(Object.entries(eager));
+    expect(fresh()).toStrictEqual(eager);
+  });
+
+  it('takes an assignment or a delete as a plain field would, before any read', () => {
+    const body = deployment();
+    const set = decodeObject(body, 0, body.length, LAZY);
+    set.status = { replicas: 1 };
+    expect(set.status).toEqual({ replicas: 1 });
+    expect(descriptor(set, 'status').value).toEqual({ replicas: 1 });
+    const gone = decodeObject(body, 0, body.length, LAZY);
+    delete gone.spec;
+    expect('spec' in gone).toBe(false);
+    expect(Object.keys(gone)).toEqual(['kind', 'apiVersion', 'metadata', 'status']);
+  });
+
+  it('gives a spec or status missing from the wire as the eager decoder does, and leaves other kinds alone', () => {
+    const bare = object('v1', 'Pod', msg(writer(), 1, objectMeta('p')));
+    const lazy = decodeObject(bare, 0, bare.length, LAZY);
+    expect(typeof descriptor(lazy, 'spec').get).toBe('undefined');
+    expect(lazy).toEqual(decodeObject(bare));
+    // A ConfigMap has no spec or status; an Event's message fields are not spec or status.
+    const cm = msg(writer(), 1, objectMeta('c'));
+    entry(cm, 2, 'k', (e) => str(e, 2, 'v'));
+    const cmBody = object('v1', 'ConfigMap', cm);
+    expect(descriptor(decodeObject(cmBody, 0, cmBody.length, LAZY), 'data').value).toEqual({ k: 'v' });
+    const ev = msg(msg(writer(), 1, objectMeta('e')), 2, str(str(writer(), 1, 'Pod'), 3, 'web-1'));
+    const evBody = object('v1', 'Event', ev);
+    expect(descriptor(decodeObject(evBody, 0, evBody.length, LAZY), 'involvedObject').value).toMatchObject({ kind: 'Pod', name: 'web-1' });
+  });
+
+  it('gives a List decoded in any chunks the same items', () => {
+    const deploymentRaw = (name: string): W => {
+      const container = str(str(writer(), 1, 'app'), 2, 'nginx');
+      const template = msg(msg(writer(), 1, objectMeta('t')), 2, msg(writer(), 2, container));
+      return msg(msg(msg(writer(), 1, objectMeta(name)), 2, msg(int(writer(), 1, 2), 3, template)), 3, int(writer(), 2, 2));
+    };
+    const list = msg(writer(), 1, str(writer(), 2, '9'));
+    for (const n of ['a', 'b', 'c']) msg(list, 2, deploymentRaw(n));
+    const body = object('apps/v1', 'DeploymentList', list);
+    const eager: Record<string, unknown>[] = [];
+    const e = new ProtobufListStreamDecoder((o) => eager.push(o as Record<string, unknown>));
+    e.write(body);
+    e.end();
+    for (const size of [1, 13, 4096]) {
+      const items: Record<string, unknown>[] = [];
+      const d = new ProtobufListStreamDecoder((o) => items.push(o as Record<string, unknown>), LAZY);
+      for (let i = 0; i < body.length; i += size) d.write(body.subarray(i, i + size));
+      d.end();
+      expect(items.every((o) => typeof descriptor(o, 'spec').get === 'function')).toBe(true);
+      expect(items).toEqual(eager);
+    }
+  });
+});
+
 describe('protobuf Lists and watch streams, decoded while they arrive', () => {
   const pods = Array.from({ length: 5 }, (_, i) => msg(writer(), 1, objectMeta(`web-${i}`)));
   function podList(): Buffer {

@@ -27,6 +27,12 @@ export interface DecodeOptions {
   skipManagedFields?: boolean;
   /** Leave out the field sets (fieldsV1) of managedFields without decoding them. */
   skipManagedFieldSets?: boolean;
+  /**
+   * Keep a top-level object's `spec` and `status` as their bytes and decode each on its first
+   * read (see lazyField): a List's objects reach the store with their metadata decoded, and the
+   * rest costs only for the objects that are read.
+   */
+  lazySpecStatus?: boolean;
 }
 
 const STRING = ValueKind.String;
@@ -177,6 +183,13 @@ function str(buf: Buffer, start: number, end: number): string {
 
 function slice(buf: Buffer, start: number, end: number): string {
   return utf8Slice ? utf8Slice.call(buf, start, end) : buf.toString('utf8', start, end);
+}
+
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
+
+/** Bytes kept as a string of one byte a character: on V8's heap, exactly their size, nothing outside it. */
+function bytesAsString(buf: Buffer, start: number, end: number): string {
+  return latin1Slice ? latin1Slice.call(buf, start, end) : buf.toString('latin1', start, end);
 }
 
 // Times repeat (a rollout's objects change within the same seconds): conversions are kept, up
@@ -498,8 +511,75 @@ function own(map: Record<string, unknown>, key: string, v: unknown): void {
   Object.defineProperty(map, key, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * A top-level object's `spec` or `status`, left undecoded until it is first read.
+ *
+ * Most of an object's bytes and of its decoding are its spec and status, and an informer's store
+ * holds every object of a List while a program usually reads a few of them (the trace reads the
+ * objects of one chain; indexers and owner lookups read metadata). So a List's objects keep these
+ * two fields as their bytes, in a string of one byte a character under a symbol of the field's,
+ * and the field is an accessor property, enumerable as the field is: the first read decodes it,
+ * puts the result in its place as a plain data property and drops the bytes. JSON.stringify,
+ * Object.keys, spreading, structuredClone and deep equality read through the accessor, so the
+ * object looks and serialises as the eager decoder's; an assignment replaces the field as it
+ * would a plain one.
+ */
+interface LazyField {
+  readonly name: string;
+  /** Where the field's bytes wait (a non-enumerable property). */
+  readonly key: symbol;
+  readonly accessor: PropertyDescriptor;
+}
+
+function lazyFieldFor(field: FieldSpec): LazyField {
+  const key = Symbol(field.name);
+  const name = field.name;
+  const type = field.message!;
+  const settle = (obj: Record<PropertyKey, unknown>, value: unknown): void => {
+    Object.defineProperty(obj, name, { value, writable: true, enumerable: true, configurable: true });
+    obj[key] = undefined;
+  };
+  const accessor: PropertyDescriptor = {
+    get(this: Record<PropertyKey, unknown>) {
+      const raw = this[key];
+      const buf = Buffer.from(typeof raw === 'string' ? raw : '', 'latin1');
+      const value = message(new Cursor(buf), type, buf.length, EAGER);
+      settle(this, value);
+      return value;
+    },
+    set(this: Record<PropertyKey, unknown>, value: unknown) {
+      settle(this, value);
+    },
+    enumerable: true,
+    configurable: true,
+  };
+  return { name, key, accessor };
+}
+
+const EAGER: DecodeOptions = {};
+
+function lazyField(obj: Record<PropertyKey, unknown>, c: Cursor, end: number, lazy: LazyField): void {
+  const stop = delimited(c, end);
+  Object.defineProperty(obj, lazy.key, { value: bytesAsString(c.buf, c.pos, stop), writable: true, configurable: true });
+  Object.defineProperty(obj, lazy.name, lazy.accessor);
+  c.pos = stop;
+}
+
+/** Whether `field` of `type` may be left for its first read: spec or status of an object with ObjectMeta. */
+function mayWait(type: MessageType, field: FieldSpec): boolean {
+  const meta = type.byNumber[1];
+  return (
+    (field.name === 'spec' || field.name === 'status') &&
+    field.kind === MESSAGE &&
+    (field.flags & (REPEATED | INLINE)) === 0 &&
+    meta !== undefined &&
+    meta.name === 'metadata' &&
+    meta.message?.id === 'meta/v1.ObjectMeta'
+  );
+}
+
 /** What the compiled decoders call. */
-const helpers = { varint, signedVarint, skip, sub, stringAt, timeAt, stringMapEntry, decodeField, otherField, absentValue };
+const helpers = { varint, signedVarint, skip, sub, stringAt, timeAt, stringMapEntry, decodeField, otherField, absentValue, lazyField };
 
 type Decoder = (obj: Record<string, unknown>, c: Cursor, end: number, opts: DecodeOptions) => void;
 
@@ -513,6 +593,7 @@ type Decoder = (obj: Record<string, unknown>, c: Cursor, end: number, opts: Deco
 function compile(type: MessageType): Decoder {
   const lines: string[] = [];
   const fields = type.fields;
+  const lazies: (LazyField | undefined)[] = [];
   fields.forEach((f, k) => {
     const name = `[${JSON.stringify(f.name)}]`;
     const plain = (f.flags & (POINTER | REPEATED | INLINE)) === 0;
@@ -528,6 +609,9 @@ function compile(type: MessageType): Decoder {
     } else if ((f.flags & REPEATED) !== 0 && (f.kind === MESSAGE || f.kind === STRING)) {
       const read = f.kind === MESSAGE ? `R.sub(c, end, F[${k}].message, opts)` : 'R.stringAt(c, end)';
       body = `{ const v = ${read}; const l = obj${name}; if (l === undefined) obj${name} = [v]; else l.push(v); }`;
+    } else if (mayWait(type, f)) {
+      lazies[k] = lazyFieldFor(f);
+      body = `if (opts.lazySpecStatus) R.lazyField(obj, c, end, L[${k}]); else obj${name} = R.sub(c, end, F[${k}].message, opts);`;
     } else if ((plain || pointer) && f.kind === MESSAGE) {
       body = `obj${name} = R.sub(c, end, F[${k}].message, opts);`;
     } else if (pointer && (f.kind === STRING || f.kind === INT || f.kind === BOOL)) {
@@ -550,7 +634,12 @@ function compile(type: MessageType): Decoder {
     }
     lines.push(`      case ${tag}: ${body} break;`);
   });
-  const defaults = type.defaults.map((f) => `  if (obj[${JSON.stringify(f.name)}] === undefined) obj[${JSON.stringify(f.name)}] = R.absentValue(F[${fields.indexOf(f)}]);`);
+  // A field left for its first read is there as an accessor: asked with `in`, not read.
+  const defaults = type.defaults.map((f) => {
+    const n = JSON.stringify(f.name);
+    const absent = lazies[fields.indexOf(f)] ? `!(${n} in obj)` : `obj[${n}] === undefined`;
+    return `  if (${absent}) obj[${n}] = R.absentValue(F[${fields.indexOf(f)}]);`;
+  });
   // A list grown by push keeps room for more (V8 grows 1 → 17 elements); JSON.parse's are exact.
   const trims = fields
     .filter((f) => (f.flags & REPEATED) !== 0 && (f.flags & INLINE) === 0)
@@ -569,7 +658,7 @@ ${trims.join('\n')}
 ${defaults.join('\n')}
 };`;
   try {
-    return new Function('R', 'F', 'T', source)(helpers, fields, type) as Decoder;
+    return new Function('R', 'F', 'T', 'L', source)(helpers, fields, type, lazies) as Decoder;
   } catch {
     // Code generation refused (node --disallow-code-generation-from-strings): the table-driven path.
     return (obj, c, end, opts) => {
