@@ -163,6 +163,8 @@ function cacheInformer(kube: Kube, info: ResourceInfo, opts: CacheOptions, plan:
     labelSelector: opts.selector,
     fieldSelector: opts.fieldSelector,
     metadataOnly: metaOnly,
+    // Every object is printed (or drawn) and indexed by spec.nodeName: decoded whole at once.
+    deferSpecStatus: false,
   });
   const informer = new SharedIndexInformer(lw, {
     indexers: plan.indexers,

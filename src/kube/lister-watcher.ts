@@ -24,6 +24,13 @@ export interface ListerWatcherOptions extends Selectors {
   metadataOnly?: boolean;
   /** `json` to never ask for protobuf; `auto` (the default) asks for it for the built-in kinds. */
   encoding?: 'auto' | 'json';
+  /**
+   * Leave the spec and status of a protobuf List's objects undecoded until first read (the
+   * default): for a program that reads few of many objects, as the tracer does. One that reads
+   * every object anyway (`cache` prints them all and indexes spec.nodeName) passes false and
+   * decodes them at once, which costs less than decoding each on its first read.
+   */
+  deferSpecStatus?: boolean;
 }
 
 const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -90,7 +97,7 @@ export class ResourceListerWatcher implements ListerWatcher {
       },
       // A List's objects keep spec and status undecoded until they are read: a store holds them
       // all, a program reads a few (decode.ts, lazyField).
-      { ...protobufDecodeOptions(decode), lazySpecStatus: true },
+      { ...protobufDecodeOptions(decode), lazySpecStatus: this.options.deferSpecStatus !== false },
     )) as { list: { metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }; encoding: Encoding };
     return {
       items,

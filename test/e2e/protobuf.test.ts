@@ -122,6 +122,10 @@ describe('protobuf lists and watches (issue 19)', () => {
       // Serialised without a read first: through the accessor, as every other field.
       expect(JSON.parse(JSON.stringify(p))).toEqual(other);
     }
+    // A program that reads every object asks for them whole.
+    const whole = await new ResourceListerWatcher(kube.client, resource, { namespace: ns, deferSpecStatus: false }).list({}, undefined, { skipManagedFields: true });
+    expect(whole.encoding).toBe('protobuf');
+    expect(whole.items.some((p) => waiting(p, 'spec') || waiting(p, 'status'))).toBe(false);
   });
 
   it('gives the same watch events in protobuf and JSON, from the same resourceVersion', async () => {
