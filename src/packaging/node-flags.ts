@@ -9,5 +9,8 @@
  * nothing: each scavenge only copies more live objects. Capped at 16 MiB, the peak RSS of an
  * initial sync of 10,000 Pods fell from ~330 to ~210 MiB and the replay of a recorded watch stream
  * got faster, not slower (BENCHMARKS.md, "Where the time and the memory go").
+ * A smaller young generation lowers a sync's peak further (2 MiB: ~115 MiB at 10,000 Pods) but
+ * makes every frame of the trace's terminal UI cost more CPU (~50 % at 2 MiB), and at 4 MiB the
+ * frame time p99 of a 1,000-replica rollout went past 50 ms (BENCHMARKS.md, section 1c, ninth round).
  */
 export const PLUGIN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
