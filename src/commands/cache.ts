@@ -36,7 +36,7 @@ import {
   type InformerEvent,
 } from '../informer/index.js';
 import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { age, ndjsonWriter, renderStructured } from '../output/format.js';
+import { age, ndjsonLine, ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, verifyCache, type CacheDifference, type IndexFuncs } from '../view/cache-view.js';
@@ -243,7 +243,7 @@ function streamDeltas(informer: SharedIndexInformer, plan: Plan, io: CommandIO):
 async function verifyAgainstServer(informer: SharedIndexInformer, info: ResourceInfo, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<boolean> {
   const result = await verifyCache(informer, { signal, clock: realClock });
   const what = groupResource(info);
-  if (plan.output === 'ndjson') io.stdout.write(`${JSON.stringify({ kind: 'verify', at: new Date(realClock.now()).toISOString(), ...result })}\n`);
+  if (plan.output === 'ndjson') io.stdout.write(ndjsonLine({ kind: 'verify', at: new Date(realClock.now()).toISOString(), ...result }));
   const diffs = result.differences;
   if (diffs.length === 0) {
     io.stderr.write(`verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})\n`);

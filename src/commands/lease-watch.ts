@@ -19,7 +19,7 @@ import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, connect, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
-import { ndjsonWriter } from '../output/format.js';
+import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { whenAborted } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
@@ -219,7 +219,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
           io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
           await until(plan.forMs, controller.signal);
         }
-        io.stdout.write(`${JSON.stringify(model.view(), null, 2)}\n`);
+        io.stdout.write(renderStructured(model.view(), 'json'));
         return;
       }
       case 'ndjson': {

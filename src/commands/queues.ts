@@ -27,7 +27,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
-import { renderStructured } from '../output/format.js';
+import { ndjsonLine, renderStructured } from '../output/format.js';
 import { renderQueuesTable } from '../output/queues-table.js';
 import { formatDuration } from '../util/duration.js';
 import { buildQueuesView, queuesJson, type QueuesFilter } from '../view/queues-view.js';
@@ -205,7 +205,7 @@ function write(io: CommandIO, plan: Plan, snap: MetricsSnapshot): void {
       io.stdout.write(renderStructured(queuesJson(snap, { names: plan.filter.names ?? [] }), plan.mode));
       return;
     case 'ndjson':
-      io.stdout.write(`${JSON.stringify(queuesJson(snap, { names: plan.filter.names ?? [] }))}\n`);
+      io.stdout.write(ndjsonLine(queuesJson(snap, { names: plan.filter.names ?? [] })));
       return;
     default: {
       const header = plan.stream ? `${new Date(snap.atMs).toISOString().slice(11, 19)} UTC\n` : '';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ndjsonWriter, renderStructured } from './format.js';
+import { ndjsonLine, ndjsonWriter, renderStructured } from './format.js';
 
 describe('renderStructured', () => {
   it('writes an object met twice in full both times in YAML: no anchors or aliases, the same data as the JSON', () => {
@@ -11,6 +11,17 @@ describe('renderStructured', () => {
     expect(yaml).not.toMatch(/[&*]a\d/);
     expect(yaml.match(/name: web-1$/gm)).toHaveLength(3);
     expect(parse(yaml)).toEqual(JSON.parse(renderStructured(value, 'json')));
+  });
+});
+
+describe('ndjsonLine', () => {
+  it('is one line however the value breaks: compact JSON, newlines inside strings escaped, one newline at the end', () => {
+    const value = { kind: 'verify', text: 'two\nlines', nested: { list: [1, 2] } };
+    const line = ndjsonLine(value);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toContain('\n');
+    expect(JSON.parse(line)).toEqual(value);
+    expect(line).toBe('{"kind":"verify","text":"two\\nlines","nested":{"list":[1,2]}}\n');
   });
 });
 

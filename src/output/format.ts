@@ -11,6 +11,11 @@ export function renderStructured(value: unknown, format: StructuredFormat): stri
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
+/** One NDJSON line: the value as compact JSON and a newline. */
+export function ndjsonLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
 /**
  * Writes one JSON line per value to `out`, in order. The lines written in one turn of the event
  * loop (a reconcile's hops, a list's deltas) go out together: the stream is corked at the first
@@ -28,7 +33,7 @@ export function ndjsonWriter(out: Writable): (value: unknown) => void {
       out.cork();
       process.nextTick(uncork);
     }
-    out.write(`${JSON.stringify(value)}\n`);
+    out.write(ndjsonLine(value));
   };
 }
 
