@@ -7,15 +7,14 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/cluster/launcher.js';
 
 const run = promisify(execFile);
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const generator = join(root, 'scripts', 'protobuf-schema');
-const table = join(root, 'src', 'kube', 'protobuf', 'schema.generated.ts');
+const generator = join(packageRoot, 'scripts', 'protobuf-schema');
+const table = join(packageRoot, 'src', 'kube', 'protobuf', 'schema.generated.ts');
 
 /** Where two texts first differ, with a little of each around it; undefined when they are equal. */
 function firstDifference(committed: string, generated: string): string | undefined {
