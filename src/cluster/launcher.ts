@@ -493,18 +493,41 @@ export class LocalCluster {
 
   /**
    * Starts kube-apiserver again with the same flags and port, and waits for /readyz. Components that
-   * exited while it was down (kube-controller-manager and kube-scheduler exit when they cannot renew
-   * their leader Lease for RenewDeadline) are started again, as a kubelet would restart them.
+   * exit because kube-apiserver was down are started again, as a kubelet would restart them:
+   * kube-controller-manager and kube-scheduler exit when they cannot renew their leader Lease within
+   * RenewDeadline, and that can happen just after /readyz (a renewal already in flight when
+   * kube-apiserver stopped times out late). So it also waits until each leader Lease is renewed
+   * after /readyz, restarting whatever exits meanwhile: a leader that renews has kept its lead.
    */
-  async startApiServer(): Promise<void> {
+  async startApiServer(timeoutMs = 90_000): Promise<void> {
     await this.startComponent('kube-apiserver', () => this.apiReady());
-    for (const name of ['kube-controller-manager', 'kube-controller-manager-2', 'kube-scheduler', 'kwok'] as const) {
-      const c = this.state.components[name];
-      if (c?.pid && !isAlive(c.pid)) {
-        this.log(`local cluster: ${name} exited while kube-apiserver was down; starting it again`);
-        await this.startComponentAgain(name);
+    const readyAt = Date.now();
+    const restartExited = async (): Promise<void> => {
+      for (const name of ['kube-controller-manager', 'kube-controller-manager-2', 'kube-scheduler', 'kwok'] as const) {
+        const c = this.state.components[name];
+        if (c?.pid && !isAlive(c.pid)) {
+          this.log(`local cluster: ${name} exited while kube-apiserver was down; starting it again`);
+          await this.startComponentAgain(name);
+        }
       }
+    };
+    const leases = ['kube-controller-manager', 'kube-scheduler'].filter((lease) => this.state.components[lease as ComponentName]?.pid);
+    const renewedSinceReady = async (lease: string): Promise<boolean> => {
+      const r = await this.adminRequest('GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`);
+      if (r.status !== 200) return false;
+      const renewTime = (JSON.parse(r.body) as { spec?: { renewTime?: string } }).spec?.renewTime;
+      return renewTime !== undefined && Date.parse(renewTime) > readyAt;
+    };
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await restartExited();
+      const pending = [];
+      for (const lease of leases) if (!(await renewedSinceReady(lease).catch(() => false))) pending.push(lease);
+      if (pending.length === 0) break;
+      if (Date.now() > deadline) throw new Error(`local cluster: the ${pending.join(' and ')} Lease was not renewed within ${timeoutMs / 1000}s of kube-apiserver's restart; logs in ${this.logDir}`);
+      await delay(250);
     }
+    await restartExited();
   }
 
   /** Starts a second kube-controller-manager that competes for the same Lease. */
