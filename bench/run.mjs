@@ -250,6 +250,7 @@ function syncVariants(go, kubeconfig, size, protos) {
   return [
     { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
     { client: 'ours, bundled as bin/ runs it', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', ...nodeArgs], { label: 'ours-bundled' }) },
+    { client: 'ours, bundled, no gzip', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', '--gzip=false', ...nodeArgs], { label: 'ours-bundled-nogzip' }) },
     { client: 'ours, then every spec and status read', run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }) },
     { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
@@ -261,6 +262,7 @@ function syncVariants(go, kubeconfig, size, protos) {
     { client: 'client-go, strip managedFields', run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }) },
     { client: 'client-go, watch-list (its default)', run: () => runChild(go, ['sync', ...goArgs], { label: 'client-go-wl' }) },
     { client: 'client-go, protobuf', run: () => runChild(go, ['sync', '-protobuf', ...goArgs], { env: listEnv, label: 'client-go-pb' }) },
+    { client: 'client-go, protobuf, no gzip', run: () => runChild(go, ['sync', '-protobuf', '-no-gzip', ...goArgs], { env: listEnv, label: 'client-go-pb-nogzip' }) },
     { client: 'floor: download + JSON.parse', run: () => runChild(node, [ours, 'limit', ...nodeArgs], { label: 'limit' }) },
     { client: 'floor: download protobuf + protobufjs decode', run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', `--proto-root=${protos}`, ...nodeArgs], { label: 'limit-pb' }) },
     { client: 'floor: download only, JSON', run: () => runChild(node, [ours, 'limit', '--decode=false', ...nodeArgs], { label: 'download-json' }) },

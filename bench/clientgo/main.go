@@ -36,8 +36,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/fields"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -105,13 +105,16 @@ func peakRSSKB() int64 {
 	return ru.Maxrss
 }
 
-func restConfig(kubeconfig string, protobuf bool) (*rest.Config, error) {
+// restConfig turns gzip off when noGzip is set: Go's HTTP transport asks for gzip by default, and
+// kube-apiserver then compresses every List page above 128 KiB.
+func restConfig(kubeconfig string, protobuf, noGzip bool) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	cfg.QPS = -1 // no client-side rate limit: the benchmark measures the informer, not the limiter
 	cfg.UserAgent = "informer-trace-bench-clientgo"
+	cfg.DisableCompression = noGzip
 	if protobuf {
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
@@ -139,7 +142,7 @@ func create(args []string) error {
 	labels := fs.String("labels", "", "extra labels k=v,k=v")
 	concurrency := fs.Int("concurrency", 32, "")
 	_ = fs.Parse(args)
-	cfg, err := restConfig(*kubeconfig, true)
+	cfg, err := restConfig(*kubeconfig, true, false)
 	if err != nil {
 		return err
 	}
@@ -274,7 +277,7 @@ func podSpec(node string) corev1.PodSpec {
 
 type informerFlags struct {
 	kubeconfig, namespace, selector, transform string
-	protobuf                                   bool
+	protobuf, noGzip                           bool
 }
 
 func (f *informerFlags) register(fs *flag.FlagSet) {
@@ -283,12 +286,13 @@ func (f *informerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.selector, "selector", "", "label selector")
 	fs.StringVar(&f.transform, "transform", "none", "none|strip")
 	fs.BoolVar(&f.protobuf, "protobuf", false, "")
+	fs.BoolVar(&f.noGzip, "no-gzip", false, "do not ask for gzip (client-go's rest.Config.DisableCompression)")
 }
 
 // newInformer is what a clientset-based informer factory builds for Pods (namespace index
 // included), with an optional label selector and transform.
 func (f *informerFlags) newInformer() (cache.SharedIndexInformer, error) {
-	cfg, err := restConfig(f.kubeconfig, f.protobuf)
+	cfg, err := restConfig(f.kubeconfig, f.protobuf, f.noGzip)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +360,7 @@ func syncMode(args []string) error {
 // tracer tells it: the Deployment's controller observed `generation` and reports every replica
 // updated, ready and available, and no other Pod is left (old ones deleted).
 func followMode(f informerFlags, name string, generation int64, timeout time.Duration) error {
-	cfg, err := restConfig(f.kubeconfig, f.protobuf)
+	cfg, err := restConfig(f.kubeconfig, f.protobuf, f.noGzip)
 	if err != nil {
 		return err
 	}
@@ -504,7 +508,7 @@ func write(args []string) error {
 	workers := fs.Int("workers", 64, "")
 	duration := fs.Duration("duration", time.Minute, "stop starting writes after this long")
 	_ = fs.Parse(args)
-	cfg, err := restConfig(*kubeconfig, false)
+	cfg, err := restConfig(*kubeconfig, false, false)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@
 //            ask for protobuf (by default the informer asks for it, as for every built-in kind);
 //            --read-all: then read every object's spec and status (which a List's objects decode
 //            on first read), the time counted in syncMs and also given alone as readMs.
+//            --gzip false: do not ask for gzip (--disable-compression); by default List pages
+//            arrive compressed, as client-go asks for them.
 //   limit    the floor for sync: GET every page of the same list the reflector asks for
 //            (resourceVersion=0, limit=500) and JSON.parse it; no informer. --encoding protobuf:
 //            ask for application/vnd.kubernetes.protobuf and decode each page with protobufjs
@@ -36,7 +38,7 @@ const args = parseArgs(process.argv.slice(2));
 const mode = args._[0];
 
 function listerWatcher() {
-  const kube = connect({ kubeconfig: args.kubeconfig });
+  const kube = connect({ kubeconfig: args.kubeconfig, disableCompression: args.gzip === 'false' });
   const lw = new ResourceListerWatcher(kube.client, podsResource, {
     namespace: args.namespace || undefined,
     ...(args.selector ? { labelSelector: args.selector } : {}),

@@ -12,7 +12,8 @@ export function addConnectionFlags(cmd: Command, options: { namespace?: boolean 
     .option('--token <token>', 'bearer token for authentication to the API server')
     .option('--certificate-authority <file>', 'path to a certificate file for the certificate authority')
     .option('--insecure-skip-tls-verify', 'do not check the server certificate (insecure)')
-    .option('--request-timeout <duration>', 'how long to wait for a single request (0 = no limit; e.g. 30s, 1m)', '0');
+    .option('--request-timeout <duration>', 'how long to wait for a single request (0 = no limit; e.g. 30s, 1m)', '0')
+    .option('--disable-compression', 'do not ask the API server to compress its answers (gzip)');
   if (options.namespace !== false) cmd.option('-n, --namespace <namespace>', "namespace (default: the context's namespace)");
   cmd.addOption(new Option('-v, --v [level]', 'log verbosity; 1 or more prints stack traces of errors').argParser((v) => (v === undefined ? 1 : Number(v))));
   return cmd;
@@ -30,6 +31,7 @@ export function connectionFlags(opts: Record<string, unknown>): ConnectionFlags 
     certificateAuthority: str('certificateAuthority'),
     insecureSkipTlsVerify: opts.insecureSkipTlsVerify === true ? true : undefined,
     requestTimeout: str('requestTimeout'),
+    disableCompression: opts.disableCompression === true ? true : undefined,
     namespace: str('namespace'),
   };
 }

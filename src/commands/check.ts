@@ -97,7 +97,7 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   return cmd;
 }
 
-const CONNECTION_KEYS = ['kubeconfig', 'context', 'cluster', 'user', 'server', 'token', 'certificateAuthority', 'insecureSkipTlsVerify', 'requestTimeout', 'namespace', 'v'];
+const CONNECTION_KEYS = ['kubeconfig', 'context', 'cluster', 'user', 'server', 'token', 'certificateAuthority', 'insecureSkipTlsVerify', 'requestTimeout', 'disableCompression', 'namespace', 'v'];
 
 /**
  * This command's own options, plus the connection flags given before `check` (kubectl informer-trace

@@ -9,7 +9,7 @@ import { Agent } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
-import { readBytes, sendRequest } from './http.js';
+import { decodedBody, readBytes, sendRequest, type ResponseStream } from './http.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
 import { ProtobufListStreamDecoder } from './protobuf/stream.js';
@@ -55,6 +55,11 @@ export class KubeClient {
     readonly requestTimeoutMs = 0,
     readonly userName = '',
     readonly credentialsTtlMs = 0,
+    /**
+     * Ask for gzip, as client-go does by default: kube-apiserver then compresses answers above
+     * 128 KiB (List pages). false: kubectl's --disable-compression.
+     */
+    readonly compression = true,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     this.server = new URL(cluster?.server ?? 'https://localhost');
@@ -89,8 +94,11 @@ export class KubeClient {
     return url;
   }
 
-  /** Sends a request and returns the open response; the caller reads or destroys the body. */
-  async open(path: string, init: RequestInit = {}): Promise<IncomingMessage> {
+  /**
+   * Sends a request and returns the open response, its body gunzipped when the server compressed
+   * it; the caller reads or destroys the body.
+   */
+  async open(path: string, init: RequestInit = {}): Promise<ResponseStream> {
     if (init.describe && this.userName && init.describe.user === undefined) init.describe.user = this.userName;
     const prepared = await this.prepare();
     const url = this.url(path, init.query);
@@ -100,12 +108,13 @@ export class KubeClient {
       accept: init.accept ?? 'application/json',
       'user-agent': 'kubectl-informer-trace',
     };
+    if (this.compression) headers['accept-encoding'] = 'gzip';
     if (body !== undefined) {
       headers['content-type'] = init.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));
     }
     try {
-      return await sendRequest(url, {
+      const res = await sendRequest(url, {
         method: init.method,
         headers,
         body,
@@ -114,6 +123,7 @@ export class KubeClient {
         agent: prepared.agent,
         auth: prepared.auth,
       });
+      return decodedBody(res);
     } catch (err) {
       throw init.signal?.aborted ? err : this.networkError(err as NodeJS.ErrnoException, init.describe);
     }
@@ -126,7 +136,7 @@ export class KubeClient {
   }
 
   /** Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. */
-  async openOk(path: string, init: RequestInit = {}): Promise<IncomingMessage> {
+  async openOk(path: string, init: RequestInit = {}): Promise<ResponseStream> {
     const res = await this.open(path, init);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
@@ -137,11 +147,11 @@ export class KubeClient {
     throw errorFromResponse(status, text, init.describe, isProtobuf(res) ? statusFromProtobuf(body) : statusFromBody(text));
   }
 
-  private async readText(res: IncomingMessage, init: RequestInit): Promise<string> {
+  private async readText(res: ResponseStream, init: RequestInit): Promise<string> {
     return (await this.readBytes(res, init)).toString('utf8');
   }
 
-  private readBytes(res: IncomingMessage, init: RequestInit): Promise<Buffer> {
+  private readBytes(res: ResponseStream, init: RequestInit): Promise<Buffer> {
     return readBytes(res, { signal: init.signal }).catch((err: NodeJS.ErrnoException) => {
       throw init.signal?.aborted ? err : this.networkError(err, init.describe);
     });
@@ -252,7 +262,7 @@ export function statusFromBody(text: string): Status | undefined {
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** Whether a response is in the API server's protobuf (a List or object, or a watch stream). */
-export function isProtobuf(res: IncomingMessage): boolean {
+export function isProtobuf(res: Pick<ResponseStream, 'headers'>): boolean {
   return res.headers['content-type']?.startsWith(PROTOBUF) ?? false;
 }
 

@@ -26,6 +26,8 @@ export interface ConnectionFlags {
   insecureSkipTlsVerify?: boolean | undefined;
   /** kubectl's form: "0" (none), "30s", "1m", or a bare number of seconds. */
   requestTimeout?: string | undefined;
+  /** kubectl's --disable-compression: do not ask for gzip. */
+  disableCompression?: boolean | undefined;
   namespace?: string | undefined;
 }
 
@@ -40,6 +42,8 @@ export interface Connection {
   userName: string;
   /** 0 means no timeout. */
   requestTimeoutMs: number;
+  /** Whether requests ask for gzip (all but with --disable-compression). */
+  compression: boolean;
   /** Where the settings came from, for messages. */
   source: string;
   /**
@@ -192,6 +196,7 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     namespaceExplicit: flags.namespace !== undefined,
     userName,
     requestTimeoutMs,
+    compression: flags.disableCompression !== true,
     source,
     ...(tokenFile ? { credentialsTtlMs: TOKEN_REREAD_MS } : {}),
   };

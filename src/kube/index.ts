@@ -36,7 +36,7 @@ export interface Kube {
 /** Everything a command needs to talk to the cluster, from the connection flags. */
 export function connect(flags: ConnectionFlags): Kube {
   const connection = loadConnection(flags);
-  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName, connection.credentialsTtlMs ?? 0);
+  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName, connection.credentialsTtlMs ?? 0, connection.compression);
   return { connection, client, discovery: new Discovery(client) };
 }
 export { ObjectWriter } from './writer.js';

@@ -5,7 +5,7 @@
  * decoded on its own, so a chunk is never copied into a joined string first, and only a line cut
  * by a chunk boundary is joined) or protobuf (length-prefixed frames, src/kube/protobuf).
  */
-import type { IncomingMessage } from 'node:http';
+import type { ResponseStream } from './http.js';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
@@ -74,7 +74,7 @@ export class WatchStream implements Watch {
   private stopped = false;
 
   constructor(
-    private readonly res: IncomingMessage,
+    private readonly res: ResponseStream,
     private readonly describe: string,
     private readonly decoder: WatchDecoder = new JsonLinesDecoder(),
     private readonly highWater = 1000,
