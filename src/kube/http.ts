@@ -110,6 +110,9 @@ export type ResponseStream = Readable & Pick<IncomingMessage, 'statusCode' | 'he
  */
 const INFLATE_CHUNK = 64 * 1024;
 
+/** What a body ended early fails with: the connection closed before the answer's end. */
+const cutShort = (): NodeJS.ErrnoException => Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' });
+
 /**
  * The response, with its body gunzipped when the server compressed it (Content-Encoding: gzip,
  * which kube-apiserver sends for an answer above 128 KiB when the request accepts it). zlib
@@ -123,7 +126,7 @@ export function decodedBody(res: IncomingMessage): ResponseStream {
   res.pipe(body);
   res.on('error', (err) => body.destroy(err));
   res.on('close', () => {
-    if (!res.complete) body.destroy(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' }));
+    if (!res.complete) body.destroy(cutShort());
   });
   body.on('close', () => {
     if (!res.complete) res.destroy();
@@ -173,7 +176,7 @@ export function readBytes(res: ResponseStream, opts: ReadOptions = {}): Promise<
     });
     // A response destroyed before its end emits 'error' (ECONNRESET, or what destroyed it), then 'close'.
     res.on('error', fail);
-    res.on('close', () => fail(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' })));
+    res.on('close', () => fail(cutShort()));
   });
 }
 
