@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeCa, makeServingCert } from '../cluster/pki.js';
 import { KubeClient } from './client.js';
@@ -149,5 +149,57 @@ describe('in-cluster configuration, as rest.InClusterConfig loads it', () => {
 
   it('brackets an IPv6 service address', () => {
     expect(inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443', [SERVICE_ACCOUNT_DIR_ENV]: sa }).server).toBe('https://[fd00::1]:443');
+  });
+});
+
+describe("a cluster entry's disable-compression, as kubectl reads it", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'informer-trace-compression-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = (name: string, clusters: string): string => {
+    const file = join(dir, name);
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Config
+clusters:
+${clusters}
+users:
+- name: me
+  user: {token: abc}
+contexts:
+- name: slow
+  context: {cluster: slow, user: me}
+- name: fast
+  context: {cluster: fast, user: me}
+current-context: slow
+`,
+    );
+    return file;
+  };
+  const both = kubeconfig(
+    'both',
+    `- name: slow
+  cluster:
+    server: https://127.0.0.1:6443
+    disable-compression: true
+- name: fast
+  cluster: {server: https://127.0.0.1:6444, disable-compression: false}`,
+  );
+
+  it('turns compression off for that cluster only', () => {
+    expect(loadConnection({ kubeconfig: both }, {}).compression).toBe(false);
+    expect(loadConnection({ kubeconfig: both, context: 'fast' }, {}).compression).toBe(true);
+    expect(loadConnection({ kubeconfig: both, context: 'fast', cluster: 'slow' }, {}).compression).toBe(false);
+  });
+
+  it('is not turned back on by the flag, which only turns compression off', () => {
+    expect(loadConnection({ kubeconfig: both, disableCompression: false }, {}).compression).toBe(false);
+    expect(loadConnection({ kubeconfig: both, context: 'fast', disableCompression: true }, {}).compression).toBe(false);
+  });
+
+  it('comes with the cluster entry that wins when KUBECONFIG merges files', () => {
+    const plain = kubeconfig('plain', '- name: slow\n  cluster: {server: https://127.0.0.1:7443}');
+    expect(loadConnection({}, { KUBECONFIG: [plain, both].join(delimiter) }).compression).toBe(true);
+    expect(loadConnection({}, { KUBECONFIG: [both, plain].join(delimiter) }).compression).toBe(false);
   });
 });

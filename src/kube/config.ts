@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 // client and its models as well, most of the plugin's startup time and memory.
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
+import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { parseDuration } from '../util/duration.js';
 
@@ -42,7 +43,10 @@ export interface Connection {
   userName: string;
   /** 0 means no timeout. */
   requestTimeoutMs: number;
-  /** Whether requests ask for gzip (all but with --disable-compression). */
+  /**
+   * Whether requests ask for gzip: all but with --disable-compression or a cluster entry's
+   * `disable-compression: true`.
+   */
   compression: boolean;
   /** Where the settings came from, for messages. */
   source: string;
@@ -67,7 +71,13 @@ export function hasConfiguredCluster(flags: ConnectionFlags = {}, env: NodeJS.Pr
   return Boolean(env.KUBERNETES_SERVICE_HOST);
 }
 
-function loadFile(file: string): KubeConfig {
+interface KubeconfigFile {
+  kc: KubeConfig;
+  /** Clusters whose entry sets `disable-compression: true` (client-node's KubeConfig drops the field). */
+  compressionOff: Set<string>;
+}
+
+function loadFile(file: string): KubeconfigFile {
   const kc = new KubeConfig();
   let text: string;
   try {
@@ -84,27 +94,50 @@ function loadFile(file: string): KubeConfig {
     });
   }
   kc.makePathsAbsolute(join(file, '..'));
-  return kc;
+  return { kc, compressionOff: compressionOffClusters(text) };
+}
+
+/** The clusters of a kubeconfig whose entry sets `disable-compression: true`, as kubectl reads it. */
+function compressionOffClusters(text: string): Set<string> {
+  const names = new Set<string>();
+  // The file was parsed already; parse it again only when it names the field.
+  if (!text.includes('disable-compression')) return names;
+  let doc: { clusters?: unknown } | null;
+  try {
+    doc = parseYaml(text, { uniqueKeys: false }) as { clusters?: unknown } | null;
+  } catch {
+    return names;
+  }
+  const clusters = Array.isArray(doc?.clusters) ? (doc.clusters as ({ name?: unknown; cluster?: { 'disable-compression'?: unknown } | null } | null)[]) : [];
+  for (const entry of clusters) {
+    if (typeof entry?.name === 'string' && entry.cluster?.['disable-compression'] === true) names.add(entry.name);
+  }
+  return names;
 }
 
 /** Merges kubeconfig files as kubectl does: first definition of a name wins, first current-context wins. */
-function mergeFiles(files: string[]): { kc: KubeConfig; used: string[] } {
+function mergeFiles(files: string[]): { kc: KubeConfig; used: string[]; compressionOff: Set<string> } {
   const clusters: Cluster[] = [];
+  const compressionOff = new Set<string>();
   const users: User[] = [];
   const contexts: Context[] = [];
   let currentContext = '';
   const used: string[] = [];
   for (const file of files) {
-    const one = loadFile(file);
+    const { kc: one, compressionOff: off } = loadFile(file);
     used.push(file);
-    for (const c of one.clusters ?? []) if (!clusters.some((x) => x.name === c.name)) clusters.push(c);
+    for (const c of one.clusters ?? []) {
+      if (clusters.some((x) => x.name === c.name)) continue;
+      clusters.push(c);
+      if (off.has(c.name)) compressionOff.add(c.name);
+    }
     for (const u of one.users ?? []) if (!users.some((x) => x.name === u.name)) users.push(u);
     for (const c of one.contexts ?? []) if (!contexts.some((x) => x.name === c.name)) contexts.push(c);
     if (!currentContext && one.currentContext) currentContext = one.currentContext;
   }
   const kc = new KubeConfig();
   kc.loadFromOptions({ clusters, users, contexts, currentContext });
-  return { kc, used };
+  return { kc, used, compressionOff };
 }
 
 export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
@@ -113,6 +146,7 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
   let kc: KubeConfig;
   let source: string;
   let inCluster: InClusterConfig | undefined;
+  let compressionOff = new Set<string>();
   if (flags.kubeconfig && !existsSync(flags.kubeconfig)) {
     throw new UsageError(`kubeconfig ${flags.kubeconfig} does not exist`, { hint: 'pass an existing file to --kubeconfig' });
   }
@@ -120,6 +154,7 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
   if (existing.length > 0) {
     const merged = mergeFiles(existing);
     kc = merged.kc;
+    compressionOff = merged.compressionOff;
     source = merged.used.join(delimiter);
   } else if (env.KUBERNETES_SERVICE_HOST && !flags.server) {
     inCluster = inClusterConfig(env);
@@ -196,7 +231,8 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     namespaceExplicit: flags.namespace !== undefined,
     userName,
     requestTimeoutMs,
-    compression: flags.disableCompression !== true,
+    // As kubectl: the flag turns compression off; it cannot turn on what the kubeconfig turned off.
+    compression: flags.disableCompression !== true && !compressionOff.has(clusterName),
     source,
     ...(tokenFile ? { credentialsTtlMs: TOKEN_REREAD_MS } : {}),
   };

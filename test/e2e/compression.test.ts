@@ -1,9 +1,14 @@
 /**
  * gzip against the real API server: requests ask for it (as client-go's do), kube-apiserver
  * compresses a List page above 128 KiB, and what the informer lists from it equals what the same
- * server sends uncompressed, in protobuf and in JSON. `--disable-compression` turns it off.
+ * server sends uncompressed, in protobuf and in JSON. `--disable-compression` turns it off, and
+ * so does a kubeconfig cluster entry's `disable-compression: true`.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { PROTOBUF } from '../../src/kube/client.js';
 import { connect, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../../src/kube/index.js';
@@ -24,7 +29,21 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => deleteNamespace(kube, ns));
+const dir = mkdtempSync(join(tmpdir(), 'informer-trace-gzip-'));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await deleteNamespace(kube, ns);
+});
+
+/** The local cluster's kubeconfig with `disable-compression: true` on every cluster entry. */
+function kubeconfigWithoutCompression(): string {
+  const doc = parseDocument(readFileSync(cluster().kubeconfigPath, 'utf8'));
+  const clusters = doc.get('clusters') as { items: { setIn(path: string[], value: unknown): void }[] };
+  for (const entry of clusters.items) entry.setIn(['cluster', 'disable-compression'], true);
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(file, doc.toString());
+  return file;
+}
 
 async function listed(k: Kube, encoding: 'protobuf' | 'json'): Promise<KubeObject[]> {
   const lw = new ResourceListerWatcher(k.client, configMaps, { namespace: ns, ...(encoding === 'json' ? { encoding: 'json' as const } : {}) });
@@ -45,6 +64,14 @@ describe('response compression on the real API server', () => {
       expect(raw.headers['content-encoding'], accept).toBeUndefined();
       raw.destroy();
     }
+  });
+
+  it("a kubeconfig cluster entry's disable-compression: true turns it off, as kubectl reads it", async () => {
+    const fromFile = connect({ kubeconfig: kubeconfigWithoutCompression() });
+    expect(fromFile.connection.compression).toBe(false);
+    const res = await fromFile.client.openOk(`/api/v1/namespaces/${ns}/configmaps`, { accept: PROTOBUF });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    res.destroy();
   });
 
   it('the informer lists the same objects from a compressed answer as from an uncompressed one', async () => {
