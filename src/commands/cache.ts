@@ -36,7 +36,7 @@ import {
   type InformerEvent,
 } from '../informer/index.js';
 import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { age, ndjsonLine, ndjsonWriter, renderStructured } from '../output/format.js';
+import { age, ndjsonLine, ndjsonWriter, writeStructuredList } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, verifyCache, type CacheDifference, type IndexFuncs } from '../view/cache-view.js';
@@ -129,7 +129,13 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
         if (items.length === 0 && (plan.output === 'table' || plan.output === 'name') && !plan.byIndex) {
           io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
         }
-        io.stdout.write(render(items, indexValues(indexer, plan.customIndexNames), informer.lastSyncResourceVersion(), opts, plan.output, info));
+        const indexes = indexValues(indexer, plan.customIndexNames);
+        const rv = informer.lastSyncResourceVersion();
+        if (plan.output === 'json' || plan.output === 'yaml') {
+          await writeStructuredList(io.stdout, structuredList(items, indexes, rv, opts), plan.output, controller.signal);
+        } else {
+          io.stdout.write(render(items, indexes, opts, plan.output, info));
+        }
       }
       // Ctrl+C ends a watch; there is no "end" left to compare at.
       if (plan.verify && !controller.signal.aborted) await verify();
@@ -388,19 +394,21 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
   };
 }
 
-function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions, output: OutputFormat, info: ResourceInfo): string {
+/** What -o json and -o yaml print: the cache as a List, with the values of its custom indexes. */
+function structuredList(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions): { items: unknown[] } & Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    metadata: { resourceVersion: rv },
+    items: opts.keysOnly ? items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion ?? '' })) : items,
+    ...(Object.keys(indexes).length ? { indexes } : {}),
+  };
+}
+
+/** The cache as a table, or as kind/name lines. */
+function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, opts: CacheOptions, output: 'table' | 'name', info: ResourceInfo): string {
   if (output === 'name') return items.map((o) => `${kindSlashName(info, o.metadata.name ?? '')}\n`).join('');
   const { namespaced } = info;
-  if (output === 'json' || output === 'yaml') {
-    const list = {
-      apiVersion: 'v1',
-      kind: 'List',
-      metadata: { resourceVersion: rv },
-      items: opts.keysOnly ? items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion ?? '' })) : items,
-      ...(Object.keys(indexes).length ? { indexes } : {}),
-    };
-    return renderStructured(list, output);
-  }
   const now = Date.now();
   const head = [...(namespaced ? ['namespace'] : []), 'name', 'resourceversion', ...(opts.keysOnly ? [] : ['age'])];
   const rows = items.map((o) => [

@@ -11,6 +11,78 @@ export function renderStructured(value: unknown, format: StructuredFormat): stri
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
+/** What a List's items are written in, an item at a time, before it is handed to the stream. */
+const LIST_CHUNK = 64 * 1024;
+
+/**
+ * Writes a List (`items` beside other fields) to `out` as renderStructured renders it, byte for
+ * byte, but an item at a time: no string holds the whole output, which for a large cache would
+ * pass V8's limit on a string's length (2^29 characters: about 80,000 Pods as indented JSON) and
+ * hold several copies of it at once. It waits while `out` is full, and stops when `signal` aborts
+ * (the reader went away).
+ */
+export async function writeStructuredList(out: Writable, list: { items: readonly unknown[] } & Record<string, unknown>, format: StructuredFormat, signal?: AbortSignal): Promise<void> {
+  const { items } = list;
+  // The List around an empty `items`, which stands on a line of its own: a top-level key is the
+  // only one at that indentation.
+  const shell = renderStructured({ ...list, items: [] }, format);
+  const at = (format === 'json' ? /^ {2}"items": \[\](,?)$/m : /^items: \[\]$/m).exec(shell);
+  if (items.length === 0 || !at) {
+    await writeChunk(out, shell, signal);
+    return;
+  }
+  let chunk = `${shell.slice(0, at.index)}${format === 'json' ? '  "items": [\n' : 'items:\n'}`;
+  for (let i = 0; i < items.length; i++) {
+    chunk += format === 'json' ? jsonListItem(items[i], i === items.length - 1) : yamlListItem(items[i]);
+    if (chunk.length >= LIST_CHUNK) {
+      if (!(await writeChunk(out, chunk, signal))) return;
+      chunk = '';
+    }
+  }
+  chunk += `${format === 'json' ? `  ]${at[1]}` : ''}${shell.slice(at.index + at[0].length + (format === 'json' ? 0 : 1))}`;
+  await writeChunk(out, chunk, signal);
+}
+
+/** An element of the top-level List's `items` as JSON.stringify(list, null, 2) writes it. */
+function jsonListItem(item: unknown, last: boolean): string {
+  // A JSON text has no newline but those between its lines, so each of them is indented.
+  return `    ${JSON.stringify(item, null, 2).replaceAll('\n', '\n    ')}${last ? '\n' : ',\n'}`;
+}
+
+/** An element of the top-level List's `items` as the whole List's YAML writes it: `  - ` and an indented map. */
+function yamlListItem(item: unknown): string {
+  const lines = renderStructured(item, 'yaml').split('\n');
+  let text = '';
+  // The text ends with a newline: its last line is empty. An empty line inside (in a block
+  // scalar) stays empty, as the whole List's YAML leaves it.
+  for (let i = 0; i < lines.length - 1; i++) {
+    const line = lines[i]!;
+    text += `${i === 0 ? '  - ' : line === '' ? '' : '    '}${line}\n`;
+  }
+  return text;
+}
+
+/** Writes a chunk, then waits while `out` is full; false once `signal` has aborted. */
+async function writeChunk(out: Writable, chunk: string, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return false;
+  if (!out.write(chunk) && !out.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        out.off('drain', done);
+        out.off('close', done);
+        out.off('error', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      out.on('drain', done);
+      out.on('close', done);
+      out.on('error', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+  return !signal?.aborted;
+}
+
 /** One NDJSON line: the value as compact JSON and a newline. */
 export function ndjsonLine(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
