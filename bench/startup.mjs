@@ -1,6 +1,6 @@
 // Startup of one-shot commands, side by side with kubectl, in paired runs (BENCHMARKS.md, "Startup").
 //
-//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--pods-namespace NS] [--verbose]
+//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--verbose]
 //
 // In the namespace bench-startup it creates (once) a Deployment `web` with one replica; no
 // controller needs to run. Then, run after run, in an order rotated each run:
@@ -11,7 +11,9 @@
 //   - kubectl informer-trace deploy/web -n bench-startup --watch: until it prints "watching …"
 // With --pods-namespace NS (a namespace that already holds many Pods, e.g. the 10,000 of the sync
 // phase), also `kubectl get pods -n NS` against `kubectl informer-trace cache pods -n NS`: a
-// one-shot command whose time is the list and the table, not the startup.
+// one-shot command whose time is the list and the table, not the startup. With --pods-output
+// json,yaml as well, the same two with `-o json` and `-o yaml` (the whole List written out;
+// kubectl takes 10–30 s there at 10,000 Pods, so these rows are not part of `npm run bench`).
 // With --before DIR (another checkout, built), its bin/ runs the same two commands, for a before/after
 // in one run. Wall time is from spawn to exit (to the "watching" line for the trace); peak RSS is what
 // /usr/bin/time -f %M says (none without GNU time). Also one run of bin/ with an empty compile
@@ -114,7 +116,7 @@ function once(argv, { env = {}, until, verbose } = {}) {
 }
 
 /** The variants, each a function running it once. */
-export function startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace }) {
+export function startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace, podsOutputs = [] }) {
   const node = process.execPath;
   const plugin = join(root, 'bin', 'kubectl-informer_trace');
   const env = { KUBECONFIG: kubeconfig };
@@ -132,6 +134,11 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before, podsName
       ? [
           { client: 'kubectl get pods', run: () => once([kubectl, 'get', 'pods', '-n', podsNamespace], { env, verbose }) },
           { client: 'ours: cache pods', run: () => once([plugin, 'cache', 'pods', '-n', podsNamespace], { env, verbose }) },
+          ...podsOutputs.flatMap((o) => [
+            { client: `kubectl get pods -o ${o}`, run: () => once([kubectl, 'get', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) },
+            { client: `ours: cache pods -o ${o}`, run: () => once([plugin, 'cache', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) },
+            ...(earlier ? [{ client: `before: cache pods -o ${o}`, run: () => once([earlier, 'cache', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) }] : []),
+          ]),
         ]
       : []),
     ...(earlier
@@ -145,9 +152,9 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before, podsName
 }
 
 /** One warm-up run each, then `runs` paired runs, the order rotated each run; samples per variant. */
-export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before, podsNamespace }) {
+export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before, podsNamespace, podsOutputs }) {
   await ensureTarget(kubeconfig);
-  const variants = startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace });
+  const variants = startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace, podsOutputs });
   for (const v of variants) await v.run();
   const samples = new Map(variants.map((v) => [v.client, []]));
   for (let r = 0; r < runs; r++) {
@@ -172,11 +179,12 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
   return samples;
 }
 
-/** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl (get pods for the pods rows). */
+/** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl (get pods, in the same -o, for the pods rows). */
 export function startupRows(samples) {
   const rows = [];
   for (const [client, list] of samples) {
-    const ref = samples.get(client.endsWith(' pods') ? 'kubectl get pods' : 'kubectl get deploy');
+    const pods = client.match(/ pods( -o \w+)?$/);
+    const ref = samples.get(pods ? `kubectl get pods${pods[1] ?? ''}` : 'kubectl get deploy');
     const refMs = median(ref.map((s) => s.ms));
     const refRss = median(ref.map((s) => s.peakRssKB / 1024));
     const ms = list.map((s) => s.ms);
@@ -193,11 +201,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
   const runs = Number(args.runs ?? 10);
   if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1) {
-    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS] [--json FILE] [--verbose]\n');
+    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--json FILE] [--verbose]\n');
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[startup ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before, podsNamespace: args['pods-namespace'] }).then(
+  const podsOutputs = args['pods-output'] ? String(args['pods-output']).split(',') : [];
+  if (podsOutputs.some((o) => o !== 'json' && o !== 'yaml') || (podsOutputs.length && !args['pods-namespace'])) {
+    process.stderr.write('--pods-output takes json, yaml or json,yaml, and needs --pods-namespace\n');
+    process.exit(2);
+  }
+  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before, podsNamespace: args['pods-namespace'], podsOutputs }).then(
     (samples) => {
       process.stdout.write(`\n${markdownTable(STARTUP_HEADER, startupRows(samples))}\n`);
       if (args.json) writeFileSync(args.json, JSON.stringify(Object.fromEntries(samples), null, 1));
