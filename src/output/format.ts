@@ -24,22 +24,23 @@ const LIST_CHUNK = 64 * 1024;
 export async function writeStructuredList(out: Writable, list: { items: readonly unknown[] } & Record<string, unknown>, format: StructuredFormat, signal?: AbortSignal): Promise<void> {
   const { items } = list;
   // The List around an empty `items`, which stands on a line of its own: a top-level key is the
-  // only one at that indentation.
+  // only one at that indentation. JSON's line may end in a comma, which goes after the `]`.
   const shell = renderStructured({ ...list, items: [] }, format);
-  const at = (format === 'json' ? /^ {2}"items": \[\](,?)$/m : /^items: \[\]$/m).exec(shell);
+  const json = format === 'json';
+  const at = (json ? /^ {2}"items": \[\](,?)\n/m : /^items: \[\]\n/m).exec(shell);
   if (items.length === 0 || !at) {
     await writeChunk(out, shell, signal);
     return;
   }
-  let chunk = `${shell.slice(0, at.index)}${format === 'json' ? '  "items": [\n' : 'items:\n'}`;
+  let chunk = `${shell.slice(0, at.index)}${json ? '  "items": [\n' : 'items:\n'}`;
   for (let i = 0; i < items.length; i++) {
-    chunk += format === 'json' ? jsonListItem(items[i], i === items.length - 1) : yamlListItem(items[i]);
+    chunk += json ? jsonListItem(items[i], i === items.length - 1) : yamlListItem(items[i]);
     if (chunk.length >= LIST_CHUNK) {
       if (!(await writeChunk(out, chunk, signal))) return;
       chunk = '';
     }
   }
-  chunk += `${format === 'json' ? `  ]${at[1]}` : ''}${shell.slice(at.index + at[0].length + (format === 'json' ? 0 : 1))}`;
+  chunk += `${json ? `  ]${at[1]}\n` : ''}${shell.slice(at.index + at[0].length)}`;
   await writeChunk(out, chunk, signal);
 }
 
