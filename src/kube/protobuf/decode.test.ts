@@ -211,6 +211,54 @@ describe('spec and status left for their first read (lazySpecStatus)', () => {
     expect(descriptor(decodeObject(evBody, 0, evBody.length, LAZY), 'involvedObject').value).toMatchObject({ kind: 'Pod', name: 'web-1' });
   });
 
+  describe('the waiting bytes, kept in pieces that objects share', () => {
+    /** A Pod of a template: its own volume name and node, the rest alike (PodSpec, Container and VolumeMount as numbered in k8s.io/api). */
+    function pod(name: string, volume: string, node: string): Buffer {
+      const env = (n: string, v: string): W => str(str(writer(), 1, n), 2, v);
+      const mount = str(str(writer(), 1, volume), 3, '/var/run/secrets/kubernetes.io/serviceaccount');
+      let container = str(str(writer(), 1, 'web'), 2, 'registry.k8s.io/e2e-test-images/agnhost:2.53');
+      for (let i = 0; i < 4; i++) container = msg(container, 7, env(`SETTING_${i}`, 'a value long enough to be worth sharing'));
+      container = msg(container, 9, mount);
+      const spec = str(msg(str(writer(), 3, 'Always'), 2, container), 10, node);
+      const status = str(str(writer(), 1, 'Pending'), 9, 'Burstable');
+      return object('v1', 'Pod', msg(msg(msg(writer(), 1, objectMeta(name)), 2, spec), 3, status));
+    }
+    const waiting = (o: object): unknown[] => Object.getOwnPropertySymbols(o).map((k) => (o as Record<symbol, unknown>)[k]);
+
+    it('holds the parts two Pods share once, and decodes each into what the eager decoder gives', () => {
+      const bodies = [pod('web-1', 'kube-api-access-9s868', 'node-0'), pod('web-2', 'kube-api-access-x7k2q', 'node-1')];
+      const [a, b] = bodies.map((body) => decodeObject(body, 0, body.length, LAZY));
+      const [specA, statusA] = waiting(a!);
+      const [specB, statusB] = waiting(b!);
+      expect(Array.isArray(specA) && Array.isArray(specB)).toBe(true);
+      const piecesA = specA as string[];
+      const piecesB = specB as string[];
+      expect(piecesA.length).toBe(piecesB.length);
+      // The same strings, not equal copies, wherever the bytes agree; the volume name and the node differ.
+      const shared = piecesA.filter((p, i) => p === piecesB[i]);
+      const own = piecesA.filter((p, i) => p !== piecesB[i]);
+      expect(shared.join('').length).toBeGreaterThan(own.join('').length * 2);
+      expect(own.some((p) => p.includes('9s868'))).toBe(true);
+      expect(own.some((p) => p.includes('node-0'))).toBe(true);
+      expect(shared.some((p) => p.includes('9s868') || p.includes('node-0'))).toBe(false);
+      // A short status is one piece, the one string for both.
+      expect(typeof statusA).toBe('string');
+      expect(statusA).toBe(statusB);
+      bodies.forEach((body, i) => expect([a, b][i]).toStrictEqual(decodeObject(body)));
+      expect(a!.spec).toMatchObject({ nodeName: 'node-0', containers: [{ volumeMounts: [{ name: 'kube-api-access-9s868' }] }] });
+    });
+
+    it('keeps bytes that do not parse as the message whole, and fails on their first read as the eager decoder does', () => {
+      // A spec whose containers field ends in the middle of a nested field.
+      const broken = writer().uint32((2 << 3) | 2).bytes(Buffer.concat([str(writer(), 2, 'x'.repeat(80)).finish(), Buffer.from([0x12, 0x40])]));
+      const body = object('v1', 'Pod', msg(msg(writer(), 1, objectMeta('p')), 2, broken));
+      const lazy = decodeObject(body, 0, body.length, LAZY);
+      expect(typeof waiting(lazy)[0]).toBe('string');
+      expect(() => decodeObject(body)).toThrow(ProtobufDecodeError);
+      expect(() => lazy.spec).toThrow(ProtobufDecodeError);
+    });
+  });
+
   it('gives a List decoded in any chunks the same items', () => {
     const deploymentRaw = (name: string): W => {
       const container = str(str(writer(), 1, 'app'), 2, 'nginx');

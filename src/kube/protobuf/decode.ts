@@ -146,16 +146,45 @@ function skip(c: Cursor, wire: number, end: number): void {
 const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: (start: number, end: number) => string }).utf8Slice;
 
 /**
+ * A direct-mapped table of strings made from bytes: indexed by a hash of the bytes, it gives back
+ * the string made the last time the same bytes were read, checked byte by byte. A hit costs no
+ * string at all and keeps one copy; a miss makes the string and takes the slot. A string is
+ * compared a character to a byte, so it must have one character a byte (ASCII, or latin1).
+ */
+class KeptStrings {
+  private readonly table: (string | undefined)[];
+
+  constructor(
+    slots: number,
+    private readonly make: (buf: Buffer, start: number, end: number) => string,
+  ) {
+    this.table = new Array<string | undefined>(slots).fill(undefined);
+  }
+
+  /** The string of buf[start, end), whose hash is `h`. */
+  get(buf: Buffer, start: number, end: number, h: number): string {
+    const len = end - start;
+    const slot = (h ^ (h >>> 13)) & (this.table.length - 1);
+    const kept = this.table[slot];
+    if (kept !== undefined && kept.length === len) {
+      let i = 0;
+      while (i < len && kept.charCodeAt(i) === buf[start + i]) i++;
+      if (i === len) return kept;
+    }
+    const fresh = this.make(buf, start, end);
+    this.table[slot] = fresh;
+    return fresh;
+  }
+}
+
+/**
  * Short strings repeat across objects (statuses, reasons, node and image names, label values).
- * JSON.parse keeps one copy of each short string it reads; here a direct-mapped table, indexed by
- * a hash of the bytes, gives back the string made the last time the same ASCII bytes were read,
- * checked byte by byte. A hit costs no string at all and keeps one copy (a Pod kept 40 % less
- * heap than without); a miss makes the string and takes the slot. Only ASCII strings are kept:
- * then one character is one byte, and a match of characters is a match of bytes.
+ * JSON.parse keeps one copy of each short string it reads; here a KeptStrings table does (a Pod
+ * kept 40 % less heap than without). Only ASCII strings are kept: then one character is one byte,
+ * and a match of characters is a match of bytes.
  */
 const SHORT = 40;
-const SLOTS = 8192;
-const table: (string | undefined)[] = new Array<string | undefined>(SLOTS).fill(undefined);
+const shortStrings = new KeptStrings(8192, (buf, start, end) => slice(buf, start, end));
 
 function str(buf: Buffer, start: number, end: number): string {
   const len = end - start;
@@ -169,16 +198,7 @@ function str(buf: Buffer, start: number, end: number): string {
     h = Math.imul(h ^ b, 16777619);
   }
   if (high >= 0x80) return slice(buf, start, end);
-  const slot = (h ^ (h >>> 13)) & (SLOTS - 1);
-  const kept = table[slot];
-  if (kept !== undefined && kept.length === len) {
-    let i = 0;
-    while (i < len && kept.charCodeAt(i) === buf[start + i]) i++;
-    if (i === len) return kept;
-  }
-  const fresh = slice(buf, start, end);
-  table[slot] = fresh;
-  return fresh;
+  return shortStrings.get(buf, start, end, h);
 }
 
 function slice(buf: Buffer, start: number, end: number): string {
@@ -523,9 +543,14 @@ function own(map: Record<string, unknown>, key: string, v: unknown): void {
  * Object.keys, spreading, structuredClone and deep equality read through the accessor, so the
  * object looks and serialises as the eager decoder's; an assignment replaces the field as it
  * would a plain one.
+ *
+ * The bytes are kept in pieces that objects share (see waitingBytes): the Pods of one template
+ * differ in a few fields (the node, a generated volume name, the status) and are alike in the
+ * rest, so most of a List's waiting bytes are held once.
  */
 interface LazyField {
   readonly name: string;
+  readonly type: MessageType;
   /** Where the field's bytes wait (a non-enumerable property). */
   readonly key: symbol;
   readonly accessor: PropertyDescriptor;
@@ -542,7 +567,7 @@ function lazyFieldFor(field: FieldSpec): LazyField {
   const accessor: PropertyDescriptor = {
     get(this: Record<PropertyKey, unknown>) {
       const raw = this[key];
-      const buf = Buffer.from(typeof raw === 'string' ? raw : '', 'latin1');
+      const buf = Buffer.from(typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join('') : '', 'latin1');
       const value = message(new Cursor(buf), type, buf.length, EAGER);
       settle(this, value);
       return value;
@@ -553,16 +578,78 @@ function lazyFieldFor(field: FieldSpec): LazyField {
     enumerable: true,
     configurable: true,
   };
-  return { name, key, accessor };
+  return { name, type, key, accessor };
 }
 
 const EAGER: DecodeOptions = {};
 
 function lazyField(obj: Record<PropertyKey, unknown>, c: Cursor, end: number, lazy: LazyField): void {
   const stop = delimited(c, end);
-  Object.defineProperty(obj, lazy.key, { value: bytesAsString(c.buf, c.pos, stop), writable: true, configurable: true });
+  Object.defineProperty(obj, lazy.key, { value: waitingBytes(c, stop, lazy.type), writable: true, configurable: true });
   Object.defineProperty(obj, lazy.name, lazy.accessor);
   c.pos = stop;
+}
+
+/**
+ * A waiting field's bytes, c.buf[c.pos, end), as strings of one byte a character whose
+ * concatenation is the bytes: the message is cut at its nested messages of PIECE_MIN bytes or
+ * more, PIECE_DEPTH levels down (a Pod's spec at its containers and volumes, and a container at
+ * its env, probes and volume mounts), and each run of bytes between the cuts is kept once across
+ * objects (a KeptStrings table), so a Pod keeps a list of shared pieces and its own few. Cut this
+ * way, the 10,000 Pods of one template held 2.0 MiB of spec and status bytes instead of 11.5
+ * (BENCHMARKS.md, section 1c, twelfth round). Bytes that do not parse as the message are kept
+ * whole; the first read then reports them as the eager decoder would.
+ */
+function waitingBytes(c: Cursor, end: number, type: MessageType): string | string[] {
+  const start = c.pos;
+  const pieces: string[] = [];
+  try {
+    cutMessage(c, end, type, 0, pieces);
+  } catch (err) {
+    if (!(err instanceof ProtobufDecodeError)) throw err;
+    c.pos = start;
+    return bytesAsString(c.buf, start, end);
+  }
+  // slice(): a list of its exact length, without the room push() leaves.
+  return pieces.length === 1 ? pieces[0]! : pieces.slice();
+}
+
+const PIECE_MIN = 64;
+const PIECE_DEPTH = 2;
+/**
+ * Longer runs are kept as they are, without hashing them: the table holds at most
+ * 4096 × PIECE_MAX bytes (4 MiB) beyond what the objects hold.
+ */
+const PIECE_MAX = 1024;
+const pieceStrings = new KeptStrings(4096, bytesAsString);
+
+function cutMessage(c: Cursor, end: number, type: MessageType, depth: number, pieces: string[]): void {
+  let run = c.pos;
+  while (c.pos < end) {
+    const tag = varint(c, end);
+    const wire = tag & 7;
+    if (wire !== WIRE_BYTES) {
+      skip(c, wire, end);
+      continue;
+    }
+    const stop = delimited(c, end);
+    const nested = type.byNumber[tag >>> 3];
+    if (depth < PIECE_DEPTH && stop - c.pos >= PIECE_MIN && nested?.kind === MESSAGE && nested.message) {
+      pieces.push(piece(c.buf, run, c.pos));
+      cutMessage(c, stop, nested.message, depth + 1, pieces);
+      run = stop;
+    }
+    c.pos = stop;
+  }
+  if (end > run) pieces.push(piece(c.buf, run, end));
+}
+
+/** The bytes buf[start, end) as a string, the same string wherever the same bytes were kept. */
+function piece(buf: Buffer, start: number, end: number): string {
+  if (end - start > PIECE_MAX) return bytesAsString(buf, start, end);
+  let h = end - start;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 16777619);
+  return pieceStrings.get(buf, start, end, h);
 }
 
 /** Whether `field` of `type` may be left for its first read: spec or status of an object with ObjectMeta. */
