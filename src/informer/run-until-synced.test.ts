@@ -35,6 +35,19 @@ describe('runUntilSynced', () => {
     ac.abort();
   });
 
+  it('resolves as the last cache syncs, also when the lists were empty, not at the next 100 ms check', async () => {
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    const started = clock.now();
+    const informers = [informer(new FakeListerWatcher({ description: 'empty' }), clock), informer(new FakeListerWatcher({ description: 'also empty' }), clock)];
+    let done = false;
+    void runUntilSynced(kube, informers, { signal: ac.signal, timeoutMs: 5_000, clock }).then(() => (done = true));
+    for (let i = 0; i < 10 && !done; i++) await clock.step(0);
+    expect(done).toBe(true);
+    expect(clock.now()).toBe(started);
+    ac.abort();
+  });
+
   it('fails at once, as the user reads it, when the first list is refused', async () => {
     const clock = new FakeClock();
     const ac = new AbortController();

@@ -486,6 +486,18 @@ describe('SharedIndexInformer', () => {
     expect(messages).toContain('listed 2 objects at resourceVersion "102" in 1 request (0ms)');
   });
 
+  it("says 'synced' once an empty list is stored, with nothing for the cache to take first", async () => {
+    const s = setup({ objects: [] });
+    await s.run();
+    expect(s.informer.hasSynced()).toBe(true);
+    expect(s.events.filter((e) => e.kind === 'synced').map((e) => e.message)).toEqual(['cache synced with 0 objects']);
+    // The first object after it does not say it again.
+    s.lw.add(pod('late'));
+    await s.settle(3);
+    expect(s.informer.getStore().list()).toHaveLength(1);
+    expect(s.events.filter((e) => e.kind === 'synced')).toHaveLength(1);
+  });
+
   it('onEvent subscribes and unsubscribes', async () => {
     const s = setup();
     const mine: string[] = [];

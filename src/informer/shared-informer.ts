@@ -353,7 +353,11 @@ export class SharedIndexInformer {
       ...(o.expectedGVK ? { expectedGVK: o.expectedGVK } : {}),
       ...(o.backoff ? { backoff: o.backoff } : {}),
       watchErrorHandler: (err: unknown, ctx: WatchErrorContext) => this.watchErrorHandler?.(err, ctx),
-      onEvent: (e) => this.hub.emit(e),
+      onEvent: (e) => {
+        this.hub.emit(e);
+        // An empty list syncs the cache with nothing for processLoop to pop: said here.
+        if (e.kind === 'listed' || e.kind === 'streamed') this.announceSynced(fifo);
+      },
       stats: this.recorder,
     });
     this.processor.run();
@@ -380,11 +384,15 @@ export class SharedIndexInformer {
         this.recorder.recordError(err, 'process', this.clock.now());
         this.emit('warning', 'error', `processing deltas failed: ${errorMessage(err)}`, { error: err });
       }
-      if (!this.syncedAnnounced && fifo.hasSynced()) {
-        this.syncedAnnounced = true;
-        this.emit('synced', 'info', `cache synced with ${this.indexer.size()} objects`, { count: this.indexer.size() });
-      }
+      this.announceSynced(fifo);
     }
+  }
+
+  /** Emits 'synced' once, when the DeltaFIFO has handed over what the first list held. */
+  private announceSynced(fifo: DeltaFIFO): void {
+    if (this.syncedAnnounced || !fifo.hasSynced()) return;
+    this.syncedAnnounced = true;
+    this.emit('synced', 'info', `cache synced with ${this.indexer.size()} objects`, { count: this.indexer.size() });
   }
 
   /** Applies one key's deltas to the indexer, then notifies (controller.go processDeltas). */
