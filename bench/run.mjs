@@ -291,6 +291,7 @@ async function interleaved(variants, reps, what) {
 
 function summarise(res) {
   const parts = [];
+  if (res.scenarios !== undefined) parts.push(res.scenarios.map((s) => `${s.name} ${s.keys}: ${fmtNum(s.median / 1e6, 2)} M/s`).join('; '));
   if (res.syncMs !== undefined) parts.push(`${fmtNum(res.syncMs, 0)} ms`);
   if (res.ms !== undefined) parts.push(`${fmtNum(res.ms, 0)} ms`);
   if (res.objects !== undefined) parts.push(`${res.objects} objects`);
@@ -521,10 +522,10 @@ function parseWorkqueueTable(stdout) {
   return rows;
 }
 
-function runWorkqueueMjs() {
+function runWorkqueueMjs(nodeFlags) {
   return new Promise((resolve, reject) => {
     // 15 runs: V8 needs several runs of these short loops to reach its optimised code.
-    const child = spawn(node, [join(here, 'workqueue.mjs'), '--runs', String(WORKQUEUE_RUNS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [...nodeFlags, join(here, 'workqueue.mjs'), '--runs', String(WORKQUEUE_RUNS)], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -675,18 +676,13 @@ async function main() {
   }
 
   if (PHASES.has('workqueue')) {
-    const samples = new Map([
-      ['ours', []],
-      ['client-go', []],
-    ]);
-    for (let r = 0; r < WORKQUEUE_REPS; r++) {
-      const pair = r % 2 === 0 ? ['ours', 'client-go'] : ['client-go', 'ours'];
-      for (const who of pair) {
-        const res = who === 'ours' ? await runWorkqueueMjs() : normaliseGo(await runChild(go, ['workqueue', '-runs', String(WORKQUEUE_RUNS)], { label: 'workqueue' }));
-        samples.get(who).push(res);
-        log(`workqueue rep ${r + 1}/${WORKQUEUE_REPS} ${who}: ${res.scenarios.map((s) => `${s.name} ${s.keys}: ${fmtNum(s.median / 1e6, 2)} M/s`).join('; ')}`);
-      }
-    }
+    // Ours with the plugin's Node flags, as the queue runs inside it, and with Node's defaults.
+    const variants = [
+      { client: 'ours', run: () => runWorkqueueMjs(oursFlags) },
+      { client: 'ours, Node defaults', run: () => runWorkqueueMjs([]) },
+      { client: 'client-go', run: async () => normaliseGo(await runChild(go, ['workqueue', '-runs', String(WORKQUEUE_RUNS)], { label: 'workqueue' })) },
+    ];
+    const samples = await interleaved(variants, WORKQUEUE_REPS, 'workqueue');
     raw.results.workqueue = Object.fromEntries(samples);
     const first = samples.get('ours')[0]?.scenarios ?? [];
     first.forEach((s, i) => {

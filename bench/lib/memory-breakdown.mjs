@@ -1,7 +1,7 @@
 // Where a process's resident memory is when it exits (Linux): preloaded into any of the
 // benchmark's Node programs, it prints one line to stderr at exit.
 //
-//   node --max-semi-space-size=16 --import ./bench/lib/memory-breakdown.mjs bench/clients/ours.mjs sync --kubeconfig=KC --namespace=NS
+//   node --max-semi-space-size=2 --import ./bench/lib/memory-breakdown.mjs bench/clients/ours.mjs sync --kubeconfig=KC --namespace=NS
 //
 // The line gives the peak RSS (VmHWM) and, at exit, the resident memory of the node executable's
 // own pages (code and read-only data read from the file, which a bare `node` already holds tens

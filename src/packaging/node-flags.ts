@@ -3,14 +3,15 @@
  * (the SEA configuration's execArgv), the script launcher, and the npm package's bin files (which
  * exec node with them; a test keeps those in step with this list).
  *
- * --max-semi-space-size=16: V8 sizes the young generation from the heap limit, which on a machine
+ * --max-semi-space-size=2: V8 sizes the young generation from the heap limit, which on a machine
  * with a few GiB of memory lets it grow to 2 × 64 MiB while an informer fills its cache. Nearly
  * everything a list or a watch decodes survives into the cache, so a large young generation buys
- * nothing: each scavenge only copies more live objects. Capped at 16 MiB, the peak RSS of an
- * initial sync of 10,000 Pods fell from ~330 to ~210 MiB and the replay of a recorded watch stream
- * got faster, not slower (BENCHMARKS.md, "Where the time and the memory go").
- * A smaller young generation lowers a sync's peak further (2 MiB: ~115 MiB at 10,000 Pods) but
- * makes every frame of the trace's terminal UI cost more CPU (~50 % at 2 MiB), and at 4 MiB the
- * frame time p99 of a 1,000-replica rollout went past 50 ms (BENCHMARKS.md, section 1c, ninth round).
+ * nothing: each scavenge only copies more live objects, and the pages stay resident. At 2 MiB the
+ * peak RSS of an initial sync of 10,000 Pods is ~97 MiB (~135 at 16 MiB),
+ * in the same time or less. The cost is in the terminal UIs, whose short-lived objects (React's,
+ * ink's) are scavenged and promoted sooner: a trace frame of a 1,000-replica rollout takes a few
+ * per cent more CPU at the median and a fifth more at p99, still far inside its 50 ms, and the
+ * `cache` view's frame at 250x70 about twice as long (~10 ms) (BENCHMARKS.md, section 1c, twelfth
+ * round).
  */
-export const PLUGIN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const PLUGIN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
