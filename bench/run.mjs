@@ -2,7 +2,7 @@
 //
 //   npm run bench                 full run (about an hour on 2 cores: 101,000 Pods, three sync sizes;
 //                                 the first run also builds the Go program, a few minutes more)
-//   npm run bench -- --quick      smaller N and fewer repetitions (~6 min)
+//   npm run bench -- --quick      smaller N and fewer repetitions (~8 min)
 //
 // Options: --reps N, --sync-sizes 10000,50000,100000 (the initial-sync sizes; the quick run 10000),
 // --sync-clients 'ours;client-go, protobuf' (only these rows of the sync phase, ';'-separated),
