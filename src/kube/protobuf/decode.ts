@@ -184,7 +184,7 @@ class KeptStrings {
  * and a match of characters is a match of bytes.
  */
 const SHORT = 40;
-const shortStrings = new KeptStrings(8192, (buf, start, end) => slice(buf, start, end));
+const shortStrings = new KeptStrings(8192, slice);
 
 function str(buf: Buffer, start: number, end: number): string {
   const len = end - start;
@@ -598,7 +598,8 @@ function lazyField(obj: Record<PropertyKey, unknown>, c: Cursor, end: number, la
  * objects (a KeptStrings table), so a Pod keeps a list of shared pieces and its own few. Cut this
  * way, the 10,000 Pods of one template held 2.0 MiB of spec and status bytes instead of 11.5
  * (BENCHMARKS.md, section 1c, twelfth round). Bytes that do not parse as the message are kept
- * whole; the first read then reports them as the eager decoder would.
+ * whole; the first read then reports them as the eager decoder would. The cursor is left where
+ * the cutting stopped: the caller moves it to `end`.
  */
 function waitingBytes(c: Cursor, end: number, type: MessageType): string | string[] {
   const start = c.pos;
@@ -607,7 +608,6 @@ function waitingBytes(c: Cursor, end: number, type: MessageType): string | strin
     cutMessage(c, end, type, 0, pieces);
   } catch (err) {
     if (!(err instanceof ProtobufDecodeError)) throw err;
-    c.pos = start;
     return bytesAsString(c.buf, start, end);
   }
   // slice(): a list of its exact length, without the room push() leaves.
