@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, TraceOutcome } from '../trace/types.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Hop, TraceOutcome, TreeNode } from '../trace/types.js';
 import { describeStuck, evaluateRollout } from './rollout.js';
 import type { RolloutCheckSpec } from './types.js';
 

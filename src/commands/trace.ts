@@ -23,7 +23,8 @@ import { TimeOrderedTraceText, traceSummaryText, treeText } from '../output/trac
 import { diagnoseChain } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TriggerRequest } from '../trace/tracer.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
+import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';

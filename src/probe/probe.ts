@@ -16,7 +16,8 @@ import { LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, typ
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
 import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TriggerRequest } from '../trace/tracer.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
+import type { TriggerRequest } from '../trace/triggers.js';
 import { formatDuration } from '../util/duration.js';
 import { ensureCanary, type CanarySpec } from './canary.js';
 import { roundOutcome, type ProbeMetrics, type RoundOutcome } from './metrics.js';

@@ -7,8 +7,7 @@ import { rng } from '../testing/rng.js';
 import { hopFigures } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
-import type { TreeNode } from './tracer.js';
-import type { TraceEvent } from './types.js';
+import type { TraceEvent, TreeNode } from './types.js';
 
 const info = (group: string, resource: string, kind: string): ResourceInfo => ({ group, version: 'v1', resource, kind, namespaced: true, shortNames: [], singularName: kind.toLowerCase(), verbs: ['list', 'watch'] });
 const deploymentsInfo = info('apps', 'deployments', 'Deployment');
@@ -177,6 +176,29 @@ describe('TraceSession', () => {
     await h.clock.step(5_000);
     expect(stalls).toHaveLength(1);
     h.session.close();
+  });
+
+  it('stays converged when quit or interrupted while it follows terminating objects to their deletion', async () => {
+    for (const how of ['quit', 'signal'] as const) {
+      const h = harness();
+      await started(h);
+      h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+      h.fakes.replicasets!.add(replicaSet('b'));
+      const old = pod('web-a-1', 'a', true);
+      h.fakes.pods!.add({ ...old, metadata: { ...old.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }] } });
+      await h.clock.step(50);
+      h.fakes.pods!.modify({ ...old, metadata: { ...old.metadata, deletionTimestamp: '2026-01-01T00:00:05Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }] } });
+      h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
+      await h.clock.step(100);
+      expect(h.events.some((e) => e.type === 'note' && e.message.includes('converged; following 1 terminating object(s)'))).toBe(true);
+      expect(h.session.snapshot().outcome).toBeUndefined();
+      if (how === 'quit') h.session.stop('interrupted', 'quit');
+      else h.interrupt.abort();
+      const snap = await settle(h.clock, h.session.finish());
+      expect(snap.outcome).toBe('converged');
+      expect(snap.endMessage).toMatch(/^Deployment\/web converged: .*\(1 object\(s\) still terminating\)$/);
+      h.session.close();
+    }
   });
 
   it('ends interrupted when the signal aborts, and the final snapshot does not wait for Events', async () => {

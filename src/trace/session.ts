@@ -18,7 +18,8 @@ import { runUntilSynced, type InformerEvent, type SharedIndexInformer, type Sync
 import { groupResource, ResourceListerWatcher, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
-import { Tracer, type TraceCaches, type TracerOptions, type TraceSnapshot, type TriggerRequest } from './tracer.js';
+import { Tracer, type TraceCaches, type TracerOptions, type TraceSnapshot } from './tracer.js';
+import type { TriggerRequest } from './triggers.js';
 import type { Hop, TraceEvent, TraceTrigger } from './types.js';
 
 export interface TraceSessionOptions extends Omit<TracerOptions, 'clock'> {

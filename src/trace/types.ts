@@ -95,3 +95,16 @@ export type TraceEvent =
   | { type: 'event'; hopId: string; event: TraceEventRef }
   | { type: 'note'; at: number; level: 'info' | 'warning'; message: string }
   | { type: 'end'; outcome: TraceOutcome; at: number; elapsedMs: number; message: string };
+
+/** One object of the chain as the tree draws it: the target and what it owns, down the owner chain. */
+export interface TreeNode {
+  ref: ObjectRef;
+  status: string;
+  ready: boolean;
+  node?: string | undefined;
+  restarts?: number | undefined;
+  phase?: string | undefined;
+  creationTimestamp?: string | undefined;
+  deleting: boolean;
+  children: TreeNode[];
+}

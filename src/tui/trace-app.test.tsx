@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderInk } from '../testing/ink.js';
-import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, TraceEvent } from '../trace/types.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Hop, TraceEvent, TreeNode } from '../trace/types.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
 import { TraceApp, TraceScreen, nextPane, panes, traceLayout, type DiagnosisFeed, type Pane, type PushedDiagnosis } from './trace-app.js';

@@ -4,8 +4,8 @@
  * explain it, the owner chain up to the target, and what the object version that made the hop
  * changed. Pure: lines of text from a hop and the snapshot it belongs to.
  */
-import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, ObjectRef } from '../trace/types.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Hop, ObjectRef, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 import { eventText, hopTitle } from './trace-view.js';
 

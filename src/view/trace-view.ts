@@ -3,8 +3,8 @@
  * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
  */
 import { hopFiguresOf, type HopFigures } from '../trace/hop-figures.js';
-import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, TraceEventRef, TraceOutcome } from '../trace/types.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Hop, TraceEventRef, TraceOutcome, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface TraceSummary {

@@ -20,8 +20,8 @@
  *   phase. Lanes on the critical path are left out of groups while grouping the others suffices:
  *   the Pods that decided the time stay named. What still does not fit is cut and counted.
  */
-import type { TraceSnapshot, TreeNode } from '../trace/tracer.js';
-import type { Hop, ObjectRef, TraceOutcome } from '../trace/types.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Hop, ObjectRef, TraceOutcome, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 
 export const PHASES = ['existing', 'progressing', 'active', 'created', 'scheduled', 'initialized', 'containers-ready', 'ready', 'not-ready', 'succeeded', 'failed', 'terminating'] as const;
