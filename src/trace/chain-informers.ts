@@ -5,7 +5,8 @@
  *
  * Contract:
  * - The descendant kinds are the known ones (childKinds) below the target's kind, plus the kinds
- *   given as extra (for kinds the tool does not know) and the known kinds below those.
+ *   given as extra (for kinds the tool does not know) and the known kinds below those, plus those
+ *   discovered for a kind the tool does not know (see child-discovery.ts), added before the sync.
  * - ownable(kind) names the child informers that can hold objects a `kind` owns, and is the one
  *   answer the chain view and the tree both use.
  * - Handlers are the caller's: this only builds and holds the informers.
@@ -19,11 +20,18 @@ import { slimManagedFields, stampReceivedAt } from './received-at.js';
 export interface ChildInformer {
   info: ResourceInfo;
   informer: SharedIndexInformer;
-  /** Given as an extra child kind rather than known. */
+  /** Given as an extra child kind rather than known: any kind may own its objects. */
   extra: boolean;
+  /** Watched as PartialObjectMetadata: ownerReferences, creation, finalizers, deletion; no spec or status. */
+  metadataOnly: boolean;
 }
 
-export type ListerWatcherFactory = (info: ResourceInfo, options: { namespace: string | undefined; fieldSelector?: string }) => ListerWatcher;
+export type ListerWatcherFactory = (info: ResourceInfo, options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean }) => ListerWatcher;
+
+/** Whether the tool knows what objects of `kind` own (a built-in workload kind or what they own). */
+export function isKnownKind(kind: string): boolean {
+  return kind in childKinds || knownKinds.has(kind);
+}
 
 /** Every kind childKinds names, as an owner or a child: what these own is known. */
 const knownKinds = new Set(Object.entries(childKinds).flatMap(([owner, kids]) => [owner, ...kids.map((k) => k.kind)]));
@@ -43,12 +51,28 @@ export class ChainInformers {
   ) {
     this.target = this.newInformer(target.info, { fieldSelector: `metadata.name=${target.name}` });
     for (const info of descendantKinds(target.info.kind, extra)) {
-      this.children.push({ info, informer: this.newInformer(info), extra: extra.includes(info) });
+      this.children.push({ info, informer: this.newInformer(info), extra: extra.includes(info), metadataOnly: false });
     }
   }
 
+  /**
+   * Child informers for discovered kinds not watched yet (one per group and kind). Only a kind the
+   * tool does not know can own their objects, unless they are of a known child kind. Returns the new ones.
+   */
+  addDiscovered(kinds: { info: ResourceInfo; metadataOnly: boolean }[]): ChildInformer[] {
+    const added: ChildInformer[] = [];
+    for (const { info, metadataOnly } of kinds) {
+      if (this.children.some((c) => c.info.kind === info.kind && c.info.group === info.group)) continue;
+      const child: ChildInformer = { info, informer: this.newInformer(info, { metadataOnly }), extra: false, metadataOnly };
+      this.children.push(child);
+      added.push(child);
+    }
+    this.ownableByKind.clear();
+    return added;
+  }
+
   /** An informer of the namespace's objects of one kind, with the owner-uid index. */
-  newInformer(info: ResourceInfo, selectors: { fieldSelector?: string } = {}): SharedIndexInformer {
+  newInformer(info: ResourceInfo, selectors: { fieldSelector?: string; metadataOnly?: boolean } = {}): SharedIndexInformer {
     const lw = this.listerWatcher(info, { namespace: this.namespace, ...selectors });
     return new SharedIndexInformer(lw, {
       clock: this.clock,

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { CheckFailedError } from '../errors.js';
 import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
-import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { FakeListerWatcher, fakeErrors } from '../testing/fake-lister-watcher.js';
 import { rng } from '../testing/rng.js';
-import { hopFigures } from '../view/trace-view.js';
+import { hopFigures, summarise, summaryLines } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent, TreeNode } from './types.js';
@@ -325,6 +325,73 @@ describe('TraceSession', () => {
     const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
     expect(lines(h.session.snapshot().tree!).sort()).toEqual(['Deployment/web', '  ReplicaSet/web-b', '    Pod/p1', '  Widget/w', '    Pod/pw'].sort());
     h.session.close();
+  });
+
+  it('finds the children of a kind it does not know through discovery: metadata-only where the chain needs no status, never Secret data, forbidden kinds left out', async () => {
+    const widgetsInfo = info('example.com', 'widgets', 'Widget');
+    const kinds = [
+      widgetsInfo,
+      { ...info('', 'configmaps', 'ConfigMap'), verbs: ['list', 'watch', 'get'] },
+      info('', 'secrets', 'Secret'),
+      info('apps', 'deployments', 'Deployment'),
+      info('apps', 'replicasets', 'ReplicaSet'),
+      info('', 'pods', 'Pod'),
+      info('', 'events', 'Event'),
+      eventsInfo,
+      info('coordination.k8s.io', 'leases', 'Lease'),
+      { ...info('', 'bindings', 'Binding'), verbs: ['create'] },
+      { ...info('', 'nodes', 'Node'), namespaced: false },
+    ];
+    const fakes: Record<string, FakeListerWatcher> = {};
+    const asked: Record<string, boolean> = {};
+    for (const k of kinds) fakes[`${k.group}/${k.resource}`] = new FakeListerWatcher();
+    const widget = (gen: number, status?: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'w1', generation: gen }, spec: { size: gen }, ...(status ? { status } : {}) });
+    fakes['example.com/widgets']!.add(widget(1, { observedGeneration: 1 }));
+    fakes['coordination.k8s.io/leases']!.failList(fakeErrors.forbidden('leases is forbidden'));
+    const owned = (kind: string, name: string, uid: string, ownerKind = 'Widget', ownerUid = 'w1'): KubeObject => ({
+      kind,
+      metadata: { name, namespace: 'ns', uid, creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'v1', kind: ownerKind, name: 'x', uid: ownerUid, controller: true }] },
+    });
+    const clock = new FakeClock();
+    const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo, resources: async () => kinds } } as unknown as Kube;
+    const session = new TraceSession({
+      kube,
+      target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
+      coalesceMs: 0,
+      settleMs: 3_000,
+      trigger: { kind: 'watch' },
+      timeoutMs: 10_000,
+      syncTimeoutMs: 5_000,
+      signal: new AbortController().signal,
+      clock,
+      listerWatcher: (i, o) => {
+        if (!o.fieldSelector) asked[`${i.group}/${i.resource}`] = o.metadataOnly === true;
+        return fakes[`${i.group}/${i.resource}`]!;
+      },
+    });
+    await settle(clock, session.start());
+    await session.fire();
+    fakes['/configmaps']!.add(owned('ConfigMap', 'w-config', 'cm'));
+    fakes['/secrets']!.add(owned('Secret', 'w-secret', 'sec'));
+    fakes['apps/deployments']!.add(owned('Deployment', 'w', 'dep'));
+    fakes['apps/replicasets']!.add(owned('ReplicaSet', 'w-1', 'rs', 'Deployment', 'dep'));
+    fakes['/pods']!.add(owned('Pod', 'w-1-a', 'pod', 'ReplicaSet', 'rs'));
+    fakes['/configmaps']!.add(owned('ConfigMap', 'unrelated', 'cm2', 'Deployment', 'someone-else'));
+    await clock.step(10);
+    const snap = session.snapshot();
+    const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
+    expect(lines(snap.tree!)).toEqual(['Widget/w', '  Deployment/w', '    ReplicaSet/w-1', '      Pod/w-1-a', '  ConfigMap/w-config', '  Secret/w-secret']);
+    // Namespaced kinds that can be listed and watched, Events apart, each once; the forbidden one left out.
+    expect(snap.discoveredChildren).toEqual({
+      full: ['widgets.example.com', 'deployments.apps', 'replicasets.apps', 'pods'],
+      metadataOnly: ['configmaps', 'secrets'],
+      refused: ['leases.coordination.k8s.io (forbidden)'],
+    });
+    expect(asked).toMatchObject({ '/configmaps': true, '/secrets': true, 'apps/deployments': false, '/pods': false });
+    expect(summaryLines(summarise(snap, clock.now()))).toContain(
+      'children looked for in 6 kinds found through discovery (2 metadata-only): configmaps, deployments.apps, pods, replicasets.apps, secrets, widgets.example.com; left out: leases.coordination.k8s.io (forbidden)',
+    );
+    session.close();
   });
 
   it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {

@@ -14,9 +14,10 @@ import { realClock, type Clock } from '../clock.js';
 import { isDeletedFinalStateUnknown, type Indexer, type InformerStats, type SharedIndexInformer } from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
-import { ChainInformers, type ListerWatcherFactory } from './chain-informers.js';
+import { ChainInformers, isKnownKind, type ChildInformer, type ListerWatcherFactory } from './chain-informers.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
+import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
 import { EventsReader } from './events-reader.js';
 import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
@@ -33,8 +34,10 @@ export interface TraceTarget {
 export interface TracerOptions {
   kube: Kube;
   target: TraceTarget;
-  /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. */
+  /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. Given, nothing is discovered. */
   extraChildren?: ResourceInfo[];
+  /** For a kind the tool does not know, find its child kinds through discovery (discoverChildren()); default true. */
+  discoverChildren?: boolean;
   /** Events for one key within this window collapse into one reconcile. */
   coalesceMs?: number;
   /** After a metadata-only change, how long to watch for a rollout before saying none follows. */
@@ -77,6 +80,17 @@ export interface TraceSnapshot {
   outcome: TraceOutcome | undefined;
   endMessage: string | undefined;
   burst: BurstStats | undefined;
+  /** The child kinds found through discovery for a kind the tool does not know (group/resource names). */
+  discoveredChildren?: DiscoveredChildKinds | undefined;
+}
+
+export interface DiscoveredChildKinds {
+  /** Watched whole. */
+  full: string[];
+  /** Watched as PartialObjectMetadata. */
+  metadataOnly: string[];
+  /** Left out, with why (forbidden, not listable). */
+  refused: string[];
 }
 
 /**
@@ -100,10 +114,13 @@ export class Tracer {
   private readonly coalesceMs: number;
   private readonly settleMs: number;
   private readonly stopWhenConverged: boolean;
+  private readonly discover: boolean;
+  private readonly listerWatcher: ListerWatcherFactory;
   private readonly chainInformers: ChainInformers;
   private readonly chain: ChainView;
   private readonly treeOf: ChainTree;
   private events: EventsReader | undefined;
+  private discovered: DiscoveredChildKinds | undefined;
   readonly ended: Promise<void>;
   private endResolve: (() => void) | undefined;
 
@@ -144,10 +161,11 @@ export class Tracer {
     this.coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
     this.settleMs = options.settleMs ?? 3000;
     this.stopWhenConverged = options.stopWhenConverged ?? false;
-    const listerWatcher = options.listerWatcher ?? ((info, selectors) => new ResourceListerWatcher(this.kube.client, info, selectors));
+    this.discover = (options.extraChildren ?? []).length === 0 && options.discoverChildren !== false;
+    this.listerWatcher = options.listerWatcher ?? ((info, selectors) => new ResourceListerWatcher(this.kube.client, info, selectors));
     this.queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(this.clock), { name: 'informer-trace', metricsProvider: this.metrics, clock: this.clock });
     this.ended = new Promise((resolve) => (this.endResolve = resolve));
-    this.chainInformers = new ChainInformers(this.target.namespace, listerWatcher, this.clock, this.target, options.extraChildren ?? []);
+    this.chainInformers = new ChainInformers(this.target.namespace, this.listerWatcher, this.clock, this.target, options.extraChildren ?? []);
     this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.tracked(kind, obj, owner));
     this.treeOf = new ChainTree(this.chainInformers);
     this.handleTarget();
@@ -193,8 +211,8 @@ export class Tracer {
     );
   }
 
-  private handleChildren(): void {
-    for (const child of this.chainInformers.children) {
+  private handleChildren(children: ChildInformer[] = this.chainInformers.children): void {
+    for (const child of children) {
       child.informer.addEventHandler(
         {
           onAdd: (obj, _initial, n) => {
@@ -239,6 +257,23 @@ export class Tracer {
     const info = await this.kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
     if (!info) return;
     this.events = new EventsReader(info, this.chainInformers.newInformer(info), () => this.add(EVENTS_KEY));
+  }
+
+  /**
+   * For a target of a kind the tool does not know and no child kinds given: every kind its
+   * namespace serves, found through discovery (see child-discovery.ts). Before start().
+   */
+  async discoverChildren(signal?: AbortSignal): Promise<DiscoveredChildren | undefined> {
+    if (!this.discover || isKnownKind(this.target.info.kind)) return undefined;
+    const found = await discoverChildren(this.kube.discovery, this.target.info, this.target.namespace, this.listerWatcher, signal);
+    this.handleChildren(this.chainInformers.addDiscovered(found.kinds));
+    const name = (i: ResourceInfo): string => (i.group ? `${i.resource}.${i.group}` : i.resource);
+    this.discovered = {
+      full: found.kinds.filter((k) => !k.metadataOnly).map((k) => name(k.info)),
+      metadataOnly: found.kinds.filter((k) => k.metadataOnly).map((k) => name(k.info)),
+      refused: found.refused,
+    };
+    return found;
   }
 
   caches(): TraceCaches {
@@ -504,6 +539,7 @@ export class Tracer {
       outcome: this.outcome,
       endMessage: this.endMessage,
       burst: this.burst ? { ...this.burst } : undefined,
+      ...(this.discovered ? { discoveredChildren: this.discovered } : {}),
     };
   }
 }

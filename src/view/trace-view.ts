@@ -19,6 +19,8 @@ export interface TraceSummary {
   reconciles: number;
   targetWatchEvents: number;
   burst: TraceSnapshot['burst'];
+  /** Where the children of a kind the tool does not know were looked for: `31 kinds found through discovery (12 metadata-only)`. */
+  children?: string | undefined;
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
@@ -36,7 +38,14 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     reconciles: s.reconciles,
     targetWatchEvents: s.targetWatchEvents,
     burst: s.burst,
+    ...(s.discoveredChildren ? { children: discoveredText(s.discoveredChildren) } : {}),
   };
+}
+
+function discoveredText(d: NonNullable<TraceSnapshot['discoveredChildren']>): string {
+  const all = [...d.full, ...d.metadataOnly].sort();
+  const refused = d.refused.length ? `; left out: ${d.refused.join(', ')}` : '';
+  return `children looked for in ${all.length} kinds found through discovery (${d.metadataOnly.length} metadata-only): ${all.join(', ')}${refused}`;
 }
 
 /** The figures over the snapshot's hops: kept by the tracer, else (a filter's hops) one pass over them. */
@@ -98,6 +107,7 @@ export function summaryLines(sum: TraceSummary): string[] {
     out.push(`burst: ${sum.burst.writes} writes → ${sum.burst.watchEvents} watch events → ${sum.burst.reconciles} reconciles of our workqueue${sum.burst.controllerQueueAdds !== undefined ? `; the controller's "${sum.burst.controllerQueue}" queue: ${sum.burst.controllerQueueAdds} adds` : ''}`);
   }
   if (sum.elapsedMs !== undefined) out.push(`time to ${sum.outcome === 'converged' ? 'converge' : 'end'}: ${formatDuration(sum.elapsedMs)}`);
+  if (sum.children) out.push(sum.children);
   if (sum.slowestHop) out.push(`slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`);
   return out;
 }
