@@ -387,3 +387,29 @@ describe('diagnosisText', () => {
     expect(brief).not.toContain('\n');
   });
 });
+
+describe('diagnose: a custom resource', () => {
+  const rollout = (status: Record<string, unknown>, statusAgo: number): KubeObject => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name: 'demo', namespace: NS, uid: 'ro-1', generation: 4, creationTimestamp: ago(3600), managedFields: [{ manager: 'rollouts-controller', operation: 'Update', subresource: 'status', time: ago(statusAgo) }] },
+    spec: {},
+    status,
+  });
+  const crInput = (obj: KubeObject): DiagnoseInput => ({ ...input({ object: obj, descendants: [] }), target: { kind: 'Rollout', namespace: NS, name: 'demo' } });
+
+  it('healthy when its readiness rule says so, with a numeric-string observedGeneration', () => {
+    const d = diagnose(crInput(rollout({ observedGeneration: '4', phase: 'Healthy', conditions: [{ type: 'Healthy', status: 'True', reason: 'RolloutHealthy', lastTransitionTime: ago(10) }] }, 10)));
+    expect(d.verdict).toBe('healthy');
+    expect(d.summary).toBe('Rollout/demo: healthy — converged: Healthy=True RolloutHealthy (rule: conditions)');
+  });
+
+  it('never healthy while not ready: in progress within the grace, broken at the status after it', () => {
+    const notObserved = rollout({ observedGeneration: '3', phase: 'Healthy' }, 5);
+    expect(diagnose(crInput(notObserved)).summary).toBe('Rollout/demo: healthy so far — in progress: observedGeneration 3 < generation 4 (rule: not observed)');
+    const stuck = diagnose(crInput(rollout({ observedGeneration: '3', phase: 'Healthy' }, 40)));
+    expect(stuck.verdict).toBe('broken');
+    expect(stuck.link).toBe('status-conditions');
+    expect(stuck.summary).toBe('Rollout/demo: not ready for 40.0s: observedGeneration 3 < generation 4 (rule: not observed)');
+  });
+});

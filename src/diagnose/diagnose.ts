@@ -604,14 +604,16 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
     const first = terminal[0]!;
     return { status: 'broken', detail: `${first.type} ${first.status}: ${first.reason}${first.message ? `: ${first.message}` : ''}`, evidence, next };
   }
-  // A kind the tool does not know: its Ready condition, when it has one.
-  if (!KCM_KINDS.has(kind)) {
-    const r = conditionOf(obj, 'Ready');
-    if (r && r.status !== 'True' && (since(r.lastTransitionTime, ctx.now) ?? 0) > ctx.grace) {
-      return { status: 'broken', detail: `Ready ${r.status}: ${r.reason ?? ''}${r.message ? `: ${r.message}` : ''}`, evidence: [conditionEvidence(refOf(kind, obj), r, ctx.now)], next: [ctx.kubectl('describe', kind, name)] };
-    }
-  }
   const c = convergence(kind, obj);
+  // A kind the tool does not know: what its readiness rule says. Not ready for longer than the
+  // grace (since its status last changed, or since it was created) is where it is stuck.
+  if (!KCM_KINDS.has(kind) && !c.done) {
+    const r = conditionOf(obj, 'Ready');
+    const forMs = since(c.serverTime ?? obj.metadata.creationTimestamp, ctx.now) ?? 0;
+    const evidence = r && r.status !== 'True' ? [conditionEvidence(refOf(kind, obj), r, ctx.now)] : [];
+    if (forMs > ctx.grace) return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
+    return { status: 'progressing', detail: c.detail, evidence: [], next: [] };
+  }
   return ok(c.detail);
 }
 

@@ -401,6 +401,14 @@ export class ChainTracker {
       if (!prev && knownBefore) add(o, 'finalizer-added', o.observedAt, { detail: fact.detail }, `finalizer-added:${fact.detail}`);
       return;
     }
+    if (name.startsWith('condition:') || name.startsWith('status.')) {
+      // A custom resource's status moving: each transition is a hop, with the server's time.
+      if (prev?.value === fact.value) return;
+      const what = name.startsWith('condition:') ? name.slice('condition:'.length) : name;
+      const detail = `${what} ${prev ? `${prev.value}→` : ''}${fact.value}${fact.detail ? `  ${fact.detail}` : ''}`;
+      add(o, name.startsWith('condition:') ? 'condition' : 'status', o.observedAt, { ...server, detail }, `${name}=${fact.value}@${o.obj.metadata.resourceVersion ?? ''}`);
+      return;
+    }
     if (!prev) add(o, name, o.observedAt, { ...server, detail: fact.detail });
   }
 

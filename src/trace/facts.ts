@@ -37,6 +37,16 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 
+/**
+ * A generation as a controller wrote it: a number, or a numeric string (some operators declare
+ * `observedGeneration` a string in their CRD, e.g. "4"); undefined otherwise.
+ */
+export function generationOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v);
+  return undefined;
+}
+
 /** The newest managedFields time for a field set, e.g. the controller's last status write. */
 export function managedFieldsTime(obj: KubeObject, match: { subresource?: string; manager?: string } = {}): string | undefined {
   let best: string | undefined;
@@ -88,9 +98,9 @@ function replicaSetFacts(obj: KubeObject, facts: Facts): void {
 export function factsOf(kind: string, obj: KubeObject): Facts {
   const facts: Facts = new Map();
   common(obj, facts);
-  const status = obj.status as { observedGeneration?: number } | undefined;
-  if (typeof status?.observedGeneration === 'number') {
-    facts.set('observed-generation', { value: status.observedGeneration, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields' });
+  const observed = generationOf((obj.status as { observedGeneration?: unknown } | undefined)?.observedGeneration);
+  if (observed !== undefined) {
+    facts.set('observed-generation', { value: observed, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields' });
   }
   switch (kind) {
     case 'Pod':
@@ -106,9 +116,33 @@ export function factsOf(kind: string, obj: KubeObject): Facts {
       conditionFact(obj, facts, 'Failed', 'job-failed');
       break;
     default:
+      if (!isKnownWorkload(kind)) statusFacts(obj, facts);
       break;
   }
   return facts;
+}
+
+/** Kinds with facts of their own above, or that a built-in controller owns (their status is said otherwise). */
+function isKnownWorkload(kind: string): boolean {
+  return kind in childKinds || kind === 'Pod' || kind === 'ReplicaSet';
+}
+
+/**
+ * The status of a kind the tool does not know, as facts whose changes are hops: each condition
+ * (`condition:TYPE`, its status as value, reason and message as detail) and `status.phase` or
+ * `status.state`.
+ */
+function statusFacts(obj: KubeObject, facts: Facts): void {
+  for (const c of conditions(obj)) {
+    if (typeof c.type !== 'string') continue;
+    const said = [c.reason, (c as { message?: string }).message].filter((x) => typeof x === 'string' && x !== '').join(': ');
+    facts.set(`condition:${c.type}`, { value: String(c.status), serverTime: c.lastTransitionTime, serverTimeSource: `${c.type} lastTransitionTime`, detail: said || undefined });
+  }
+  const s = (obj.status ?? {}) as { phase?: unknown; state?: unknown };
+  for (const field of ['phase', 'state'] as const) {
+    const v = s[field];
+    if (typeof v === 'string' && v !== '') facts.set(`status.${field}`, { value: v, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields (status)' });
+  }
 }
 
 export interface Convergence {
@@ -128,7 +162,7 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
   const gen = num(obj.metadata.generation);
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
-  const observed = num(s.observedGeneration);
+  const observed = generationOf(s.observedGeneration) ?? 0;
   const statusTime = managedFieldsTime(obj, { subresource: 'status' });
   const notObserved: Convergence = { done: false, detail: `observedGeneration ${observed} < generation ${gen}` };
   switch (kind) {
@@ -182,12 +216,71 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       if (failed?.status === 'True') return { done: true, failed: true, detail: `Failed: ${failed.reason ?? ''}`, serverTime: failed.lastTransitionTime, serverTimeSource: 'Failed lastTransitionTime' };
       return { done: false, detail: `${num(s.active)} active, ${num(s.succeeded)} succeeded, ${num(s.failed)} failed` };
     }
-    default: {
-      const ready = condition(obj, 'Ready');
-      if (ready) return { done: ready.status === 'True' && observed >= gen, detail: `Ready ${ready.status}`, serverTime: ready.lastTransitionTime, serverTimeSource: 'Ready lastTransitionTime' };
-      return { done: observed >= gen, detail: `observedGeneration ${observed} / generation ${gen}`, serverTime: statusTime, serverTimeSource: 'managedFields' };
-    }
+    default:
+      return readinessOf(obj);
   }
+}
+
+interface AnyCondition extends Condition {
+  message?: string;
+  observedGeneration?: unknown;
+}
+
+/** Condition types that say the object is what it should be when True (Ready first). */
+const POSITIVE_CONDITIONS = ['Ready', 'Available', 'Healthy', 'Synced', 'Succeeded', 'Established', 'Complete', 'Completed', 'Provisioned', 'Bound', 'Running'];
+const CURRENT_PHASES = new Set(['ready', 'healthy', 'running', 'succeeded', 'complete', 'completed', 'active', 'bound', 'available', 'established', 'synced', 'current']);
+const FAILED_PHASES = new Set(['failed', 'error', 'degraded']);
+
+function said(c: AnyCondition): string {
+  return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
+}
+
+/**
+ * The readiness of a kind without a rule of its own (a custom resource), as docs/readiness.md
+ * writes the rules down; the first that applies decides, and the detail names it:
+ * terminating; not observed (no status yet, observedGeneration behind — a number or a numeric
+ * string — or a condition of an older generation); Stalled=True failed; Reconciling=True in
+ * progress; the Ready condition, then the other positive conditions (Available, Healthy, Synced,
+ * ...): one False is in progress, all True is current; status.phase or status.state; and last an
+ * observedGeneration caught up with no condition saying otherwise.
+ */
+export function readinessOf(obj: KubeObject): Convergence {
+  const gen = num(obj.metadata.generation);
+  const s = (obj.status ?? {}) as Record<string, unknown>;
+  const statusTime = managedFieldsTime(obj, { subresource: 'status' });
+  const byStatus = { serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+  const decided = (done: boolean, rule: string, detail: string, extra: Partial<Convergence> = {}): Convergence => ({ done, detail: `${detail} (rule: ${rule})`, ...byStatus, ...extra });
+  const fromCondition = (c: AnyCondition): Partial<Convergence> => ({ serverTime: c.lastTransitionTime, serverTimeSource: `${c.type} lastTransitionTime` });
+  if (obj.metadata.deletionTimestamp) return decided(false, 'terminating', 'being deleted');
+  if (Object.keys(s).length === 0) return decided(false, 'not observed', 'no controller has written its status yet');
+  const observed = generationOf(s.observedGeneration);
+  if (observed !== undefined && observed < gen) return decided(false, 'not observed', `observedGeneration ${observed} < generation ${gen}`);
+  const conds = conditions(obj) as AnyCondition[];
+  const stale = conds.find((c) => generationOf(c.observedGeneration) !== undefined && generationOf(c.observedGeneration)! < gen);
+  if (stale) return decided(false, 'not observed', `condition ${stale.type} is of generation ${String(stale.observedGeneration)} < ${gen}`);
+  const stalled = conds.find((c) => c.type === 'Stalled' && c.status === 'True');
+  if (stalled) return decided(true, 'Stalled condition', said(stalled), { failed: true, ...fromCondition(stalled) });
+  const reconciling = conds.find((c) => c.type === 'Reconciling' && c.status === 'True');
+  if (reconciling) return decided(false, 'Reconciling condition', said(reconciling), fromCondition(reconciling));
+  const positive = POSITIVE_CONDITIONS.flatMap((t) => conds.filter((c) => c.type === t));
+  const ready = positive.find((c) => c.type === 'Ready');
+  if (ready) return decided(ready.status === 'True', 'Ready condition', said(ready), fromCondition(ready));
+  const notYet = positive.find((c) => c.status !== 'True');
+  if (notYet) return decided(false, `${notYet.type} condition`, said(notYet), fromCondition(notYet));
+  const phaseField = typeof s.phase === 'string' && s.phase ? 'phase' : typeof s.state === 'string' && s.state ? 'state' : undefined;
+  if (phaseField) {
+    const v = String(s[phaseField]);
+    const lower = v.toLowerCase();
+    if (FAILED_PHASES.has(lower)) return decided(true, `status.${phaseField}`, `${phaseField} ${v}`, { failed: true });
+    if (!CURRENT_PHASES.has(lower)) return decided(false, `status.${phaseField}`, `${phaseField} ${v}`);
+    if (positive.length === 0) return decided(true, `status.${phaseField}`, `${phaseField} ${v}`);
+  }
+  if (positive.length > 0) {
+    const last = positive.reduce((a, b) => ((b.lastTransitionTime ?? '') > (a.lastTransitionTime ?? '') ? b : a));
+    return decided(true, 'conditions', positive.map(said).join(', '), fromCondition(last));
+  }
+  if (observed !== undefined) return decided(true, 'observedGeneration', `observedGeneration ${observed} / generation ${gen}, no condition says otherwise`);
+  return decided(false, 'unknown', 'readiness unknown: its status has no observedGeneration, no condition and no phase the rules read');
 }
 
 /** Kinds whose objects a workload kind creates and owns, as the owner chain reaches them. */

@@ -394,6 +394,60 @@ describe('TraceSession', () => {
     session.close();
   });
 
+  it('follows a custom resource: controller observed (a numeric-string observedGeneration), each condition and phase transition, then converged by its rule', async () => {
+    const widgetsInfo = info('example.com', 'widgets', 'Widget');
+    const widget = (gen: number, status: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'ns', uid: 'w1', generation: gen },
+      spec: { size: gen },
+      status,
+    });
+    const cond = (type: string, status: string, reason: string, message = ''): Record<string, unknown> => ({ type, status, reason, message, lastTransitionTime: '2026-01-01T00:00:03Z' });
+    const fakes: Record<string, FakeListerWatcher> = { widgets: new FakeListerWatcher({ objects: [widget(1, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] })] }), events: new FakeListerWatcher() };
+    const clock = new FakeClock();
+    const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
+    const session = new TraceSession({
+      kube,
+      target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
+      discoverChildren: false,
+      coalesceMs: 0,
+      settleMs: 3_000,
+      trigger: { kind: 'watch' },
+      timeoutMs: 60_000,
+      syncTimeoutMs: 5_000,
+      signal: new AbortController().signal,
+      clock,
+      listerWatcher: (i) => fakes[i.resource]!,
+    });
+    await settle(clock, session.start());
+    await session.fire();
+    fakes.widgets!.modify(widget(2, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] }));
+    await clock.step(20);
+    fakes.widgets!.modify(widget(2, { observedGeneration: '2', phase: 'Progressing', conditions: [cond('Healthy', 'False', 'RolloutInProgress', 'updating 1 of 3')] }));
+    await clock.step(20);
+    expect(session.snapshot().outcome).toBeUndefined();
+    fakes.widgets!.modify(widget(2, { observedGeneration: '2', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available', 'all 3 up')] }));
+    await settle(clock, session.ended);
+    const snap = session.snapshot();
+    const seen = snap.hops.map((h) => `${h.kind}: ${h.detail ?? ''}`);
+    // Hops of one object version come in the same instant; the converged hop comes last.
+    expect(seen.slice(0, -1).sort()).toEqual(
+      [
+        'spec-changed: generation 1→2',
+        'controller-observed: observedGeneration 2',
+        'condition: Healthy True→False  RolloutInProgress: updating 1 of 3',
+        'status: status.phase Healthy→Progressing',
+        'condition: Healthy False→True  Available: all 3 up',
+        'status: status.phase Progressing→Healthy',
+      ].sort(),
+    );
+    expect(seen.at(-1)).toBe('converged: Healthy=True Available: all 3 up (rule: conditions)');
+    expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({ serverTime: '2026-01-01T00:00:03Z', serverTimeSource: 'Healthy lastTransitionTime' });
+    expect(snap.outcome).toBe('converged');
+    session.close();
+  });
+
   it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {
     const h = harness();
     await started(h);
