@@ -19,7 +19,7 @@
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { convergence, factsOf, hopEventReasons, type Fact, type Facts } from './facts.js';
+import { convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
@@ -264,7 +264,9 @@ export class ChainTracker {
     }
     const add = (o: Subject, kind: string, observedAt: number, extra: Partial<Hop> = {}, key = kind): void => {
       const changes = diffs.get(o.ref.uid);
-      const hop = this.record(trigger, reconciledAt, o, kind, observedAt, changes?.length ? { changes, ...extra } : extra, key);
+      const obj = (o as { obj?: KubeObject }).obj;
+      const writer = obj && kind !== 'deleted' ? writerOf(obj) : undefined;
+      const hop = this.record(trigger, reconciledAt, o, kind, observedAt, { ...(changes?.length ? { changes } : {}), ...(writer ? { writer } : {}), ...extra }, key);
       if (hop) fresh.push(hop);
     };
 

@@ -58,6 +58,14 @@ export function managedFieldsTime(obj: KubeObject, match: { subresource?: string
   return best;
 }
 
+/** The manager (and subresource) of an object's newest managedFields write: who wrote this version. */
+export function writerOf(obj: KubeObject): string | undefined {
+  let best: { manager?: string; subresource?: string; time?: string } | undefined;
+  for (const m of obj.metadata.managedFields ?? []) if (m.time && m.manager && (!best?.time || m.time >= best.time)) best = m;
+  if (!best?.manager) return undefined;
+  return best.subresource ? `${best.manager} (${best.subresource})` : best.manager;
+}
+
 function common(obj: KubeObject, facts: Facts): void {
   facts.set('created', { value: true, serverTime: obj.metadata.creationTimestamp, serverTimeSource: 'creationTimestamp' });
   if (obj.metadata.deletionTimestamp) {

@@ -399,7 +399,16 @@ describe('TraceSession', () => {
     const widget = (gen: number, status: Record<string, unknown>): KubeObject => ({
       apiVersion: 'example.com/v1',
       kind: 'Widget',
-      metadata: { name: 'w', namespace: 'ns', uid: 'w1', generation: gen },
+      metadata: {
+        name: 'w',
+        namespace: 'ns',
+        uid: 'w1',
+        generation: gen,
+        managedFields: [
+          { manager: 'kubectl', operation: 'Update', time: '2026-01-01T00:00:01Z' },
+          { manager: 'widget-operator', operation: 'Update', subresource: 'status', time: '2026-01-01T00:00:02Z' },
+        ],
+      },
       spec: { size: gen },
       status,
     });
@@ -443,7 +452,7 @@ describe('TraceSession', () => {
       ].sort(),
     );
     expect(seen.at(-1)).toBe('converged: Healthy=True Available: all 3 up (rule: conditions)');
-    expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({ serverTime: '2026-01-01T00:00:03Z', serverTimeSource: 'Healthy lastTransitionTime' });
+    expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({ serverTime: '2026-01-01T00:00:03Z', serverTimeSource: 'Healthy lastTransitionTime', writer: 'widget-operator (status)' });
     expect(snap.outcome).toBe('converged');
     session.close();
   });

@@ -66,6 +66,11 @@ export interface Hop {
   events: TraceEventRef[];
   /** What changed from the object version seen before to the one that made the hop (a few fields). */
   changes?: FieldChange[] | undefined;
+  /**
+   * Who wrote the object version that made the hop: the managedFields manager of its newest write,
+   * with the subresource when not the main resource (`widget-operator (status)`).
+   */
+  writer?: string | undefined;
 }
 
 /** One changed field: `from` absent when it was added, `to` absent when it was removed. */

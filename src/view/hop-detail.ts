@@ -52,6 +52,7 @@ export function hopDetailLines(hop: Hop, snapshot: Pick<TraceSnapshot, 'tree' | 
   if (hop.seenBeforeCause) out.push({ text: '            seen before its cause: our informers delivered it ahead of the change that made it' });
   out.push({ text: `reconciled  +${formatDuration(Math.max(0, hop.reconciledAt - hop.observedAt))} later, from our cache` });
   out.push({ text: hop.serverTime ? `server      ${hop.serverTime} from ${hop.serverTimeSource ?? 'the object'} (1s precision)` : 'server      no server time for this hop' });
+  if (hop.writer) out.push({ text: `written by  ${hop.writer} (the newest managedFields write of this version)` });
   const owners = ownerChain(hop, snapshot);
   out.push({ text: `owners      ${owners.length ? [name(hop.object), ...owners.map(name)].join(' ← ') : 'none (the target, or not known)'}` });
   out.push({ text: '' });
