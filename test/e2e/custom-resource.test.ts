@@ -1,0 +1,135 @@
+/**
+ * kubectl informer-trace on a custom resource against the real control plane, with no flag naming
+ * its children: a CRD made by the test, a controller played by the test (it writes the status
+ * through the status subresource under its own field manager and creates a ConfigMap and a
+ * Deployment the resource owns; kube-controller-manager and kwok do the rest), and a resource no
+ * controller ever writes status for. The CRD and the namespace are removed afterwards.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
+import type { KubeObject } from '../../src/kube/index.js';
+import type { Diagnosis } from '../../src/diagnose/types.js';
+import type { Hop } from '../../src/trace/types.js';
+import type { TraceSummary } from '../../src/view/trace-view.js';
+import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, uniqueName } from './helpers.js';
+
+interface TraceJson {
+  summary: TraceSummary;
+  hops: Hop[];
+  outcome: string;
+  diagnosis?: Diagnosis;
+}
+
+const kube = adminKube();
+const ns = uniqueName('it-cr');
+const group = `${uniqueName('g')}.informer-trace.test`;
+const crdName = `gizmos.${group}`;
+const dir = mkdtempSync(join(tmpdir(), 'it-cr-'));
+const CONTROLLER = 'gizmo-controller';
+
+const gizmoPath = (name: string, sub = ''): string => `/apis/${group}/v1/namespaces/${ns}/gizmos/${name}${sub}`;
+
+function gizmoFile(name: string, size: number): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Gizmo', metadata: { name, namespace: ns }, spec: { size } }));
+  return file;
+}
+
+/** Writes the status as a controller does: the status subresource, its own field manager. */
+async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
+  await kube.client.json(gizmoPath(name, '/status'), { method: 'PATCH', contentType: 'application/merge-patch+json', query: { fieldManager: CONTROLLER }, body: { status } });
+}
+
+const condition = (type: string, status: string, reason: string, generation: number): Record<string, unknown> => ({
+  type,
+  status,
+  reason,
+  message: `${type} ${status}`,
+  observedGeneration: generation,
+  lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+});
+
+beforeAll(async () => {
+  await kube.client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    method: 'POST',
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crdName },
+      spec: {
+        group,
+        names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    },
+  });
+  await eventually('the CRD to be established', async () => {
+    const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
+    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+  });
+  await createWorkloadNamespace(kube, ns);
+});
+
+afterAll(async () => {
+  await deleteNamespace(kube, ns);
+  await kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, { method: 'DELETE' }).catch(() => undefined);
+  await eventually('the CRD to be gone', async () => kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`).then(() => false, () => true));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('informer-trace on a custom resource', () => {
+  it('follows the children it owns without --children, and converges by its Ready condition, not at the first status write', async () => {
+    const name = 'g1';
+    const cli = startCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 1), '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '120s']);
+    // The controller, played here: it sees the new resource, says it is reconciling, creates what it owns.
+    const gizmo = await eventually('the gizmo to be created', () => kube.client.json<KubeObject>(gizmoPath(name)).catch(() => undefined));
+    await writeStatus(name, { observedGeneration: 1, conditions: [condition('Reconciling', 'True', 'Progressing', 1), condition('Ready', 'False', 'Progressing', 1)] });
+    const owner = { apiVersion: `${group}/v1`, kind: 'Gizmo', name, uid: gizmo.metadata.uid, controller: true, blockOwnerDeletion: true };
+    await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', query: { fieldManager: CONTROLLER }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, ownerReferences: [owner] }, data: { size: '1' } } });
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, { method: 'POST', query: { fieldManager: CONTROLLER }, body: deploymentManifest(name, 1, { metadata: { ownerReferences: [owner] } }) });
+    await deploymentAvailable(kube, ns, name, 1);
+    await writeStatus(name, { observedGeneration: 1, conditions: [condition('Reconciling', 'False', 'Done', 1), condition('Ready', 'True', 'Available', 1)] });
+    const r = await cli.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    const t = JSON.parse(r.stdout) as TraceJson;
+    expect(t.outcome).toBe('converged');
+    const at = (pred: (h: Hop) => boolean, what: string): number => {
+      const i = t.hops.findIndex(pred);
+      expect(i, what).toBeGreaterThanOrEqual(0);
+      return i;
+    };
+    const converged = at((h) => h.kind === 'converged', 'converged');
+    expect(t.hops[converged]!.detail).toBe('Ready=True Available: Ready True (rule: Ready condition)');
+    // Every child, found through discovery, with the Pods the Deployment's ReplicaSet made.
+    at((h) => h.kind === 'created' && h.object.kind === 'ConfigMap' && h.object.name === `${name}-config`, 'ConfigMap created');
+    at((h) => h.kind === 'created' && h.object.kind === 'Deployment' && h.object.name === name, 'Deployment created');
+    at((h) => h.kind === 'created' && h.object.kind === 'ReplicaSet', 'ReplicaSet created');
+    const podReady = at((h) => h.kind === 'ready' && h.object.kind === 'Pod', 'Pod ready');
+    // The first status write (Reconciling) was not the end: the Pod became ready before it converged.
+    const reconciling = at((h) => h.kind === 'condition' && h.detail?.startsWith('Reconciling True') === true, 'Reconciling condition');
+    expect(reconciling).toBeLessThan(podReady);
+    expect(podReady).toBeLessThan(converged);
+    // Who wrote each version: our apply, then the controller's status writes.
+    expect(t.hops.find((h) => h.object.kind === 'Gizmo' && h.kind === 'created')?.writer).toBe('kubectl-informer-trace');
+    expect(t.hops[reconciling]!.writer).toBe(`${CONTROLLER} (status)`);
+    expect(t.summary.children).toMatch(/^children looked for in \d+ kinds found through discovery \(\d+ metadata-only\): .*configmaps.*deployments\.apps/);
+    expect(t.summary.children).toContain(`gizmos.${group}`);
+  });
+
+  it('does not call a resource no controller writes status for converged: it times out, diagnosed not observed', async () => {
+    const name = 'g2';
+    const r = await runCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 2), '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '6s']);
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(1);
+    const t = JSON.parse(r.stdout) as TraceJson;
+    expect(t.outcome).toBe('timeout');
+    expect(t.hops.some((h) => h.kind === 'converged')).toBe(false);
+    expect(t.diagnosis?.verdict).toBe('broken');
+    expect(t.diagnosis?.summary).toMatch(/^Gizmo\/g2: not ready for [\d.]+s: no controller has written its status yet \(rule: not observed\)$/);
+  });
+});
