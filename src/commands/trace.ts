@@ -24,6 +24,7 @@ import { diagnoseChain } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
+import { loadHealthRules } from '../trace/health-rules.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
@@ -48,6 +49,8 @@ export interface TraceOptions extends MetricsFlagValues {
   coalesce: string;
   settle: string;
   children?: string;
+  ready?: string;
+  healthRules?: string;
   syncTimeout: string;
   metricsInterval?: string;
   otlpEndpoint?: string;
@@ -70,7 +73,9 @@ export function addTraceOptions(cmd: Command): Command {
     .option('--svg <file>', 'when the trace ends, also write its waterfall to FILE as a self-contained SVG')
     .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', `${DEFAULT_COALESCE_MS}ms`)
     .option('--settle <duration>', 'after a metadata-only change, how long to watch for a rollout before saying none follows', '3s')
-    .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
+    .option('--children <kinds>', 'child resource types to follow, comma-separated, instead of those found through discovery for kinds the tool does not know (CRDs)')
+    .option('--ready <expr>', 'the target is converged when this CEL expression over it is true (e.g. "status.phase == \'Running\'")')
+    .option('--health-rules <file>', 'readiness rules per apiVersion and kind, as CEL expressions in the shape of Flux\'s healthCheckExprs (default: $XDG_CONFIG_HOME/informer-trace/health-rules.yaml when it exists)')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
     .option('--stall <duration>', 'when no new hop arrives for this long before the trace ends, print a diagnosis of where the chain is stuck (on screen in the TUI; one is given at a timeout either way)')
     .option('--exit-on-converge', 'tui: leave the screen when the trace ends (converged, failed, timed out) instead of waiting for q')
@@ -232,6 +237,7 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
   const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
   if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
   const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
+  const healthRules = loadHealthRules({ ready: opts.ready, file: opts.healthRules, env: io.env });
   const kube = connect(connectionFlags(opts));
   const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
   const extraChildren: ResourceInfo[] = [];
@@ -242,6 +248,7 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     kube,
     target: { info, namespace, name },
     extraChildren,
+    healthRules,
     coalesceMs: plan.coalesceMs,
     settleMs: plan.settleMs,
     trigger,

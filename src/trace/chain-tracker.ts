@@ -20,6 +20,7 @@
  */
 import type { KubeObject } from '../kube/index.js';
 import { convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
+import type { HealthRules } from './health-rules.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
@@ -164,7 +165,11 @@ export class ChainTracker {
   private specSource: KubeObject | undefined;
   private specOfTarget: string | undefined;
 
-  constructor(readonly targetKind: string) {}
+  /** `rules`: the user's readiness rules, which decide before the built-in ones (see health-rules.ts). */
+  constructor(
+    readonly targetKind: string,
+    private readonly rules?: HealthRules,
+  ) {}
 
   /** What exists before the trigger: remembered, never reported as hops. */
   baseline(view: ReconcileView): void {
@@ -460,7 +465,7 @@ export class ChainTracker {
   /** The target's status says the rollout of the traced generation finished (or failed). */
   private checkConvergence(view: ReconcileView, trigger: TraceTrigger, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
     if (!view.target || this.convergedHop || !this.expectsRollout()) return;
-    const c = convergence(this.targetKind, view.target.obj);
+    const c = this.rules?.readinessOf(view.target.obj) ?? convergence(this.targetKind, view.target.obj);
     const gen = view.target.obj.metadata.generation ?? 0;
     if (!c.done || (trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
     const kind = c.failed ? 'failed' : 'converged';

@@ -19,6 +19,7 @@ import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObj
 import { ChainView } from './chain-view.js';
 import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
 import { EventsReader } from './events-reader.js';
+import type { HealthRules } from './health-rules.js';
 import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
 import { ChainTree } from './tree.js';
@@ -36,6 +37,8 @@ export interface TracerOptions {
   target: TraceTarget;
   /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. Given, nothing is discovered. */
   extraChildren?: ResourceInfo[];
+  /** Readiness the user defined (--ready, --health-rules): decides before the built-in rules. */
+  healthRules?: HealthRules | undefined;
   /** For a kind the tool does not know, find its child kinds through discovery (discoverChildren()); default true. */
   discoverChildren?: boolean;
   /** Events for one key within this window collapse into one reconcile. */
@@ -157,7 +160,7 @@ export class Tracer {
     this.metrics = options.metricsProvider ?? new InMemoryMetricsProvider();
     this.kube = options.kube;
     this.target = options.target;
-    this.tracker = new ChainTracker(options.target.info.kind);
+    this.tracker = new ChainTracker(options.target.info.kind, options.healthRules);
     this.coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
     this.settleMs = options.settleMs ?? 3000;
     this.stopWhenConverged = options.stopWhenConverged ?? false;

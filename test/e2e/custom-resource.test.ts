@@ -132,4 +132,26 @@ describe('informer-trace on a custom resource', () => {
     expect(t.diagnosis?.verdict).toBe('broken');
     expect(t.diagnosis?.summary).toMatch(/^Gizmo\/g2: not ready for [\d.]+s: no controller has written its status yet \(rule: not observed\)$/);
   });
+
+  it('--ready decides instead of the built-in rules; a bad expression is one line and exit 2', async () => {
+    const name = 'g3';
+    const cli = startCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 1), '--ready', "status.phase == 'Done'", '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'ndjson', '--timeout', '60s']);
+    const lines = (): { type: string; hop?: Hop }[] => cli.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; hop?: Hop });
+    await eventually('the gizmo to be created', () => kube.client.json<KubeObject>(gizmoPath(name)).catch(() => undefined));
+    // Ready by the built-in rules, but not by --ready yet: the trace sees it and goes on.
+    await writeStatus(name, { observedGeneration: 1, phase: 'Working', conditions: [condition('Ready', 'True', 'Fine', 1)] });
+    await eventually('the Ready condition hop', async () => lines().some((l) => l.hop?.kind === 'condition' && l.hop.detail?.startsWith('Ready True') === true));
+    expect(lines().some((l) => l.type === 'end')).toBe(false);
+    await writeStatus(name, { observedGeneration: 1, phase: 'Done', conditions: [condition('Ready', 'True', 'Fine', 1)] });
+    const r = await cli.done;
+    expect(r.code).toBe(0);
+    const hops = lines().flatMap((l) => (l.hop ? [l.hop] : []));
+    expect(hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'current expression true (rule: --ready)' });
+    expect(hops.some((h) => h.kind === 'status' && h.detail === 'status.phase Working→Done')).toBe(true);
+
+    const bad = await runCli(createInformerTraceProgram, [`gizmo.${group}/${name}`, '--ready', 'status.phase ==', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')[0]).toMatch(/^error: --ready: not a CEL expression: 1:\d+: /);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
 });
