@@ -3,7 +3,7 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { durationFlag } from '../cli/duration-flag.js';
@@ -24,7 +24,8 @@ import { diagnoseChain } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
-import { loadHealthRules } from '../trace/health-rules.js';
+import type { HealthRules } from '../trace/health-rules.js';
+import { defaultHealthRulesPath } from '../trace/health-rules-path.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
@@ -182,6 +183,13 @@ async function exportTrace(target: OtlpTarget, snap: TraceSnapshot, endedAt: num
   }
 }
 
+/** --ready, --health-rules, or the config folder's rules file; the CEL evaluator is loaded only for them. */
+async function userHealthRules(opts: TraceOptions, env: NodeJS.ProcessEnv): Promise<HealthRules | undefined> {
+  if (opts.ready === undefined && opts.healthRules === undefined && !existsSync(defaultHealthRulesPath(env))) return undefined;
+  const { loadHealthRules } = await import('../trace/health-rules.js');
+  return loadHealthRules({ ready: opts.ready, file: opts.healthRules, env });
+}
+
 const exitFor: Record<TraceOutcome, ExitCode> = {
   converged: ExitCode.Ok,
   'no-rollout': ExitCode.Ok,
@@ -237,7 +245,7 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
   const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
   if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
   const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
-  const healthRules = loadHealthRules({ ready: opts.ready, file: opts.healthRules, env: io.env });
+  const healthRules = await userHealthRules(opts, io.env);
   const kube = connect(connectionFlags(opts));
   const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
   const extraChildren: ResourceInfo[] = [];

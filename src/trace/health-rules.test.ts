@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
-import { defaultHealthRulesPath, loadHealthRules, parseHealthRules, readyExpression } from './health-rules.js';
+import { defaultHealthRulesPath } from './health-rules-path.js';
+import { loadHealthRules, parseHealthRules, readyExpression } from './health-rules.js';
 
 const db = (status?: Record<string, unknown>): KubeObject => ({ apiVersion: 'db.example/v1', kind: 'Database', metadata: { name: 'd', generation: 1 }, spec: {}, ...(status ? { status } : {}) }) as KubeObject;
 

@@ -19,13 +19,12 @@
  * - `--ready EXPR` is one `current` expression for the traced object.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { celEnv, isCelError, parse as parseCel, plan } from '@bufbuild/cel';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Convergence } from './facts.js';
+import { defaultHealthRulesPath } from './health-rules-path.js';
 
 type Compiled = (obj: KubeObject) => { value: boolean; error?: string };
 
@@ -90,11 +89,6 @@ export function parseHealthRules(text: string, source: string): HealthRules {
 /** `--ready EXPR`: the traced object is current when EXPR is true. */
 export function readyExpression(expr: string): HealthRules {
   return rulesOf([{ name: '--ready', apiVersion: undefined, kind: undefined, current: compile(expr, '--ready') }]);
-}
-
-/** The rules file in the user's config folder: $XDG_CONFIG_HOME/informer-trace/health-rules.yaml (~/.config by default). */
-export function defaultHealthRulesPath(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'informer-trace', 'health-rules.yaml');
 }
 
 /**
