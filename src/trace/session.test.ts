@@ -58,6 +58,11 @@ function event(uid: string, reason: string, note: string, regardingUid: string, 
   } as KubeObject;
 }
 
+/** A session watching for a change, no coalescing, a 10 s timeout; `o` sets the rest. */
+function newSession(o: Pick<TraceSessionOptions, 'kube' | 'target' | 'listerWatcher' | 'clock'> & Partial<TraceSessionOptions>): TraceSession {
+  return new TraceSession({ coalesceMs: 0, settleMs: 3_000, trigger: { kind: 'watch' }, timeoutMs: 10_000, syncTimeoutMs: 5_000, signal: new AbortController().signal, ...o });
+}
+
 interface Harness {
   clock: FakeClock;
   fakes: Record<string, FakeListerWatcher>;
@@ -77,19 +82,7 @@ function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<
   };
   const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
   const interrupt = new AbortController();
-  const session = new TraceSession({
-    kube,
-    target: { info: deploymentsInfo, namespace: 'ns', name: 'web' },
-    coalesceMs: 0,
-    settleMs: 3_000,
-    trigger: { kind: 'watch' },
-    timeoutMs: 10_000,
-    syncTimeoutMs: 5_000,
-    signal: interrupt.signal,
-    clock,
-    listerWatcher: (i) => fakes[i.resource]!,
-    ...options,
-  });
+  const session = newSession({ kube, target: { info: deploymentsInfo, namespace: 'ns', name: 'web' }, signal: interrupt.signal, clock, listerWatcher: (i) => fakes[i.resource]!, ...options });
   const events: TraceEvent[] = [];
   session.subscribe((e) => events.push(e));
   return { clock, fakes, session, events, interrupt };
@@ -354,15 +347,9 @@ describe('TraceSession', () => {
     });
     const clock = new FakeClock();
     const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo, resources: async () => kinds } } as unknown as Kube;
-    const session = new TraceSession({
+    const session = newSession({
       kube,
       target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
-      coalesceMs: 0,
-      settleMs: 3_000,
-      trigger: { kind: 'watch' },
-      timeoutMs: 10_000,
-      syncTimeoutMs: 5_000,
-      signal: new AbortController().signal,
       clock,
       listerWatcher: (i, o) => {
         if (!o.fieldSelector) asked[`${i.group}/${i.resource}`] = o.metadataOnly === true;
@@ -416,19 +403,7 @@ describe('TraceSession', () => {
     const fakes: Record<string, FakeListerWatcher> = { widgets: new FakeListerWatcher({ objects: [widget(1, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] })] }), events: new FakeListerWatcher() };
     const clock = new FakeClock();
     const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
-    const session = new TraceSession({
-      kube,
-      target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
-      discoverChildren: false,
-      coalesceMs: 0,
-      settleMs: 3_000,
-      trigger: { kind: 'watch' },
-      timeoutMs: 60_000,
-      syncTimeoutMs: 5_000,
-      signal: new AbortController().signal,
-      clock,
-      listerWatcher: (i) => fakes[i.resource]!,
-    });
+    const session = newSession({ kube, target: { info: widgetsInfo, namespace: 'ns', name: 'w' }, discoverChildren: false, timeoutMs: 60_000, clock, listerWatcher: (i) => fakes[i.resource]! });
     await settle(clock, session.start());
     await session.fire();
     fakes.widgets!.modify(widget(2, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] }));

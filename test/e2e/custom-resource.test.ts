@@ -14,7 +14,7 @@ import type { KubeObject } from '../../src/kube/index.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
-import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, createCrd, createWorkloadNamespace, deleteCrd, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, uniqueName } from './helpers.js';
 
 interface TraceJson {
   summary: TraceSummary;
@@ -53,31 +53,13 @@ const condition = (type: string, status: string, reason: string, generation: num
 });
 
 beforeAll(async () => {
-  await kube.client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-    method: 'POST',
-    body: {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: crdName },
-      spec: {
-        group,
-        names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    },
-  });
-  await eventually('the CRD to be established', async () => {
-    const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
-    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-  });
+  await createCrd(kube, group, { kind: 'Gizmo', plural: 'gizmos' });
   await createWorkloadNamespace(kube, ns);
 });
 
 afterAll(async () => {
   await deleteNamespace(kube, ns);
-  await kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, { method: 'DELETE' }).catch(() => undefined);
-  await eventually('the CRD to be gone', async () => kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`).then(() => false, () => true));
+  await deleteCrd(kube, crdName);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -80,6 +80,40 @@ export async function deleteNamespace(kube: Kube, name: string): Promise<void> {
   await kube.client.json(`/api/v1/namespaces/${name}`, { method: 'DELETE' }).catch(() => undefined);
 }
 
+/**
+ * Creates a namespaced CRD of `kind` in `group` (version v1, any fields, with the status
+ * subresource), waits until it is established, and returns its name.
+ */
+export async function createCrd(kube: Kube, group: string, names: { kind: string; plural: string; shortNames?: string[] }): Promise<string> {
+  const name = `${names.plural}.${group}`;
+  await kube.client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    method: 'POST',
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: names.plural, singular: names.kind.toLowerCase(), kind: names.kind, ...(names.shortNames ? { shortNames: names.shortNames } : {}) },
+        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    },
+  });
+  await eventually('the CRD to be established', async () => {
+    const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+  });
+  return name;
+}
+
+/** Deletes a CRD (and so its objects) and waits until it is gone. */
+export async function deleteCrd(kube: Kube, name: string): Promise<void> {
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+  await kube.client.json(path, { method: 'DELETE' }).catch(() => undefined);
+  await eventually(`CRD ${name} to be gone`, () => kube.client.json(path).then(() => false, () => true));
+}
+
 export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

@@ -25,7 +25,7 @@ import {
   type WatchErrorContext,
 } from '../../src/informer/index.js';
 import { ApiError, ResourceListerWatcher, type KubeObject, type ResourceInfo } from '../../src/kube/index.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, uniqueName } from './helpers.js';
+import { adminKube, cluster, createCrd, createNamespace, deleteNamespace, eventually, uniqueName } from './helpers.js';
 
 const run = promisify(execFile);
 const kube = adminKube();
@@ -397,28 +397,10 @@ describe('the informer on the real control plane', () => {
   it('(d) watches a CRD made by the test, found through discovery by its short name', async () => {
     const group = `${uniqueName('g')}.e2e.informer-trace.dev`;
     const shortName = `itw${Date.now().toString(36)}`;
-    const crdName = `widgets.${group}`;
-    await kube.client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      method: 'POST',
-      body: {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: crdName },
-        spec: {
-          group,
-          scope: 'Namespaced',
-          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: [shortName] },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      },
-    });
+    const crdName = await createCrd(kube, group, { kind: 'Widget', plural: 'widgets', shortNames: [shortName] });
     const stop = new AbortController();
     let done: Promise<void> | undefined;
     try {
-      await eventually('the CRD to be established', async () => {
-        const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
-        return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
       const info = await eventually(`discovery to know "${shortName}"`, async () => {
         kube.discovery.invalidate();
         return kube.discovery.resolve(shortName);
