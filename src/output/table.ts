@@ -1,8 +1,8 @@
 /**
  * kubectl-style tables: upper-case headers, no borders, each column padded to its widest cell
  * and three spaces between columns, no trailing spaces. text-table lays them out in one pass;
- * cli-table3, used before, lays out every cell against all the rows above it and took 5.7 s of a
- * 9.8 s `cache pods` over 10,000 Pods (BENCHMARKS.md, section 7).
+ * cli-table3, used before, lays out every cell against all the rows above it, which took most of
+ * a `cache pods` over 10,000 Pods.
  *
  * A cell is as wide as a terminal shows it: ANSI colours take no columns, East Asian wide
  * characters two, combining marks none. string-width, which does the same, builds an
