@@ -75,10 +75,11 @@ afterEach(async () => {
   for (const h of hs) await h.stop();
 });
 
-function start(options: { lw?: FakeListerWatcherOptions; objects?: number; reflector?: Partial<ReflectorOptions>; listerWatcher?: ListerWatcher } = {}): Harness {
+/** `serverTimeouts`: the fake ends each watch at its timeoutSeconds, as kube-apiserver does. */
+function start(options: { lw?: FakeListerWatcherOptions; objects?: number; reflector?: Partial<ReflectorOptions>; listerWatcher?: ListerWatcher; serverTimeouts?: boolean } = {}): Harness {
   const clock = new FakeClock();
   const objects = Array.from({ length: options.objects ?? 0 }, (_, i) => pod(`p${i}`));
-  const lw = new FakeListerWatcher({ objects, ...options.lw });
+  const lw = new FakeListerWatcher({ objects, ...(options.serverTimeouts ? { clock } : {}), ...options.lw });
   const store = new RecordingStore();
   const events: InformerEvent[] = [];
   const errors: { err: unknown; ctx: WatchErrorContext }[] = [];
@@ -119,7 +120,7 @@ describe('Reflector list', () => {
     await h.settle();
     expect(h.lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }]);
     expect(h.store.replaces).toEqual([{ names: ['p0', 'p1', 'p2'], rv: '103' }]);
-    expect(h.lw.watchCalls).toEqual([{ resourceVersion: '103', timeoutSeconds: 300, allowWatchBookmarks: true }]);
+    expect(h.lw.watchCalls).toEqual([{ resourceVersion: '103', timeoutSeconds: 30, allowWatchBookmarks: true }]);
     expect(h.r.lastSyncResourceVersion()).toBe('103');
   });
 
@@ -279,12 +280,12 @@ describe('Reflector list', () => {
 });
 
 describe('Reflector watch', () => {
-  it('watch timeout lies in [min, 2·min); a minimum under 5 min is ignored', async () => {
+  it('watch timeout lies in [min, 1.5·min); a minimum under 30 s is ignored', async () => {
     const cases: [number | undefined, number, number][] = [
-      [undefined, 0, 300],
-      [undefined, 0.9999, 599],
-      [1000, 0, 300],
-      [30 * 60_000, 0.5, 2700],
+      [undefined, 0, 30],
+      [undefined, 0.9999, 44],
+      [1000, 0, 30],
+      [30 * 60_000, 0.5, 2250],
     ];
     for (const [min, rand, expected] of cases) {
       const h = start({ reflector: { ...(min !== undefined ? { minWatchTimeout: min } : {}), random: () => rand } });
@@ -421,7 +422,7 @@ describe('Reflector watch', () => {
   it('a long quiet watch closed normally (no events, > 1 s) is also just re-opened', async () => {
     const h = start({ objects: 1, lw: { clock: undefined } });
     await h.settle();
-    await h.clock.step(300_000);
+    await h.clock.step(20_000);
     h.lw.closeWatches();
     await h.settle();
     expect(h.lw.listCalls).toHaveLength(1);
@@ -435,7 +436,7 @@ describe('Reflector watch', () => {
     const abort = new AbortController();
     const done = r.run(abort.signal);
     await clock.step(0);
-    await clock.step(300_000);
+    await clock.step(30_000);
     expect(lw.watchCalls).toHaveLength(2);
     expect(lw.listCalls).toHaveLength(1);
     abort.abort();
@@ -675,7 +676,7 @@ describe('Reflector streaming list (useWatchList)', () => {
     const h = start({ objects: 3, reflector: streaming });
     await h.settle();
     expect(h.lw.watchCalls).toEqual([
-      { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 300 },
+      { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 30 },
     ]);
     expect(h.lw.listCalls).toHaveLength(0);
     expect(h.store.calls).toEqual(['replace 3 @103']);
@@ -742,7 +743,7 @@ describe('Reflector streaming list (useWatchList)', () => {
     await h.settle();
     expect(h.errors[0]?.ctx).toEqual({ phase: 'watch-list', action: 'fallback-to-list', reflector: 'fake' });
     expect(h.lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }]);
-    expect(h.lw.watchCalls[1]).toEqual({ resourceVersion: '102', timeoutSeconds: 300, allowWatchBookmarks: true });
+    expect(h.lw.watchCalls[1]).toEqual({ resourceVersion: '102', timeoutSeconds: 30, allowWatchBookmarks: true });
     expect(h.store.calls).toEqual(['replace 2 @102']);
     expect(h.events.some((e) => e.kind === 'stream-failed' && e.message.includes('falling back to list and watch'))).toBe(true);
   });
@@ -767,6 +768,147 @@ describe('Reflector streaming list (useWatchList)', () => {
     abort.abort();
     await clock.step(0);
     await done;
+  });
+});
+
+describe('Reflector stalled watches (half-open connections, hung servers)', () => {
+  // random() = 0: every watch asks for timeoutSeconds=30, so a stall is due 30 s + 15 s after it opened.
+  const stalls = (h: Harness) => h.events.filter((e) => e.kind === 'watch-closed' && /stalled|no answer/.test(e.message));
+
+  it('a watch that goes silent is replaced after its timeout + grace, from the last RV, on a new request; nothing is lost', async () => {
+    const h = start({ objects: 1, serverTimeouts: true });
+    await h.settle();
+    h.lw.modify(pod('p0', { v: 1 })); // RV 102, delivered
+    await h.settle();
+    expect(h.r.lastSyncResourceVersion()).toBe('102');
+    h.lw.freezeWatches();
+    // Written while the connection is half-open: the old watch never delivers them.
+    h.lw.add(pod('late-1')); // 103
+    h.lw.modify(pod('p0', { v: 2 })); // 104
+    await h.clock.step(44_999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    expect(h.store.keys()).toEqual(['ns/p0']);
+    expect(h.r.stats.watchStalls).toBe(0);
+
+    await h.clock.step(1);
+    expect(h.lw.watches[0]!.stopped).toBe(true);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.lw.watchCalls[1]).toEqual({ resourceVersion: '102', timeoutSeconds: 30, allowWatchBookmarks: true });
+    // The new watch replays what the dead one held back: nothing lost, no relist.
+    expect(h.store.keys()).toEqual(['ns/late-1', 'ns/p0']);
+    expect(h.store.inner.getByKey('ns/p0')?.v).toBe(2);
+    expect(h.r.lastSyncResourceVersion()).toBe('104');
+    expect(h.lw.listCalls).toHaveLength(1);
+
+    // Counted, said once, handed to the handler.
+    expect(h.r.stats.watchStalls).toBe(1);
+    expect(stalls(h)).toHaveLength(1);
+    const said = stalls(h)[0]!;
+    expect(said.level).toBe('warning');
+    expect(said.message).toBe(
+      'watch stalled: nothing arrived for 45.0s, and the server did not end it at its 30s timeout (a half-open connection or a hung API server); watching again from resourceVersion "102" on a new connection',
+    );
+    expect(h.errors.map((e) => e.ctx)).toEqual([{ phase: 'watch', action: 'rewatch', reflector: 'fake' }]);
+    expect(h.r.stats.lastError?.phase).toBe('watch');
+
+    // The new connection is healthy: the server ends it at its timeout, no further stall.
+    await h.clock.step(30_000);
+    expect(h.lw.watchCalls).toHaveLength(3);
+    expect(h.r.stats.watchStalls).toBe(1);
+    await h.stop();
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+
+  it('a watch that delivers bookmarks is not replaced early: the server ends it, and the re-watch starts at the bookmark', async () => {
+    const h = start({ objects: 1, serverTimeouts: true });
+    await h.settle();
+    for (let round = 0; round < 8; round++) {
+      // As kube-apiserver: a bookmark 2 s before the timeout, then the end at the timeout.
+      await h.clock.step(28_000);
+      h.lw.silently((f) => f.add(pod(`other-${round}`)));
+      h.lw.bookmark();
+      await h.clock.step(2_000);
+      expect(h.lw.watchCalls[round + 1]?.resourceVersion).toBe(h.lw.resourceVersion);
+    }
+    expect(h.lw.watchCalls).toHaveLength(9);
+    expect(h.r.stats.watchStalls).toBe(0);
+    expect(stalls(h)).toHaveLength(0);
+    expect(h.errors).toHaveLength(0);
+  });
+
+  it('a watch that keeps delivering past its timeout is alive; once it goes silent, it stalls 15 s after its last event', async () => {
+    const h = start({ objects: 1 }); // a server that does not end watches by itself
+    await h.settle();
+    for (let i = 0; i < 12; i++) {
+      await h.clock.step(10_000);
+      h.lw.bookmark();
+    }
+    // 120 s, far past 30 s + 15 s: still the first watch.
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.step(14_999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.step(1);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.r.stats.watchStalls).toBe(1);
+    expect(stalls(h)[0]!.message).toMatch(/^watch stalled: nothing arrived for 15\.0s/);
+  });
+
+  it('bytes of an event still arriving count as progress', async () => {
+    const h = start({ objects: 1 });
+    await h.settle();
+    await h.clock.step(40_000);
+    h.lw.lastWatch()!.trickle();
+    await h.clock.step(14_999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.step(1);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.r.stats.watchStalls).toBe(1);
+  });
+
+  it('a watch request that gets no answer is given up after the same time and sent again', async () => {
+    const h = start({ objects: 1 });
+    h.lw.hangWatchOpens(1);
+    await h.settle();
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.step(44_999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.step(1);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.lw.watchCalls[1]!.resourceVersion).toBe('101');
+    expect(h.lw.openWatches()).toHaveLength(1);
+    expect(h.r.stats.watchStalls).toBe(1);
+    expect(stalls(h).map((e) => e.message)).toEqual(['watch request got no answer within 45.0s (a half-open connection or a hung API server); watching again from resourceVersion "101" on a new connection']);
+    expect(h.errors.map((e) => e.ctx)).toEqual([{ phase: 'watch-open', action: 'rewatch', reflector: 'fake' }]);
+    h.lw.add(pod('after'));
+    await h.settle();
+    expect(h.store.keys()).toEqual(['ns/after', 'ns/p0']);
+  });
+
+  it('a streaming list that stalls streams again', async () => {
+    const h = start({ objects: 2, reflector: { useWatchList: true } });
+    h.lw.hangWatchOpens(1);
+    await h.settle();
+    await h.clock.step(45_000);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.lw.watchCalls[1]).toMatchObject({ sendInitialEvents: true, resourceVersion: '' });
+    expect(h.store.replaces).toEqual([{ names: ['p0', 'p1'], rv: '102' }]);
+    expect(h.errors.map((e) => e.ctx)).toEqual([{ phase: 'watch-list', action: 'retry-stream', reflector: 'fake' }]);
+    expect(h.r.stats.watchStalls).toBe(1);
+    // The stream's watch is read on, and judged by the same rule.
+    h.lw.freezeWatches();
+    await h.clock.step(45_000);
+    expect(h.lw.watchCalls).toHaveLength(3);
+    expect(h.lw.watchCalls[2]).toEqual({ resourceVersion: '102', timeoutSeconds: 30, allowWatchBookmarks: true });
+    expect(h.r.stats.watchStalls).toBe(2);
+  });
+
+  it('watchStallGrace 0 turns the timer off', async () => {
+    const h = start({ objects: 1, reflector: { watchStallGrace: 0 } });
+    await h.settle();
+    h.lw.freezeWatches();
+    await h.clock.step(600_000);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    expect(h.r.stats.watchStalls).toBe(0);
   });
 });
 

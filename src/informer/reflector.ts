@@ -9,7 +9,7 @@
  * - list(): RV "" when the last RV is unavailable, "0" the first time, else the last-sync RV;
  *   pages of 500, but unpaginated for a specific RV unless an RV="0" list came back paginated
  *   (sticky); Expired/Gone or "too large RV" sets the unavailable flag and retries at once at "".
- * - watch: RV = last-sync RV, timeoutSeconds in [min, 2·min) with min ≥ 5 min, bookmarks on.
+ * - watch: RV = last-sync RV, a timeoutSeconds, bookmarks on (the timeout differs, see below).
  *   Connection refused / 429 on open: backoff and re-watch. Other open errors: relist.
  *   ERROR event → ApiError, ends the watch. Normal close: re-watch without relist (a close within
  *   1 s with no events is an error). Expired/Gone: relist at the last RV after backoff. 429: backoff
@@ -25,6 +25,15 @@
  *
  * Deliberate differences:
  * - Times are milliseconds; the clock and the random source are injected.
+ * - Watches are short and their silence is judged (docs/design/dead-connections.md): timeoutSeconds
+ *   in [min, 1.5·min) with min ≥ 30 s (client-go: [5 min, 10 min)), and a stall timer per watch,
+ *   from its request on: a watch that has neither ended nor delivered a byte or an event by
+ *   max(its opening + its timeout, its last progress) + watchStallGrace (15 s) is taken as a dead
+ *   connection (half-open, or a hung server). Its signal aborts with a ConnectionStalledError,
+ *   which destroys the request and its socket and closes the client's idle pooled connections;
+ *   the stall is counted (stats.watchStalls), reported once as a warning 'watch-closed' event and
+ *   to the handler (action 'rewatch'), and the watch is opened again at once from the last RV (a
+ *   streaming list streams again). client-go relies on HTTP/2 pings for this; node:http has none.
  * - EVERY error goes to the watchErrorHandler (with the phase and what happens next) and to the
  *   stats, not only the ones ListAndWatch returns; client-go only logs the others. The default
  *   handler does nothing: errors are visible through stats and the event hook.
@@ -39,7 +48,7 @@
  *   list; the DeltaFIFO applies it again (transforms are idempotent). client-go transforms only
  *   in the DeltaFIFO, after the whole list is decoded.
  */
-import type { Clock } from '../clock.js';
+import type { Clock, Timer } from '../clock.js';
 import { realClock } from '../clock.js';
 import {
   ApiError,
@@ -49,6 +58,7 @@ import {
   isTooLargeResourceVersion,
   isTooManyRequests,
 } from '../kube/api-error.js';
+import { ConnectionStalledError } from '../kube/http.js';
 import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
@@ -66,8 +76,18 @@ import {
 import { deletionHandlingMetaNamespaceKeyFunc, newStore, type ReflectorStore, type Store } from './store.js';
 import { droppedFields } from './transform.js';
 
-/** Default minimum watch timeout: 5 minutes. Smaller requested minimums are ignored. */
-export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 5 * 60 * 1000;
+/**
+ * Default minimum watch timeout: 30 s (client-go's is 5 minutes). Smaller requested minimums are
+ * ignored. The timeout is drawn from [min, 1.5·min).
+ */
+export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 30 * 1000;
+
+/**
+ * How long a watch may stay silent past the end the server was asked for (or past its last byte
+ * or event, if later) before it counts as stalled. With the default timeout, a dead connection is
+ * noticed within 45 s + 15 s = 60 s of the watch request.
+ */
+export const DEFAULT_WATCH_STALL_GRACE_MS = 15 * 1000;
 
 /** The annotation on the BOOKMARK that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -110,8 +130,10 @@ export interface ReflectorOptions {
   resyncPeriod?: number;
   /** Asked at every resync tick; Resync happens only when it returns true (unset = always). */
   shouldResync?: () => boolean;
-  /** Minimum watch timeout (ms); counts only above 5 min. */
+  /** Minimum watch timeout (ms); counts only above 30 s. */
   minWatchTimeout?: number;
+  /** ms a watch may stay silent past its timeout (or last progress) before it counts as stalled; 0 = never. */
+  watchStallGrace?: number;
   /** Page size for lists (client-go WatchListPageSize); 0 = the default rules. */
   watchListPageSize?: number;
   /** Use a streaming list (sendInitialEvents) instead of list. Default false. */
@@ -146,6 +168,99 @@ function iteratorOf(w: Watch): AsyncIterator<WatchEvent> {
 }
 
 const stopLate = (w: Watch): void => w.stop();
+
+/**
+ * The stall timer of one watch, from its request to its end. The server ends a watch at its
+ * timeoutSeconds (kube-apiserver serves it under a context with that deadline, and its watch
+ * cache sends a BOOKMARK about 2 s before it when the resourceVersion moved), so a watch that has
+ * neither ended by then nor delivered anything for `grace` is taken as dead. Every chunk of bytes
+ * (Watch.onProgress) and every event is progress; the timer fires at
+ * max(opened + timeout, last progress) + grace, re-armed when progress came in meanwhile. Its
+ * signal is the one the watch is opened with: it aborts with the run signal, and with a
+ * ConnectionStalledError when the watch stalls.
+ */
+class WatchDeadline {
+  stalled: ConnectionStalledError | undefined;
+  private readonly controller = new AbortController();
+  private timer: Timer | undefined;
+  private endsAt: number;
+  private lastProgress: number;
+  private watch: Watch | undefined;
+  private done = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly timeoutSeconds: number,
+    private readonly graceMs: number,
+    private readonly run: AbortSignal,
+    private readonly label: string,
+  ) {
+    const now = clock.now();
+    this.endsAt = now + timeoutSeconds * 1000;
+    this.lastProgress = now;
+    run.addEventListener('abort', this.onRunAbort, { once: true });
+    if (graceMs > 0) this.timer = clock.setTimer(timeoutSeconds * 1000 + graceMs, this.check);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The watch is open: the server's timeout runs from now. */
+  opened(w: Watch): void {
+    this.watch = w;
+    const now = this.clock.now();
+    this.endsAt = now + this.timeoutSeconds * 1000;
+    this.lastProgress = now;
+    w.onProgress?.(this.progress);
+  }
+
+  readonly progress = (): void => {
+    this.lastProgress = this.clock.now();
+  };
+
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    this.timer?.stop();
+    this.timer = undefined;
+    this.run.removeEventListener('abort', this.onRunAbort);
+  }
+
+  private readonly onRunAbort = (): void => {
+    this.controller.abort(this.run.reason);
+  };
+
+  private readonly check = (): void => {
+    this.timer = undefined;
+    if (this.done) return;
+    const now = this.clock.now();
+    const due = Math.max(this.endsAt, this.lastProgress) + this.graceMs;
+    if (now < due) {
+      this.timer = this.clock.setTimer(due - now, this.check);
+      return;
+    }
+    const silent = formatDuration(now - this.lastProgress);
+    const why = 'a half-open connection or a hung API server';
+    this.stalled = new ConnectionStalledError(
+      this.watch
+        ? `${this.label} stalled: nothing arrived for ${silent}, and the server did not end it at its ${this.timeoutSeconds}s timeout (${why})`
+        : `${this.label} request got no answer within ${silent} (${why})`,
+    );
+    this.stop();
+    this.controller.abort(this.stalled);
+    this.watch?.stop();
+  };
+}
+
+/** The stall timer of each open watch (a streaming list's watch is read on by the watch loop). */
+const deadlines = new WeakMap<Watch, WatchDeadline>();
+
+/** Stops a watch and its stall timer. */
+function endWatch(w: Watch): void {
+  w.stop();
+  deadlines.get(w)?.stop();
+}
 
 /** The BOOKMARK that ends a streaming list's initial events. */
 function endsInitialEvents(obj: KubeObject): boolean {
@@ -222,6 +337,8 @@ interface HandleWatchOptions {
   rvFromNonAddedOnly?: boolean;
   /** Streaming lists: return at the initial-events-end bookmark. */
   exitOnInitialEventsEnd?: boolean;
+  /** The watch's stall timer: told of every event; its stall ends the watch with its error. */
+  deadline?: WatchDeadline | undefined;
   resync?: ResyncState;
   /** Added to events for the stats ('stream' or 'watch'). */
   label: string;
@@ -244,6 +361,7 @@ export class Reflector {
   private readonly resyncPeriod: number;
   private readonly shouldResync: (() => boolean) | undefined;
   private readonly minWatchTimeout: number;
+  private readonly watchStallGrace: number;
   private readonly watchListPageSize: number;
   private readonly useWatchList: boolean;
   private readonly maxInternalErrorRetryDuration: number;
@@ -265,6 +383,7 @@ export class Reflector {
     this.resyncPeriod = options.resyncPeriod ?? 0;
     this.shouldResync = options.shouldResync;
     this.minWatchTimeout = Math.max(DEFAULT_MIN_WATCH_TIMEOUT_MS, options.minWatchTimeout ?? 0);
+    this.watchStallGrace = Math.max(0, options.watchStallGrace ?? DEFAULT_WATCH_STALL_GRACE_MS);
     this.watchListPageSize = options.watchListPageSize ?? 0;
     this.useWatchList = options.useWatchList ?? false;
     this.maxInternalErrorRetryDuration = options.maxInternalErrorRetryDuration ?? 0;
@@ -336,7 +455,7 @@ export class Reflector {
       w = undefined; // the watch loop owns it now
       await this.watchWithResync(handed, signal);
     } finally {
-      w?.stop();
+      if (w) endWatch(w);
     }
   }
 
@@ -364,7 +483,21 @@ export class Reflector {
   }
 
   private watchTimeoutSeconds(): number {
-    return Math.floor((this.minWatchTimeout / 1000) * (this.random() + 1));
+    return Math.floor((this.minWatchTimeout / 1000) * (1 + this.random() / 2));
+  }
+
+  /** The stall timer for a watch about to be requested. */
+  private newDeadline(timeoutSeconds: number, signal: AbortSignal, label: string): WatchDeadline {
+    return new WatchDeadline(this.clock, timeoutSeconds, this.watchStallGrace, signal, label);
+  }
+
+  /** A stalled watch: counted, said once (a warning), handed to the handler. */
+  private reportStall(err: ConnectionStalledError, phase: ReflectorPhase, action: ReflectorAction): void {
+    this.stats.watchStalls++;
+    this.stats.recordError(err, phase, this.clock.now());
+    const next = action === 'retry-stream' ? `streaming again from resourceVersion ${JSON.stringify(this.rewatchResourceVersion())}` : `watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`;
+    this.emit('watch-closed', 'warning', `${err.message}; ${next} on a new connection`, { error: err, resourceVersion: this.lastSyncRV });
+    this.callHandler(err, { phase, action, reflector: this.name });
   }
 
   private async list(signal: AbortSignal): Promise<void> {
@@ -441,13 +574,17 @@ export class Reflector {
       this.countList();
       this.countWatch();
       this.emit('stream', 'info', `streaming list from resourceVersion ${JSON.stringify(lastKnownRV)}`, { resourceVersion: lastKnownRV });
+      const deadline = this.newDeadline(options.timeoutSeconds!, signal, 'streaming list');
       try {
-        w = await abortable(this.lw.watch(options, signal, this.decodeOptions()), signal, stopLate);
+        w = await abortable(this.lw.watch(options, deadline.signal, this.decodeOptions()), deadline.signal, stopLate);
       } catch (err) {
+        deadline.stop();
         if (signal.aborted) return undefined;
-        if (await this.retryStream(err, signal)) continue;
+        if (await this.retryStream(deadline.stalled ?? err, signal)) continue;
         throw err;
       }
+      deadline.opened(w);
+      deadlines.set(w, deadline);
       let received: boolean;
       try {
         ({ bookmarkReceived: received } = await this.handleWatch(start, w, temp, signal, {
@@ -457,16 +594,17 @@ export class Reflector {
           },
           rvFromNonAddedOnly: true,
           exitOnInitialEventsEnd: true,
+          deadline,
           label: 'stream',
         }));
       } catch (err) {
-        w.stop();
+        endWatch(w);
         if (err === STOP_REQUESTED || signal.aborted) return undefined;
         if (await this.retryStream(err, signal)) continue;
         throw err;
       }
       if (received) break;
-      w.stop();
+      endWatch(w);
       this.emit('stream-failed', 'warning', 'streaming list closed before its initial-events-end bookmark; streaming again');
     }
     this.lastSyncRVUnavailable = false;
@@ -474,7 +612,7 @@ export class Reflector {
     try {
       this.store.replace(temp.list(), resourceVersion);
     } catch (err) {
-      w.stop();
+      endWatch(w);
       throw new Error(`unable to sync watch-list result: ${errorMessage(err)}`, { cause: err });
     }
     this.setLastSyncResourceVersion(resourceVersion);
@@ -491,6 +629,10 @@ export class Reflector {
 
   /** The side effects of a retriable streaming error; false when the caller should fall back. */
   private async retryStream(err: unknown, signal: AbortSignal): Promise<boolean> {
+    if (err instanceof ConnectionStalledError) {
+      this.reportStall(err, 'watch-list', 'retry-stream');
+      return true;
+    }
     if (isWatchErrorRetriable(err)) {
       const delay = this.backoff.step();
       this.reportError(err, 'watch-list', 'retry-stream', 'stream-failed', `streaming list failed: ${describeError(err)}; backing off ${formatDuration(delay)} then streaming again`);
@@ -544,10 +686,11 @@ export class Reflector {
 
   private async watch(initial: Watch | undefined, signal: AbortSignal, resync: ResyncState): Promise<void> {
     let w = initial;
+    let deadline = initial ? deadlines.get(initial) : undefined;
     const retry = new RetryWithDeadline(this.maxInternalErrorRetryDuration, 60_000, isInternalError, this.clock);
     for (;;) {
       if (signal.aborted) {
-        w?.stop();
+        if (w) endWatch(w);
         return;
       }
       const start = this.clock.now();
@@ -557,10 +700,16 @@ export class Reflector {
         const options: WatchOptions = { resourceVersion: rv, timeoutSeconds: this.watchTimeoutSeconds(), allowWatchBookmarks: true };
         this.countWatch();
         this.emit('watch', 'debug', `watching from resourceVersion ${JSON.stringify(rv)} (timeout ${options.timeoutSeconds} s)`, { resourceVersion: rv });
+        const opening = this.newDeadline(options.timeoutSeconds!, signal, 'watch');
         try {
-          w = await abortable(this.lw.watch(options, signal, this.decodeOptions()), signal, stopLate);
+          w = await abortable(this.lw.watch(options, opening.signal, this.decodeOptions()), opening.signal, stopLate);
         } catch (err) {
+          opening.stop();
           if (signal.aborted) return;
+          if (opening.stalled) {
+            this.reportStall(opening.stalled, 'watch-open', 'rewatch');
+            continue;
+          }
           if (isWatchErrorRetriable(err)) {
             const delay = this.backoff.step();
             this.reportError(err, 'watch-open', 'rewatch', 'watch-failed', `watch failed: ${describeError(err)}; backing off ${formatDuration(delay)} then watching again without a relist`);
@@ -570,6 +719,9 @@ export class Reflector {
           }
           throw err;
         }
+        opening.opened(w);
+        deadlines.set(w, opening);
+        deadline = opening;
       }
       this.phase = 'watch';
       let err: unknown;
@@ -578,16 +730,23 @@ export class Reflector {
           startRV: this.lastSyncRV,
           setRV: (rv) => this.setLastSyncResourceVersion(rv),
           resync,
+          deadline,
           label: 'watch',
         });
       } catch (e) {
         err = e;
       }
-      w.stop();
+      endWatch(w);
       w = undefined;
+      deadline = undefined;
       retry.after(err);
       if (err === undefined) continue; // closed normally: re-watch from lastSync, no relist
       if (err === STOP_REQUESTED || signal.aborted) return;
+      if (err instanceof ConnectionStalledError) {
+        // Not a close: the connection is dead. Re-watched at once, on a new one.
+        this.reportStall(err, 'watch', 'rewatch');
+        continue;
+      }
       if (resync.hasError && err === resync.error) {
         this.reportError(err, 'resync', 'relist', 'watch-failed', `resync failed: ${describeError(err)}; relisting after backoff`);
         return;
@@ -622,6 +781,7 @@ export class Reflector {
     const onAbort = (): void => w.stop();
     signal.addEventListener('abort', onAbort, { once: true });
     const resync = opts.resync;
+    const deadline = opts.deadline;
     if (resync) resync.current = w;
     let events = 0;
     let bookmarkReceived = false;
@@ -636,11 +796,13 @@ export class Reflector {
           r = await it.next();
         } catch (err) {
           if (signal.aborted) throw STOP_REQUESTED;
+          if (deadline?.stalled) throw deadline.stalled;
           if (!isProbableEOF(err)) throw err;
           lostConnection = err;
           break;
         }
-        if (r.done || signal.aborted || resync?.hasError) break;
+        if (r.done || signal.aborted || resync?.hasError || deadline?.stalled) break;
+        deadline?.progress();
         const event = r.value;
         const rv = this.applyEvent(event, store);
         if (rv === undefined) continue;
@@ -661,6 +823,7 @@ export class Reflector {
     }
     if (signal.aborted) throw STOP_REQUESTED;
     if (resync?.hasError) throw resync.error;
+    if (deadline?.stalled) throw deadline.stalled;
     this.watchEnded(start, events, lostConnection, opts.label);
     return { bookmarkReceived, events };
   }

@@ -73,8 +73,10 @@ export interface SharedIndexInformerOptions {
   random?: () => number;
   useWatchList?: boolean;
   watchListPageSize?: number;
-  /** ms; counts only above 5 min. */
+  /** ms; counts only above 30 s. */
   minWatchTimeout?: number;
+  /** ms a watch may stay silent past its timeout before it counts as stalled; 0 = never. Default 15 s. */
+  watchStallGrace?: number;
   /** ms; default 0. */
   maxInternalErrorRetryDuration?: number;
   expectedGVK?: { apiVersion: string; kind: string };
@@ -349,6 +351,7 @@ export class SharedIndexInformer {
       ...(o.useWatchList !== undefined ? { useWatchList: o.useWatchList } : {}),
       ...(o.watchListPageSize !== undefined ? { watchListPageSize: o.watchListPageSize } : {}),
       ...(o.minWatchTimeout !== undefined ? { minWatchTimeout: o.minWatchTimeout } : {}),
+      ...(o.watchStallGrace !== undefined ? { watchStallGrace: o.watchStallGrace } : {}),
       ...(o.maxInternalErrorRetryDuration !== undefined ? { maxInternalErrorRetryDuration: o.maxInternalErrorRetryDuration } : {}),
       ...(o.expectedGVK ? { expectedGVK: o.expectedGVK } : {}),
       ...(o.backoff ? { backoff: o.backoff } : {}),
@@ -480,6 +483,7 @@ export class SharedIndexInformer {
       relists: r.relists,
       watches: r.watches,
       watchRestarts: r.watchRestarts,
+      watchStalls: r.watchStalls,
       bookmarks: r.bookmarks,
       resyncs: r.resyncs,
       errors: r.errors,

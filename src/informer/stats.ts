@@ -20,7 +20,7 @@ export type InformerEventKind =
   | 'list-failed'
   /** A watch request is about to be sent. */
   | 'watch'
-  /** A watch ended (closed by the server, by us, or with an error). */
+  /** A watch ended (closed by the server, by us, with an error, or stalled and given up). */
   | 'watch-closed'
   /** A watch request could not be opened. */
   | 'watch-failed'
@@ -136,6 +136,11 @@ export interface InformerStats {
   watches: number;
   /** Watch requests after the first. */
   watchRestarts: number;
+  /**
+   * Watches given up because their connection stopped delivering while it stayed open (a
+   * half-open TCP connection, a hung API server): silent past the end the server was asked for.
+   */
+  watchStalls: number;
   bookmarks: number;
   resyncs: number;
   errors: number;
@@ -156,6 +161,7 @@ export class InformerStatsRecorder {
   relists = 0;
   watches = 0;
   watchRestarts = 0;
+  watchStalls = 0;
   bookmarks = 0;
   resyncs = 0;
   errors = 0;

@@ -1,14 +1,19 @@
 /**
  * KubeClient and response compression, against a real HTTP server on the loopback address that
- * answers as kube-apiserver does: gzip when the request accepts it.
+ * answers as kube-apiserver does: gzip when the request accepts it. And dead connections: the
+ * idle timeout, and a stalled watch taking the pooled connections with it.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync, createGzip } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
 import { ApiError } from './api-error.js';
 import { KubeClient } from './client.js';
+import { ConnectionStalledError } from './http.js';
+import { ResourceListerWatcher } from './lister-watcher.js';
+import type { ResourceInfo } from './types.js';
 import { WatchStream } from './watch-stream.js';
 
 let server: LoopbackServer;
@@ -121,3 +126,88 @@ describe('KubeClient: gzip', () => {
     watch.stop();
   });
 });
+
+describe('KubeClient: dead connections', () => {
+  let dead: Server;
+  let kc: KubeConfig;
+  const open = new Set<Socket>();
+  let connections = 0;
+
+  beforeAll(async () => {
+    dead = createServer((req, res) => {
+      if (req.url?.includes('watch=true')) {
+        // A watch whose connection then goes silent: headers, one event, nothing more.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', namespace: 'ns', resourceVersion: '5' } } })}\n`);
+        return;
+      }
+      if (req.url === '/silent') return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    dead.on('connection', (s: Socket) => {
+      connections++;
+      open.add(s);
+      s.on('close', () => open.delete(s));
+    });
+    // Idle connections stay open on both sides unless something closes them on purpose.
+    dead.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${(dead.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+  });
+
+  afterAll(async () => {
+    dead.closeAllConnections();
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+  });
+
+  const configmaps: ResourceInfo = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], singularName: 'configmap', verbs: ['list', 'watch'] };
+
+  it('has an idle timeout by default: the server’s 60 s or --request-timeout, whichever is longer, plus 15 s', () => {
+    expect(new KubeClient(kc).idleTimeoutMs).toBe(75_000);
+    expect(new KubeClient(kc, 120_000).idleTimeoutMs).toBe(135_000);
+    expect(new KubeClient(kc, 0, '', 0, true, 500).idleTimeoutMs).toBe(500);
+  });
+
+  it('a request that gets no answer fails as a network error (ETIMEDOUT) instead of hanging', async () => {
+    const err = await new KubeClient(kc, 0, '', 0, true, 150).json('/silent').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).networkCode).toBe('ETIMEDOUT');
+    expect((err as ApiError).message).toMatch(/nothing arrived from the server for 150ms/);
+  });
+
+  it('a watch aborted with ConnectionStalledError closes its connection and the idle pooled ones; the next request connects anew', async () => {
+    const client = new KubeClient(kc);
+    await Promise.all([client.json('/a'), client.json('/b')]); // two connections, then idle in the pool
+    const pooled = open.size;
+    expect(pooled).toBeGreaterThanOrEqual(1);
+    const lw = new ResourceListerWatcher(client, configmaps, { namespace: 'ns' });
+    const stall = new AbortController();
+    const w = await lw.watch({ resourceVersion: '4', timeoutSeconds: 30 }, stall.signal);
+    const it = w[Symbol.asyncIterator]();
+    expect((await it.next()).value).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
+    const before = connections;
+    stall.abort(new ConnectionStalledError('watch stalled'));
+    w.stop();
+    expect((await it.next()).done).toBe(true);
+    // Every connection of this client is gone: the watch's and the pooled ones.
+    await waitFor(() => open.size === 0, 1_000);
+    await client.json('/c');
+    expect(connections).toBe(before + 1);
+  });
+});
+
+/** Polls `cond` on every turn of the event loop; fails after `ms` (well before any idle timeout). */
+async function waitFor(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`not within ${ms}ms`);
+    await new Promise((r) => setImmediate(r));
+  }
+}

@@ -3,9 +3,17 @@
  * (client certificates, bearer tokens, exec and auth-provider plugins) through applyToHTTPSOptions;
  * the requests themselves go through node:https (sendRequest, http.ts) so that watch streams are
  * read line by line with back-pressure and no buffering.
+ *
+ * Every request has an idle timeout (`idleTimeoutMs`): nothing from the server for longer than
+ * its own request timeout allows (kube-apiserver answers a request that is not a watch within its
+ * --request-timeout, 60 s by default, if only with a 504), plus a margin, and the request fails
+ * with ETIMEDOUT instead of hanging on a half-open connection or a hung server. A watch has it
+ * until its headers; its stream's silence is judged by its reader (the Reflector). After a
+ * request failed that way, or a watch was aborted with a ConnectionStalledError, the idle pooled
+ * connections are closed too: they took the same path, and the retry must open a new one.
  */
-import type { IncomingMessage, RequestOptions } from 'node:http';
-import { Agent } from 'node:https';
+import { globalAgent as httpGlobalAgent, type Agent as HttpAgent, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent, globalAgent as httpsGlobalAgent } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
@@ -24,6 +32,8 @@ export interface RequestInit {
   signal?: AbortSignal | undefined;
   /** Overrides the connection's request timeout (0 = none). */
   timeoutMs?: number;
+  /** The answer is a stream whose silence its reader judges (a watch): the idle timeout ends with its headers. */
+  stream?: boolean;
   /** Describes the request for error messages (verb, resource, namespace). */
   describe?: RequestDescription;
 }
@@ -40,11 +50,19 @@ interface Prepared {
   auth: string | undefined;
 }
 
+/** What the idle timeout adds to the longest time the server may take to answer. */
+export const IDLE_MARGIN_MS = 15_000;
+
+/** kube-apiserver's default --request-timeout: a request that is not a watch is answered within it. */
+export const SERVER_REQUEST_TIMEOUT_MS = 60_000;
+
 export class KubeClient {
   private prepared: Promise<Prepared> | undefined;
   private preparedAt = 0;
   private agent: Agent | undefined;
   readonly server: URL;
+  /** No byte from the server for this long fails a request (ETIMEDOUT); 0 = never. */
+  readonly idleTimeoutMs: number;
 
   /**
    * `credentialsTtlMs`: read the credentials again when they are older than this (a token file
@@ -60,9 +78,33 @@ export class KubeClient {
      * 128 KiB (List pages). false: kubectl's --disable-compression.
      */
     readonly compression = true,
+    /** Default: the longer of the server's 60 s and --request-timeout, plus 15 s. */
+    idleTimeoutMs?: number,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     this.server = new URL(cluster?.server ?? 'https://localhost');
+    this.idleTimeoutMs = idleTimeoutMs ?? Math.max(SERVER_REQUEST_TIMEOUT_MS, requestTimeoutMs) + IDLE_MARGIN_MS;
+  }
+
+  /**
+   * Closes the connections to the server that wait idle in the pool, so that the next request
+   * opens a new one: after a connection stopped delivering, those that took the same path (the
+   * same NAT entry, load balancer or tunnel) are as likely to be dead. Requests under way keep
+   * theirs.
+   */
+  dropIdleConnections(): number {
+    const agent: HttpAgent = this.agent ?? (this.server.protocol === 'https:' ? httpsGlobalAgent : httpGlobalAgent);
+    // The global agents serve other hosts too; the name of a pool starts with host:port.
+    const ours = this.agent ? undefined : `${this.server.hostname.replace(/^\[|\]$/g, '')}:${this.server.port || (this.server.protocol === 'https:' ? '443' : '80')}:`;
+    let closed = 0;
+    for (const [name, sockets] of Object.entries(agent.freeSockets ?? {})) {
+      if (ours && !name.startsWith(ours)) continue;
+      for (const s of [...(sockets ?? [])]) {
+        s.destroy();
+        closed++;
+      }
+    }
+    return closed;
   }
 
   private prepare(): Promise<Prepared> {
@@ -120,6 +162,8 @@ export class KubeClient {
         body,
         signal: init.signal,
         timeoutMs: init.timeoutMs ?? this.requestTimeoutMs,
+        idleTimeoutMs: this.idleTimeoutMs,
+        idleTimeoutCoversBody: !init.stream,
         agent: prepared.agent,
         auth: prepared.auth,
       });
@@ -213,6 +257,8 @@ export class KubeClient {
 
   private networkError(err: NodeJS.ErrnoException, describe?: RequestDescription): ApiError {
     const code = err.code ?? 'ERROR';
+    // Silence (or a connect that never completed): the pooled connections are suspect too.
+    if (code === 'ETIMEDOUT') this.dropIdleConnections();
     return new ApiError(`cannot reach the API server at ${this.server.origin}: ${err.message}`, {
       code: 0,
       networkCode: code,

@@ -2,11 +2,11 @@
  * httpGet against a real HTTP server on the loopback address (no sleeps: every case answers or
  * fails at once, or at a timeout).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
-import { httpGet, isTlsErrorCode } from './http.js';
+import { httpGet, isTlsErrorCode, readBody, sendRequest } from './http.js';
 
 let server: LoopbackServer;
 let base: string;
@@ -81,6 +81,87 @@ describe('httpGet', () => {
   });
 });
 
+describe('sendRequest: idle timeout', () => {
+  let idleServer: Server;
+  let idleBase: string;
+  const sockets = new Set<Socket>();
+  let connections = 0;
+
+  beforeAll(async () => {
+    idleServer = createServer((req, res) => {
+      switch (req.url) {
+        case '/silent':
+          return; // accepts, never answers: a hung server
+        case '/half':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write('o');
+          return;
+        case '/trickle': {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          let i = 0;
+          const t = setInterval(() => {
+            res.write(String(i++));
+            if (i === 8) {
+              clearInterval(t);
+              res.end();
+            }
+          }, 60);
+          return;
+        }
+        default:
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('ok');
+      }
+    });
+    idleServer.on('connection', (s: Socket) => {
+      connections++;
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => idleServer.listen(0, '127.0.0.1', resolve));
+    idleBase = `http://127.0.0.1:${(idleServer.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    idleServer.closeAllConnections();
+    await new Promise<void>((resolve) => idleServer.close(() => resolve()));
+  });
+
+  it('fails with ETIMEDOUT when nothing arrives before the headers, or the body stops coming', async () => {
+    await expect(sendRequest(new URL(`${idleBase}/silent`), { headers: {}, idleTimeoutMs: 150 })).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'nothing arrived from the server for 150ms' });
+    const res = await sendRequest(new URL(`${idleBase}/half`), { headers: {}, idleTimeoutMs: 150 });
+    await expect(readBody(res)).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+  });
+
+  it('a body that keeps trickling in is read to its end, however long it takes', async () => {
+    const res = await sendRequest(new URL(`${idleBase}/trickle`), { headers: {}, idleTimeoutMs: 200 });
+    expect(await readBody(res)).toBe('01234567');
+  });
+
+  it('with idleTimeoutCoversBody false it ends with the headers: a silent stream stays open for its reader to judge', async () => {
+    const res = await sendRequest(new URL(`${idleBase}/half`), { headers: {}, idleTimeoutMs: 50, idleTimeoutCoversBody: false });
+    const closed = new Promise<string>((resolve) => res.once('close', () => resolve('closed')));
+    const waited = new Promise<string>((resolve) => setTimeout(() => resolve('open'), 250));
+    expect(await Promise.race([closed, waited])).toBe('open');
+    res.destroy();
+  });
+
+  it('the silent connection is destroyed, never handed back to the pool: the next request opens a new one', async () => {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      expect(await readBody(await sendRequest(new URL(`${idleBase}/ok`), { headers: {}, agent }))).toBe('ok');
+      const before = connections;
+      const res = await sendRequest(new URL(`${idleBase}/half`), { headers: {}, agent, idleTimeoutMs: 100 });
+      expect(connections).toBe(before); // the pooled connection was reused for it
+      await expect(readBody(res)).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+      expect(Object.values(agent.freeSockets).flat()).toHaveLength(0);
+      expect(await readBody(await sendRequest(new URL(`${idleBase}/ok`), { headers: {}, agent }))).toBe('ok');
+      expect(connections).toBe(before + 1);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
 
 describe('isTlsErrorCode', () => {
   it('tells a failed certificate check or handshake from an unreachable host', () => {

@@ -1,17 +1,45 @@
 /**
  * The one way this tool sends an HTTP request: node:http or node:https with the caller's agent,
- * credentials and TLS options, a timeout that destroys the request, and an AbortSignal.
+ * credentials and TLS options, a timeout that destroys the request, an idle timeout that destroys
+ * it when nothing arrives for too long, and an AbortSignal.
+ *
+ * The idle timeout is what notices a connection that stays open but delivers nothing (a
+ * half-open TCP connection after a NAT, load balancer or VPN dropped the flow; a server that
+ * accepts and never answers): node's HTTP/1.1 has no ping, so silence is the only sign. A request
+ * destroyed for it, or aborted with a ConnectionStalledError, takes its socket with it: it never
+ * goes back to the agent's pool.
  *
  * KubeClient sends every request to the API server through `sendRequest`; `httpGet` is the plain
  * GET for an endpoint reached directly (a component's https://HOST:PORT/metrics), with TLS material
  * and headers of its own. Redirects are never followed: a bearer token must not travel to
  * wherever a 302 points.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type Agent } from 'node:https';
+import { request as httpRequest, type Agent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { abortError } from '../util/abort.js';
+import { formatDuration } from '../util/duration.js';
+import { ApiError } from './api-error.js';
+
+/**
+ * A connection that stopped delivering while it stayed open: what a watch's reader aborts the
+ * request's signal with when the stream went silent past the time the server promised to end it
+ * (src/informer/reflector.ts). KubeClient then closes the idle connections pooled with it too, as
+ * they went the same way, so that the retry opens a new one.
+ */
+export class ConnectionStalledError extends ApiError {
+  constructor(message: string) {
+    super(message, { code: 0, networkCode: 'ETIMEDOUT' });
+    this.name = 'ConnectionStalledError';
+  }
+}
+
+/** Whether an abort reason or error says the connection stalled. */
+export function isConnectionStalled(err: unknown): err is ConnectionStalledError {
+  return err instanceof ConnectionStalledError;
+}
 
 export interface TlsOptions {
   /** Accept any server certificate (control-plane components serve self-signed ones). */
@@ -33,7 +61,16 @@ export interface SendOptions {
    * headers arrive (a GET read whole; a watch stream must not have it).
    */
   timeoutCoversBody?: boolean | undefined;
-  /** The connection's agent (its TLS options and keep-alive); false: a connection of its own. */
+  /**
+   * Destroy the request (ETIMEDOUT) when no byte arrives for this long: from the moment it is
+   * sent (connecting, the TLS handshake, the wait for the answer) to the answer's headers, and,
+   * unless `idleTimeoutCoversBody` is false, between the chunks of its body until its end. Time
+   * while the reader holds the body paused does not count. 0 or absent: none.
+   */
+  idleTimeoutMs?: number | undefined;
+  /** false: the idle timeout ends with the headers (a watch stream, whose silence its reader judges). */
+  idleTimeoutCoversBody?: boolean | undefined;
+  /** The connection's agent (an https.Agent: its TLS options and keep-alive); false: a connection of its own. */
   agent?: Agent | false | undefined;
   /** user:password for basic auth. */
   auth?: string | undefined;
@@ -74,6 +111,14 @@ export function sendRequest(url: URL, opts: SendOptions): Promise<IncomingMessag
           response = res;
           res.once('close', clear);
         } else clear();
+        if (idle) {
+          if (opts.idleTimeoutCoversBody === false) idle.stop();
+          else {
+            idle.touch();
+            idle.response = res;
+            res.once('close', idle.stop);
+          }
+        }
         resolve(res);
       },
     );
@@ -92,13 +137,72 @@ export function sendRequest(url: URL, opts: SendOptions): Promise<IncomingMessag
         else req.destroy(err);
       }, ms);
     }
+    const idle = opts.idleTimeoutMs && opts.idleTimeoutMs > 0 ? new IdleWatchdog(req, opts.idleTimeoutMs) : undefined;
     req.on('error', (err) => {
       clear();
+      idle?.stop();
       reject(opts.signal?.aborted ? abortError(opts.signal) : err);
     });
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
+}
+
+/**
+ * Destroys a request when no byte arrived on its socket for `ms`. Bytes are seen on the socket
+ * ('data', which the HTTP parser reads too), so a body that trickles in keeps it alive; one timer
+ * per request, re-armed for what is left when it fires early.
+ */
+class IdleWatchdog {
+  response: IncomingMessage | undefined;
+  private last = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private socket: Socket | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly req: ClientRequest,
+    private readonly ms: number,
+  ) {
+    this.timer = setTimeout(this.check, ms);
+    req.once('socket', (s: Socket) => {
+      if (this.stopped) return;
+      this.socket = s;
+      s.on('data', this.touch);
+    });
+    req.once('close', this.stop);
+  }
+
+  readonly touch = (): void => {
+    this.last = Date.now();
+  };
+
+  private readonly check = (): void => {
+    this.timer = undefined;
+    if (this.stopped) return;
+    const res = this.response;
+    // A reader that holds the body paused (back-pressure) is not the server's silence.
+    if (res && (res.isPaused() || res.readableLength > 0)) this.touch();
+    const left = this.last + this.ms - Date.now();
+    if (left > 0) {
+      this.timer = setTimeout(this.check, left);
+      return;
+    }
+    const err = Object.assign(new Error(`nothing arrived from the server for ${formatDuration(this.ms)}`), { code: 'ETIMEDOUT' });
+    this.stop();
+    // As for the timeout above: once the answer has begun, its body carries the error.
+    if (res) res.destroy(err);
+    else this.req.destroy(err);
+  };
+
+  readonly stop = (): void => {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.socket?.off('data', this.touch);
+    this.socket = undefined;
+  };
 }
 
 /** An answer whose body is read as it arrives: the response itself, or its body gunzipped. */

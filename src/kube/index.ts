@@ -16,7 +16,7 @@ export * from './types.js';
 export * from './api-error.js';
 export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTimeout, inClusterConfig, SERVICE_ACCOUNT_DIR_ENV, type Connection, type ConnectionFlags, type InClusterConfig } from './config.js';
 export { KubeClient, errorFromResponse, type RequestInit, type RawResponse } from './client.js';
-export { httpGet, isAbortError, isTlsErrorCode, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http.js';
+export { ConnectionStalledError, httpGet, isAbortError, isConnectionStalled, isTlsErrorCode, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http.js';
 export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient, LEASES } from './lease-client.js';

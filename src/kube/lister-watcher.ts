@@ -8,9 +8,14 @@
  * decoder (src/kube/protobuf) skips what the informer's transform drops. The objects are the
  * same as JSON's. CRDs, aggregated APIs and kinds the table does not know stay JSON; the Accept
  * header offers JSON second, and the answer's Content-Type picks the decoder.
+ *
+ * A watch's signal may abort with a ConnectionStalledError (its reader saw the stream go silent
+ * past the server's promised end): the request and its socket are destroyed, and the client's idle
+ * pooled connections closed, so the next watch goes out on a new connection.
  */
 import { ApiError } from './api-error.js';
 import { isProtobuf, PROTOBUF, type KubeClient } from './client.js';
+import { isConnectionStalled } from './http.js';
 import type { DecodeOptions } from './protobuf/decode.js';
 import { hasProtobufForm } from './protobuf/schema.js';
 import { ProtobufWatchDecoder } from './protobuf/stream.js';
@@ -110,6 +115,13 @@ export class ResourceListerWatcher implements ListerWatcher {
 
   async watch(opts: WatchOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<Watch> {
     const describe = { verb: 'watch', resource: groupResource(this.resource), namespace: this.namespace };
+    signal?.addEventListener(
+      'abort',
+      () => {
+        if (isConnectionStalled(signal.reason)) this.client.dropIdleConnections();
+      },
+      { once: true },
+    );
     const res = await this.client.openOk(this.path, {
       query: {
         watch: 'true',
@@ -123,8 +135,10 @@ export class ResourceListerWatcher implements ListerWatcher {
       },
       ...(this.options.metadataOnly ? { accept: metadataAccept } : this.accept ? { accept: this.accept } : {}),
       signal,
-      // A watch is long by design; only its opening is bounded by --request-timeout.
+      // A watch is long by design: --request-timeout does not bound it, and the idle timeout
+      // covers only its opening; the reader judges the stream's silence.
       timeoutMs: 0,
+      stream: true,
       describe,
     });
     const status = res.statusCode ?? 0;

@@ -114,6 +114,11 @@ export interface WatchEvent {
  */
 export interface Watch extends AsyncIterable<WatchEvent> {
   stop(): void;
+  /**
+   * Optional: `listener` runs whenever bytes of the stream arrive, before they make up a whole
+   * event, so a reader that judges the stream's silence sees a large event coming in.
+   */
+  onProgress?(listener: () => void): void;
 }
 
 /** How list items are decoded. */

@@ -62,4 +62,13 @@ describe('WatchStream', () => {
     const w = new WatchStream(body(bytes, () => 7), 'pods in test');
     await expect(collect(w)).rejects.toThrow(/watch of pods in test sent a line that is not JSON: <html>proxy/);
   });
+
+  it('tells onProgress listeners of every chunk, whole events or not', async () => {
+    const bytes = Buffer.from(`${JSON.stringify(events(1)[0])}\n`);
+    const w = new WatchStream(body(bytes, () => 10), 'test');
+    let chunks = 0;
+    w.onProgress(() => chunks++);
+    expect(await collect(w)).toHaveLength(1);
+    expect(chunks).toBe(Math.ceil(bytes.length / 10));
+  });
 });

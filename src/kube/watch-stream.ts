@@ -4,6 +4,8 @@
  * decoder for its encoding: JSON (one object per line; each line is found in the raw bytes and
  * decoded on its own, so a chunk is never copied into a joined string first, and only a line cut
  * by a chunk boundary is joined) or protobuf (length-prefixed frames, src/kube/protobuf).
+ * onProgress listeners hear of every chunk as it arrives (the reader's stall timer); stop()
+ * destroys the response, and with it the socket, which is never reused.
  */
 import type { ResponseStream } from './http.js';
 import { ApiError } from './api-error.js';
@@ -72,6 +74,7 @@ export class WatchStream implements Watch {
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
   private stopped = false;
+  private progress: (() => void)[] = [];
 
   constructor(
     private readonly res: ResponseStream,
@@ -93,8 +96,13 @@ export class WatchStream implements Watch {
     this.buffered.push(event);
   };
 
+  onProgress(listener: () => void): void {
+    this.progress.push(listener);
+  }
+
   private onData(chunk: Buffer): void {
     if (this.ended) return;
+    for (const l of this.progress) l();
     try {
       this.decoder.write(chunk, this.push);
     } catch (err) {

@@ -19,7 +19,8 @@ describe('ProbeMetrics', () => {
     m.recordRound('timeout', undefined);
     m.recordDiagnosis({ verdict: 'broken', link: 'scheduled' } as never);
     m.recordDiagnosis({ verdict: 'healthy', link: null } as never);
-    m.recordInformers([{ name: 'deployments.apps', lists: 2, watches: 3 } as never]);
+    m.recordInformers([{ name: 'deployments.apps', lists: 2, watches: 3, watchStalls: 1 } as never]);
+    m.watchStalled('leases.coordination.k8s.io in kube-system');
     m.setLeaseSource(() => [{ namespace: 'kube-system', name: 'kube-scheduler', renewAgeMs: 1500, transitions: 4 } as never]);
     m.exportFailed();
     const exp = parseExposition(await m.render(), { format: 'prometheus' });
@@ -39,6 +40,8 @@ describe('ProbeMetrics', () => {
     expect(value('informer_trace_probe_lease_transitions', { name: 'kube-scheduler' })).toBe(4);
     expect(value('informer_trace_probe_export_failures_total', { exporter: 'otlp' })).toBe(1);
     expect(value('reflector_watches_total', { name: 'deployments.apps' })).toBe(3);
+    expect(value('informer_trace_probe_watch_stalls_total', { name: 'deployments.apps' })).toBe(1);
+    expect(value('informer_trace_probe_watch_stalls_total', { name: 'leases.coordination.k8s.io in kube-system' })).toBe(1);
     expect(value('workqueue_adds_total', { name: 'informer-trace' })).toBe(1);
     expect(exp.families.find((f) => f.name === 'informer_trace_probe_hop_seconds')?.type).toBe('histogram');
   });

@@ -11,6 +11,9 @@
  * - informer_trace_probe_export_failures_total{exporter}: traces that could not be exported.
  * - Our own machinery under client-go's names: workqueue_* {name} (the tracer's queue, counted
  *   across rounds) and reflector_lists_total / reflector_watches_total {name} (the informers).
+ * - informer_trace_probe_watch_stalls_total{name}: watches of our informers given up because their
+ *   connection stopped delivering while it stayed open (half-open, a hung API server); client-go
+ *   has no such counter. The rounds' informers and the leader-Lease informer both count.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnosis } from '../diagnose/index.js';
@@ -53,6 +56,7 @@ export class ProbeMetrics {
   private readonly diagnosis: Gauge<'verdict' | 'link'>;
   private readonly reflectorLists: Counter<'name'>;
   private readonly reflectorWatches: Counter<'name'>;
+  private readonly watchStalls: Counter<'name'>;
   private leases: () => LeaseSnapshot[] = () => [];
 
   constructor() {
@@ -87,6 +91,12 @@ export class ProbeMetrics {
     });
     this.reflectorLists = new Counter({ name: 'reflector_lists_total', help: 'Total number of API lists done by the reflectors', labelNames: ['name'], registers });
     this.reflectorWatches = new Counter({ name: 'reflector_watches_total', help: 'Total number of API watches done by the reflectors', labelNames: ['name'], registers });
+    this.watchStalls = new Counter({
+      name: 'informer_trace_probe_watch_stalls_total',
+      help: 'Watches given up because their connection stopped delivering while it stayed open (a half-open connection or a hung API server).',
+      labelNames: ['name'],
+      registers,
+    });
   }
 
   /** Where the Lease gauges read from. */
@@ -108,7 +118,13 @@ export class ProbeMetrics {
     for (const s of stats) {
       if (s.lists > 0) this.reflectorLists.inc({ name: s.name }, s.lists);
       if (s.watches > 0) this.reflectorWatches.inc({ name: s.name }, s.watches);
+      if (s.watchStalls > 0) this.watchStalls.inc({ name: s.name }, s.watchStalls);
     }
+  }
+
+  /** One stalled watch of an informer that outlives the rounds (the leader Leases'). */
+  watchStalled(name: string): void {
+    this.watchStalls.inc({ name });
   }
 
   recordDiagnosis(d: Diagnosis): void {

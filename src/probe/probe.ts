@@ -12,7 +12,7 @@ import { realClock, type Clock } from '../clock.js';
 import { formatError } from '../errors.js';
 import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
 import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
-import { LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
+import { isConnectionStalled, LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
 import { TraceSession } from '../trace/session.js';
@@ -202,6 +202,10 @@ export class Probe {
     const namespace = CONTROL_PLANE_LEASES[0]!.namespace;
     const names = new Set(CONTROL_PLANE_LEASES.map((l) => l.name));
     const informer = new SharedIndexInformer(new ResourceListerWatcher(this.options.kube.client, LEASES, { namespace }), { clock: this.clock });
+    // It outlives the rounds, so its stalled watches are counted as they happen.
+    informer.onEvent((e) => {
+      if (e.kind === 'watch-closed' && isConnectionStalled(e.error)) this.options.metrics.watchStalled(informer.name);
+    });
     const observer = new LeaseObserver({ clock: this.clock });
     this.leaseObserver = observer;
     informer.addEventHandler(

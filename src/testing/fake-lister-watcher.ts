@@ -17,6 +17,10 @@ import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, ListRes
  * - Scripted failures: failList/failWatch/failContinue queue errors for the next calls; closeWatches
  *   ends open watches normally, dropWatches makes them throw a connection error, sendError sends an
  *   ERROR event. fakeErrors builds every error the reflector cares about.
+ * - Dead connections: freezeWatches makes the open watches half-open (nothing more is delivered,
+ *   not even the server's close at their timeout; only our stop() ends them); hangWatchOpens makes
+ *   the next watch requests go unanswered until their signal aborts. FakeWatch.trickle() tells the
+ *   reader that bytes arrived without a whole event (Watch.onProgress).
  * - Every list and watch call's options are recorded (listCalls, watchCalls) and objects handed
  *   out are copies, so transforms cannot change the fake's state.
  */
@@ -127,7 +131,10 @@ export class FakeWatch implements Watch {
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
   private timer: Timer | undefined;
+  private readonly progressListeners: (() => void)[] = [];
   stopped = false;
+  /** Half-open: nothing more reaches the reader, and the server's close is lost too. */
+  frozen = false;
   /** Events handed to the reader. */
   delivered = 0;
 
@@ -140,6 +147,21 @@ export class FakeWatch implements Watch {
     return !this.ended;
   }
 
+  onProgress(listener: () => void): void {
+    this.progressListeners.push(listener);
+  }
+
+  /** Bytes of an event arrive, not yet the whole event. */
+  trickle(): void {
+    if (this.ended || this.frozen) return;
+    for (const l of this.progressListeners) l();
+  }
+
+  /** The connection goes half-open: the stream stays open and delivers nothing more. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
   setTimer(t: Timer): void {
     this.timer = t;
   }
@@ -150,8 +172,13 @@ export class FakeWatch implements Watch {
     this.notify();
   }
 
-  /** The server closes the stream normally. */
+  /** The server closes the stream normally (lost when the connection is frozen). */
   end(): void {
+    if (this.ended || this.frozen) return;
+    this.close();
+  }
+
+  private close(): void {
     if (this.ended) return;
     this.ended = true;
     this.timer?.stop();
@@ -161,7 +188,7 @@ export class FakeWatch implements Watch {
 
   /** The connection breaks: the reader's next() throws once the queued events are read. */
   fail(err: Error): void {
-    if (this.ended) return;
+    if (this.ended || this.frozen) return;
     this.failure = err;
     this.end();
   }
@@ -169,7 +196,7 @@ export class FakeWatch implements Watch {
   stop(): void {
     this.stopped = true;
     this.queue.length = this.head; // drop what was not read
-    this.end();
+    this.close();
   }
 
   private notify(): void {
@@ -182,13 +209,13 @@ export class FakeWatch implements Watch {
     return {
       next: async (): Promise<IteratorResult<WatchEvent>> => {
         for (;;) {
-          if (this.head < this.queue.length) {
+          if (this.head < this.queue.length && !this.frozen) {
             const value = this.queue[this.head] as WatchEvent;
             this.head++;
             this.delivered++;
             return { value, done: false };
           }
-          if (this.ended) {
+          if (this.ended && (!this.frozen || this.stopped)) {
             if (this.failure && !this.stopped) {
               const f = this.failure;
               this.failure = undefined;
@@ -230,6 +257,7 @@ export class FakeListerWatcher implements ListerWatcher {
   private tokenSeq = 0;
   private listFailures: FakeFailure[] = [];
   private watchFailures: FakeFailure[] = [];
+  private hangingOpens = 0;
   private continueFailures: FakeFailure[] = [];
   private readonly apiVersion: string | undefined;
   private readonly kind: string | undefined;
@@ -372,6 +400,16 @@ export class FakeListerWatcher implements ListerWatcher {
     this.continueFailures.push(...failures);
   }
 
+  /** The next `n` watch requests get no answer: they wait until their signal aborts. */
+  hangWatchOpens(n = 1): void {
+    this.hangingOpens += n;
+  }
+
+  /** Every open watch goes half-open (FakeWatch.freeze); new watches are not affected. */
+  freezeWatches(): void {
+    for (const w of this.open) w.freeze();
+  }
+
   /** Ends every open watch normally (the server closed the stream). */
   closeWatches(): void {
     for (const w of [...this.open]) w.end();
@@ -450,6 +488,13 @@ export class FakeListerWatcher implements ListerWatcher {
     signal?.throwIfAborted();
     const f = this.watchFailures.shift();
     if (f) throw typeof f === 'function' ? f(options) : f;
+    if (this.hangingOpens > 0) {
+      this.hangingOpens--;
+      await new Promise<never>((_, reject) => {
+        if (!signal) return;
+        signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted')), { once: true });
+      });
+    }
     if (options.sendInitialEvents && this.watchListSupport === 'rejected') {
       throw fakeErrors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
     }
