@@ -3,6 +3,7 @@
  * in kubectl's words, with the command that confirms or fixes it.
  */
 import { CheckFailedError, CliError, ClusterError, UsageError } from '../errors.js';
+import { inCheckoutWith } from '../packaging/checkout.js';
 import { ApiError, describeRequest } from './api-error.js';
 import { isTlsErrorCode } from './http.js';
 
@@ -25,7 +26,7 @@ export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unk
       ? `the API server${server} ${err.networkCode === 'ETIMEDOUT' ? 'did not answer in time' : `is unreachable (${err.networkCode})`}`
       : err.message;
     return new ClusterError(message, {
-      hint: 'is the cluster running? check --server, --context and the kubeconfig (npm run cluster:up starts the local one)',
+      hint: `is the cluster running? check --server, --context and the kubeconfig${inCheckoutWith('cluster:up') ? ' (npm run cluster:up starts the local one)' : ''}`,
       cause: err,
     });
   }

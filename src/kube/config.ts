@@ -14,6 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
+import { inCheckoutWith } from '../packaging/checkout.js';
 import { parseDuration } from '../util/duration.js';
 
 export interface ConnectionFlags {
@@ -172,7 +173,9 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     source = '--server';
   } else {
     throw new UsageError(`no kubeconfig found (looked for ${files.join(', ')})`, {
-      hint: 'pass --kubeconfig, set KUBECONFIG, or start the local cluster with: npm run cluster:up',
+      hint: inCheckoutWith('cluster:up')
+        ? 'pass --kubeconfig, set KUBECONFIG, or start the local cluster with: npm run cluster:up'
+        : 'pass --kubeconfig FILE, or set KUBECONFIG to the kubeconfig kubectl uses for the cluster',
     });
   }
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleEntry, generatedApiInputs } from './bundle.js';
+import { bundleEntry, externalPackages, generatedApiInputs } from './bundle.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,6 +51,12 @@ describe('the bundle', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
     // The fetch-based clients' undici is left out, and says so.
     expect(JSON.parse(stdout)).toEqual({ ns: 'demo', auth: 'Bearer abc', reject: false, agent: 'Agent', fetchClient: 'the fetch-based Kubernetes API clients are not part of kubectl informer-trace' });
+  });
+
+  it("finds what a metafile leaves to load at run time besides Node's built-ins and debug's optional supports-color", () => {
+    const imports = ['node:fs', 'fs', 'node:fs/promises', 'supports-color', 'yaml', '@bufbuild/cel', 'yaml'].map((path) => ({ path, kind: 'import-statement' as const, external: true }));
+    const bundled = { path: 'node_modules/ink/build/index.js', kind: 'import-statement' as const };
+    expect(externalPackages({ inputs: {}, outputs: { 'out.mjs': { bytes: 1, inputs: {}, imports: [...imports, bundled], exports: [] } } })).toEqual(['@bufbuild/cel', 'yaml']);
   });
 
   it('finds inputs from the generated API in a metafile', () => {

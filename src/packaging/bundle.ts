@@ -23,9 +23,14 @@
  *   is bundled all the same (a new client-node that imports it elsewhere).
  * - The bundle reaches Node's built-ins through a require made from process.execPath, the one module
  *   a CommonJS dependency can still require once everything else is inlined.
+ * - Every package the program uses is inlined, the ones behind `await import()` too (the TUI, the
+ *   OTLP exporter, the CEL evaluator): the build fails if anything but Node's built-ins is left to
+ *   load at run time. So the npm package has no dependencies (all are devDependencies) and ships
+ *   bin/ and this one file (package.json `files`).
  */
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 
 export interface BundleResult {
@@ -35,6 +40,9 @@ export interface BundleResult {
 
 /** The file bin/ runs, relative to the package root. */
 export const PROGRAM_BUNDLE = join('dist', 'kubectl-informer-trace.mjs');
+
+/** Required inside a try by a bundled package, which goes on without it. */
+const OPTIONAL_EXTERNALS = new Set(['supports-color']);
 
 const CLIENT_NODE = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]/;
 
@@ -103,6 +111,10 @@ export async function bundleEntry(entry: string, outfile: string, version: strin
   if (generated.length > 0) {
     throw new Error(`the bundle holds client-node's generated API (${generated.slice(0, 3).join(', ')}${generated.length > 3 ? ', …' : ''}): something other than KubeConfig's module imports it`);
   }
+  const external = externalPackages(result.metafile);
+  if (external.length > 0) {
+    throw new Error(`the bundle would load ${external.join(', ')} from outside itself: the npm package has no dependencies to provide ${external.length > 1 ? 'them' : 'it'}`);
+  }
   const out = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith('.mjs') || name.endsWith('.js'));
   return { file: outfile, bytes: out?.[1].bytes ?? 0 };
 }
@@ -110,6 +122,21 @@ export async function bundleEntry(entry: string, outfile: string, version: strin
 /** Inputs from client-node's generated API clients and models. */
 export function generatedApiInputs(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs).filter((f) => /client-node[\\/]dist[\\/]gen[\\/](apis|models|types)[\\/]/.test(f));
+}
+
+/**
+ * What the bundle leaves to be loaded at run time besides Node's built-ins: packages that would have
+ * to be installed beside it. debug's optional `require('supports-color')` (in a try, for more
+ * colours) is not one: without it debug uses its own.
+ */
+export function externalPackages(metafile: Metafile): string[] {
+  const found = new Set<string>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const i of output.imports) {
+      if (i.external && !isBuiltin(i.path) && !OPTIONAL_EXTERNALS.has(i.path)) found.add(i.path);
+    }
+  }
+  return [...found].sort();
 }
 
 /** The standalone program (entry bin/standalone.mjs), for the archives. */

@@ -8,7 +8,9 @@
  *   cached outside the repository; archives have fixed modes, owners and mtimes.
  * - Checked before shipped: the executable for the building machine runs once (--version) before it
  *   is archived; the e2e test runs it with no Node.js on PATH and checks the manifest's sha256.
- * - Build tooling only: esbuild, postject, tar and macho-unsign are devDependencies, loaded only here.
+ * - Build tooling only: esbuild, postject, tar and macho-unsign are loaded only here. The one module
+ *   the program itself loads is checkout.ts: whether the user is in the repository's checkout,
+ *   where a hint may name an npm script.
  */
 export { krewManifest, PLUGINS, type BuiltArchive, type ManifestOptions, type PluginName } from './krew.js';
 export { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';

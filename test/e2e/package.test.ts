@@ -1,27 +1,25 @@
 /**
  * Packaging as kubectl plugins: the linux/amd64 archive that `npm run package` builds (only that
  * platform here, to keep the suite short; `npm run package` builds all four), checked against the
- * krew manifest written with it, its executable run with no Node.js anywhere on PATH; the committed
- * manifests' shape; and `npm install -g` of the packed package putting both plugins where kubectl
- * finds them.
+ * krew manifest written with it, its executable run with no Node.js anywhere on PATH; and the
+ * committed manifests' shape. The npm package: package-install.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { list } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cluster } from './helpers.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
 const out = mkdtempSync(join(tmpdir(), 'informer-trace-package-'));
 const archive = `kubectl-informer-trace_v${pkg.version}_linux_amd64.tar.gz`;
-/** Temporary folders, removed at the end: the build and the npm prefix are hundreds of MiB. */
+/** Temporary folders, removed at the end: the build is hundreds of MiB. */
 const scratch: string[] = [out];
 
 function tempDir(prefix: string): string {
@@ -156,28 +154,4 @@ describe('kubectl plugin packaging', () => {
     expect(lw.spec.platforms.map((p) => [p.uri, p.sha256])).toEqual(it.spec.platforms.map((p) => [p.uri, p.sha256]));
     expect(new Set(it.spec.platforms.map((p) => p.sha256)).size).toBe(4);
   });
-
-  it('npm install -g of the packed package puts both plugins on PATH, and kubectl runs them', async () => {
-    const work = tempDir('informer-trace-npm-');
-    const node = dirname(process.execPath);
-    const env = { ...process.env, PATH: [node, '/usr/bin', '/bin'].join(delimiter), npm_config_update_notifier: 'false' };
-    // dist/ is built already (npm test builds first): no prepare script needed.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
-    const tgz = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-    const prefix = join(work, 'prefix');
-    await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env, timeout: 5 * 60_000, maxBuffer: 64 * 1024 * 1024 });
-    const bin = join(prefix, 'bin');
-    expect(readdirSync(bin).sort()).toEqual(['kubectl-informer_trace', 'kubectl-lease_watch']);
-    const pathWithPlugins = [bin, node, '/usr/bin', '/bin'].join(delimiter);
-    const direct = await run(join(bin, 'kubectl-informer_trace'), ['--help'], { env: { ...env, PATH: pathWithPlugins } });
-    expect(direct.stdout).toMatch(/^Usage: kubectl informer-trace /);
-    const kubectl = join(cluster().binDir, 'kubectl');
-    const viaKubectl = await run(kubectl, ['informer-trace', '--help'], { env: { ...env, PATH: pathWithPlugins } });
-    expect(viaKubectl.stdout).toMatch(/^Usage: kubectl informer-trace /);
-    const leaseWatch = await run(kubectl, ['lease-watch', 'check', '--help'], { env: { ...env, PATH: pathWithPlugins } });
-    expect(leaseWatch.stdout).toMatch(/^Usage: kubectl lease-watch check /);
-    const plugins = await run(kubectl, ['plugin', 'list', '--name-only'], { env: { ...env, PATH: pathWithPlugins } });
-    expect(plugins.stdout).toContain('kubectl-informer_trace');
-    expect(plugins.stdout).toContain('kubectl-lease_watch');
-  }, 8 * 60_000);
 });
