@@ -15,7 +15,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
-import { startTopSession } from '../view/top-session.js';
+import { startTopSession } from '../live/index.js';
 import type { TopComponent, TopView } from '../view/top-view.js';
 import type { RunContext } from './context.js';
 import { formatValue, queueLimitName } from './limits.js';

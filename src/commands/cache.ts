@@ -3,7 +3,9 @@
  * with --for, keep it watching), then print the cache and its index values. A way to check what an
  * informer sees against `kubectl get`. With -o ndjson it streams the deltas the informer applies
  * (the initial list, then, with --watch, every change, relist, resync and watch restart); --verify
- * compares the cache with the API server at the same resourceVersion.
+ * compares the cache with the API server at the same resourceVersion. The table, -o name and the
+ * lines on stderr are escaped (src/util/escape.ts): names, index values and messages are the
+ * cluster's; json, yaml and ndjson print them exactly.
  */
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
@@ -30,6 +32,8 @@ import {
   parseFieldPath,
   runUntilSynced,
   stripManagedFields,
+  verifyCache,
+  type CacheDifference,
   type IndexFunc,
   type Indexer,
   type Indexers,
@@ -39,7 +43,8 @@ import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher,
 import { age, ndjsonLine, ndjsonWriter, writeStructuredList } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
-import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, verifyCache, type CacheDifference, type IndexFuncs } from '../view/cache-view.js';
+import { escapeTerminal } from '../util/escape.js';
+import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, type IndexFuncs } from '../view/cache-view.js';
 
 interface CacheOptions {
   namespace?: string;
@@ -112,14 +117,17 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       const matches = await verifyAgainstServer(informer, info, plan, io, controller.signal);
       if (!matches) setExitCode(ExitCode.CheckFailed);
     };
+    let offWarnings: (() => void) | undefined;
     try {
       await fillCache(kube, informer, info, opts, plan, io, controller.signal);
+      // After the sync too, the informer's warnings (a lost or stalled watch) go to stderr, one line each.
+      if (!model) offWarnings = informer.onEvent((e) => (e.level === 'warning' || e.level === 'error' ? say(io, `${e.level}: ${e.message}`) : undefined));
       if (model) {
         // Loaded only for -o tui: ink and React are most of a one-shot command's startup otherwise.
         const { runCacheTui } = await import('../tui/cache-app.js');
         await runCacheTui(model, io, { title: informer.name, namespaced: info.namespaced, narrow: plan.byIndex, signal: controller.signal, forMs: plan.forMs });
         const stats = informer.stats();
-        io.stderr.write(`${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs\n`);
+        say(io, `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs`);
       } else {
         await keepWatching(plan, io, controller.signal, verify);
       }
@@ -140,6 +148,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       // Ctrl+C ends a watch; there is no "end" left to compare at.
       if (plan.verify && !controller.signal.aborted) await verify();
     } finally {
+      offWarnings?.();
       stopStream?.();
       model?.stop();
       io.signal.removeEventListener('abort', stop);
@@ -149,11 +158,17 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   return cmd;
 }
 
+/** One line on stderr, escaped: what it says may come from the cluster. */
+function say(io: CommandIO, line: string): void {
+  io.stderr.write(`${escapeTerminal(line)}\n`);
+}
+
 /** The resource type a user named, if an informer can follow it (list and watch). */
 async function listableResource(kube: Kube, resource: string): Promise<ResourceInfo> {
   const info = await kube.discovery.resolve(resource);
   if (!info.verbs.includes('list') || !info.verbs.includes('watch')) {
-    throw new UsageError(`${groupResource(info)} cannot be listed and watched (verbs: ${info.verbs.join(', ') || 'none'})`);
+    // Discovery's names are the API server's: escaped like every line it may say.
+    throw new UsageError(escapeTerminal(`${groupResource(info)} cannot be listed and watched (verbs: ${info.verbs.join(', ') || 'none'})`));
   }
   return info;
 }
@@ -191,13 +206,13 @@ function cacheInformer(kube: Kube, info: ResourceInfo, opts: CacheOptions, plan:
 async function fillCache(kube: Kube, informer: SharedIndexInformer, info: ResourceInfo, opts: CacheOptions, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<void> {
   const started = realClock.now();
   const progress = (e: InformerEvent): void => {
-    if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') io.stderr.write(`${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}\n`);
+    if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') say(io, `${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}`);
   };
   await runUntilSynced(kube, [informer], { signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress }).catch((err: unknown) => {
     throw explainSelectorError(err, opts);
   });
   const stats = informer.stats();
-  io.stderr.write(`synced ${stats.objects} ${groupResource(info)} in ${formatDuration(realClock.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})\n`);
+  say(io, `synced ${stats.objects} ${groupResource(info)} in ${formatDuration(realClock.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})`);
 }
 
 /**
@@ -252,11 +267,11 @@ async function verifyAgainstServer(informer: SharedIndexInformer, info: Resource
   if (plan.output === 'ndjson') io.stdout.write(ndjsonLine({ kind: 'verify', at: new Date(realClock.now()).toISOString(), ...result }));
   const diffs = result.differences;
   if (diffs.length === 0) {
-    io.stderr.write(`verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})\n`);
+    say(io, `verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})`);
     return true;
   }
-  io.stderr.write(`verify: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} with the API server at resourceVersion ${result.resourceVersion} (${result.cached} cached, ${result.listed} listed):\n`);
-  for (const d of diffs.slice(0, 20)) io.stderr.write(`  ${describeDifference(d)}\n`);
+  say(io, `verify: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} with the API server at resourceVersion ${result.resourceVersion} (${result.cached} cached, ${result.listed} listed):`);
+  for (const d of diffs.slice(0, 20)) say(io, `  ${describeDifference(d)}`);
   if (diffs.length > 20) io.stderr.write(`  … and ${diffs.length - 20} more\n`);
   return false;
 }
@@ -282,7 +297,7 @@ function selectItems(indexer: Indexer, plan: Plan, info: ResourceInfo, io: Comma
     items = indexer.byIndex(plan.byIndex.name, plan.byIndex.value) as KubeObject[];
     if (items.length === 0) {
       setExitCode(ExitCode.CheckFailed);
-      io.stderr.write(`no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}\n`);
+      say(io, `no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}`);
     }
   } else {
     items = indexer.list() as KubeObject[];
@@ -315,7 +330,7 @@ function explainSelectorError(err: unknown, opts: CacheOptions): unknown {
   if (!api || api.code !== 400 || (!opts.selector && !opts.fieldSelector)) return err;
   const field = opts.fieldSelector !== undefined && (opts.selector === undefined || /field/i.test(api.message));
   const [flag, value] = field ? ['--field-selector', opts.fieldSelector] : ['-l/--selector', opts.selector];
-  return new UsageError(`invalid ${flag} ${JSON.stringify(value)}: the API server says: ${api.message}`, {
+  return new UsageError(`invalid ${flag} ${JSON.stringify(value)}: the API server says: ${escapeTerminal(api.message)}`, {
     hint: field
       ? 'field selectors look like metadata.name=web or status.phase!=Running; each resource supports only a few fields'
       : "label selectors look like app=web, tier!=db, 'env in (prod,staging)', !legacy",
@@ -407,7 +422,7 @@ function structuredList(items: KubeObject[], indexes: Record<string, Record<stri
 
 /** The cache as a table, or as kind/name lines. */
 function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, opts: CacheOptions, output: 'table' | 'name', info: ResourceInfo): string {
-  if (output === 'name') return items.map((o) => `${kindSlashName(info, o.metadata.name ?? '')}\n`).join('');
+  if (output === 'name') return items.map((o) => `${escapeTerminal(kindSlashName(info, o.metadata.name ?? ''))}\n`).join('');
   const { namespaced } = info;
   const now = Date.now();
   const head = [...(namespaced ? ['namespace'] : []), 'name', 'resourceversion', ...(opts.keysOnly ? [] : ['age'])];

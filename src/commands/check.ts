@@ -7,7 +7,8 @@
  * was sent), 3 the cluster could not be reached or refused us, 130 interrupted.
  * Reports: a summary on stderr always; -o json|yaml on stdout; --junit FILE; --artifacts DIR (each
  * rollout check's waterfall as an SVG named after the check, listed in the report); a Markdown table
- * appended to $GITHUB_STEP_SUMMARY when it is set.
+ * appended to $GITHUB_STEP_SUMMARY when it is set. Every line on stderr is escaped as one line
+ * (src/util/escape.ts): the checks log what the cluster says.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
@@ -27,6 +28,7 @@ import { checkReportJunit } from '../output/junit.js';
 import { checkReportMarkdown } from '../output/markdown.js';
 import { metricsNeedCluster, parseMetricsSpec } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 
 interface CheckOptions extends CheckFlagValues {
   config?: string;
@@ -159,7 +161,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     specs = readCheckSpecs({ flags, config, namespace: kube.connection.namespace, access, manifests });
   }
 
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
   log(`checking ${specs.length} thing${specs.length === 1 ? '' : 's'}:`);
   for (const s of specs) log(`  ${s.name}: ${describeSpec(s)}`);
   const report = await runChecks(specs, {

@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../testing/cli.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
+import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
 import { UsageError } from '../errors.js';
 import type { MetricsSnapshot } from '../metrics/index.js';
 import { createLeaseWatchProgram, metricsInput, parseLeaseArg } from './lease-watch.js';
@@ -76,5 +81,53 @@ describe('metricsInput', () => {
       { source: 'a', ok: true, stale: false, error: null, leaderElection: [{ name: 'kube-scheduler', isLeader: true, value: 1 }] },
       { source: 'b', ok: false, stale: false, error: 'TLS failed (skip verification)', leaderElection: null },
     ]);
+  });
+});
+
+describe('kubectl lease-watch against an API server whose Leases hold escape sequences', () => {
+  // Answers every list with the same Leases, and holds every watch open.
+  const leases = [
+    { metadata: { namespace: 'kube-system', name: `evil${HOSTILE}`, resourceVersion: '5' }, spec: { holderIdentity: HOSTILE, leaseDurationSeconds: 15, renewTime: new Date().toISOString().replace('Z', '000Z') } },
+  ];
+  let server: LoopbackServer;
+  let dir: string;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    server = await startLoopbackServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (new URL(req.url ?? '/', server.base).searchParams.has('watch')) return;
+      res.end(JSON.stringify({ kind: 'LeaseList', apiVersion: 'coordination.k8s.io/v1', metadata: { resourceVersion: '5' }, items: leases }));
+    });
+    dir = mkdtempSync(join(tmpdir(), 'lease-watch-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server.base}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: kube-system}}]\ncurrent-context: x\n`);
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const lw = (argv: string[]): Promise<CliResult> => runCli(createLeaseWatchProgram, [...argv, '--kubeconfig', kubeconfig], { CI: 'true' });
+
+  it('-o table shows the name and the holder escaped', async () => {
+    const r = await lw(['-n', 'kube-system', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(controlsIn(r.stdout)).toEqual([]);
+    expect(r.stdout).toContain(`kube-system/evil${HOSTILE_SHOWN}`);
+    expect(r.stdout.split('\n')).toHaveLength(3);
+  });
+
+  it('-o json gives them exactly', async () => {
+    const r = await lw(['-n', 'kube-system', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const view = JSON.parse(r.stdout) as { leases: { name: string; holder: string }[] };
+    expect(view.leases[0]).toMatchObject({ name: `evil${HOSTILE}`, holder: HOSTILE });
+  });
+
+  it('a Lease not found names the ones there, escaped', async () => {
+    const r = await lw(['kube-system/missing', '-o', 'table']);
+    expect(r.code).toBe(1);
+    expect(controlsIn(r.stderr)).toEqual([]);
+    expect(r.stderr).toContain('error: lease kube-system/missing not found');
+    expect(r.stderr).toContain(SHOWN[0]);
   });
 });

@@ -23,6 +23,7 @@ import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { whenAborted } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
@@ -171,11 +172,14 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   const quiet = plan.mode === 'tui';
   const progress = (e: InformerEvent): void => {
     if (quiet && model.isSynced()) return;
-    if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${e.level}: ${e.message}\n`);
+    if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
   };
   const started = Date.now();
+  let offWarnings: (() => void) | undefined;
   try {
     await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress });
+    // After the sync too (but not over the live view): a lost or stalled watch, one line each.
+    offWarnings = informer.onEvent(progress);
     // The informer has synced; wait until our handler has seen every object of the initial list.
     await waitForCacheSync(controller.signal, [() => registration.hasSynced()]);
     model.markSynced();
@@ -229,6 +233,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
       }
     }
   } finally {
+    offWarnings?.();
     unsubscribe?.();
     io.signal.removeEventListener('abort', stop);
     controller.abort();
@@ -249,7 +254,8 @@ async function notFound(kube: Kube, namespace: string, name: string, signal: Abo
       signal,
       describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
     });
-    names = (list.items ?? []).map((i) => i.metadata?.name ?? '').filter(Boolean).sort();
+    // Printed in the hint: escaped as every text output is.
+    names = (list.items ?? []).map((i) => escapeTerminal(i.metadata?.name ?? '')).filter(Boolean).sort();
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }

@@ -3,7 +3,8 @@
  * Every --interval it restarts (or scales) its canary Deployment, traces the reconcile chain to
  * convergence, and publishes what it measured: Prometheus metrics on --listen and, with an OTLP
  * endpoint, one OpenTelemetry trace per round. SIGTERM lets the round in progress finish (up to
- * --shutdown-grace) and exits 0.
+ * --shutdown-grace) and exits 0. Its log lines (stderr, read with kubectl logs) say what the
+ * cluster answered: each is escaped as one line (src/util/escape.ts).
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
@@ -16,6 +17,7 @@ import { ExitCode } from '../exit-codes.js';
 import { connect } from '../kube/index.js';
 import { DEFAULT_CANARY_IMAGE, DEFAULT_CANARY_NAME } from '../probe/canary.js';
 import { parseListen, serveProbe } from '../probe/server.js';
+import { escapeTerminal } from '../util/escape.js';
 import { parseTarget } from '../util/target.js';
 
 interface ProbeFlags {
@@ -113,7 +115,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
       name = opts.canaryName;
     }
     const info = await kube.discovery.resolve('deployments.apps');
-    const log = (line: string): void => void io.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    const log = (line: string): void => void io.stderr.write(`${new Date().toISOString()} ${escapeTerminal(line)}\n`);
 
     const metrics = new ProbeMetrics();
     const exporter = otlp

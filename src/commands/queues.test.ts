@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../testing/cli.js';
 import type { QueueRow } from '../metrics/index.js';
 import { metricsFixture } from '../testing/fake-metrics-source.js';
+import { controlsIn, HOSTILE } from '../testing/hostile.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 
 function run(argv: string[]): Promise<CliResult> {
@@ -38,6 +39,12 @@ beforeAll(async () => {
     } else if (url === '/login') {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<!doctype html><html><title>Sign in</title></html>');
+    } else if (url === '/evil-page') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html>${HOSTILE}</html>`);
+    } else if (url === '/evil-401') {
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end(HOSTILE);
     } else if (url === '/secret') {
       const ok = req.headers.authorization === 'Bearer right';
       res.writeHead(ok ? 200 : 401, { 'content-type': 'text/plain' });
@@ -191,5 +198,21 @@ describe('kubectl informer-trace queues against local endpoints', () => {
     expect(once.stdout).toMatch(/^SOURCE\s+STATE\n/);
     expect(once.stdout).toMatch(/^deployment\s+0\s+\d/m);
     expect(once.stdout).not.toMatch(/^cronjob/m); // idle, hidden
+  });
+});
+
+describe('kubectl informer-trace queues: what a source answers is escaped on stderr, exact in json', () => {
+  it('a page or a refusal holding escape sequences is one line each on stderr, shown, not obeyed', async () => {
+    const r = await run(['--metrics', kcm(), '--metrics', `${base}/evil-page`, '--metrics', `${base}/evil-401`, '-o', 'json', '--interval', '100ms']);
+    expect(r.code).toBe(0);
+    expect(controlsIn(r.stderr)).toEqual([]);
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
+    expect(errors).toHaveLength(2);
+    // The page's first words are quoted as JSON (ESC as \u001b), which leaves C1 alone: escaped here.
+    expect(errors[0]).toContain('\\u009b31m');
+    expect(errors[1]).toContain('\\x1b[2J');
+    // -o json carries what was answered exactly.
+    const sources = (JSON.parse(r.stdout) as QueuesJson).sources;
+    expect(sources[2]!.error).toContain('\u001b[2J');
   });
 });

@@ -16,6 +16,9 @@
  *
  * No workqueue of this tool runs here, so only the controllers' queues are shown; the trace
  * command shows its own workqueue beside them.
+ *
+ * Source names and what a source answered are the cluster's: the table and every line on stderr
+ * are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
 import { Command, Option } from 'commander';
 import { durationFlag } from '../cli/duration-flag.js';
@@ -30,6 +33,7 @@ import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type 
 import { ndjsonLine, renderStructured } from '../output/format.js';
 import { renderQueuesTable } from '../output/queues-table.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { buildQueuesView, queuesJson, type QueuesFilter } from '../view/queues-view.js';
 import { realClock } from '../clock.js';
 
@@ -130,7 +134,7 @@ async function sourceSpecs(kube: Kube | undefined, opts: QueuesOptions, io: Comm
         'hint: add kube-controller-manager with --metrics https://HOST:10257/metrics --metrics-insecure-skip-tls-verify\n',
     );
   } else {
-    io.stderr.write(`no --metrics given: scraping the API server and ${found.map((d) => `${d.component} (${d.spec})`).join(', ')}\n`);
+    io.stderr.write(`${escapeTerminal(`no --metrics given: scraping the API server and ${found.map((d) => `${d.component} (${d.spec})`).join(', ')}`)}\n`);
   }
   return ['apiserver', ...found.map((d) => d.spec)];
 }
@@ -221,10 +225,10 @@ function failureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
     for (const s of snap.sources) {
       if (!s.ok && s.error !== null) {
         const line = `${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`;
-        if (said.get(s.source) !== line) io.stderr.write(`error: metrics ${s.source}: ${line}\n`);
+        if (said.get(s.source) !== line) io.stderr.write(`${escapeTerminal(`error: metrics ${s.source}: ${line}`)}\n`);
         said.set(s.source, line);
       } else if (s.ok && said.has(s.source)) {
-        io.stderr.write(`metrics ${s.source}: answering again\n`);
+        io.stderr.write(`${escapeTerminal(`metrics ${s.source}: answering again`)}\n`);
         said.delete(s.source);
       }
     }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../testing/cli.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 import { createLeaseWatchProgram } from './lease-watch.js';
 
@@ -54,5 +55,20 @@ describe('renderTopTable', () => {
     expect(text).not.toContain('cronjob');
     expect(text).not.toContain('RECONCILES/S'); // client-go queues only
     expect(renderTopTable(view, true)).toMatch(/\n\s+cronjob\s+idle\s+0/);
+  });
+});
+
+describe('renderTopTable with hostile names and errors', () => {
+  it('escapes the component, its source and what the source answered, a line each', async () => {
+    const { buildTopView } = await import('../view/top-view.js');
+    const { pollTwice } = await import('../testing/fake-metrics-source.js');
+    const { renderTopTable } = await import('./top.js');
+    const source = `https://10.0.0.66/metrics?${HOSTILE}`;
+    const { second } = await pollTwice({ [source]: [{ fail: 'not-metrics', reason: `answered ${HOSTILE}` }] }, 2_000);
+    const view = buildTopView({ now: Date.UTC(2026, 0, 1), leases: [], metrics: second, targets: [{ source, component: `op${HOSTILE}`, namespace: null, pod: null, host: null, lease: null, foundBy: [HOSTILE] }] });
+    const text = renderTopTable(view, true);
+    expect(controlsIn(text)).toEqual([]);
+    expect(text).toContain(`op${HOSTILE_SHOWN}`);
+    expect(text).toContain(`  replica ${source.replace(HOSTILE, HOSTILE_SHOWN)}: role unknown, failed — answered ${HOSTILE_SHOWN}`);
   });
 });

@@ -17,6 +17,9 @@
  * answers HTML, 403 or nothing, an unknown --controller: one line each on stderr, and the rest is
  * shown. Exit code 3 only when neither Leases nor any metrics source could be read; 1 when no
  * component matches --controller; 2 for bad flags (nothing sent).
+ *
+ * Holder identities, replica errors and discovery's findings are the cluster's: the table and every
+ * line on stderr are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
@@ -32,8 +35,9 @@ import { parseUserSpec } from '../metrics/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
 import type { LeaseChange } from '../view/lease-view.js';
-import { startTopSession, type TopSession } from '../view/top-session.js';
+import { startTopSession, type TopSession } from '../live/index.js';
 import { COMPONENT_COLUMNS, componentCells, explainDiscovery, RECONCILE_COLUMNS, shownQueues, TOP_QUEUE_COLUMNS, topQueueCells, type TopComponent, type TopView } from '../view/top-view.js';
 
 type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
@@ -125,9 +129,9 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
   let session: TopSession | undefined;
   try {
     session = await startTopSession(kube, { signal, syncTimeoutMs: plan.syncTimeoutMs, intervalMs: plan.intervalMs, userSpecs: opts.metrics ?? [], access: metricsPlan.access });
-    if (session.leaseError) io.stderr.write(`error: leases: ${session.leaseError} (showing the queues without them)\n`);
-    for (const e of session.discoveryErrors) io.stderr.write(`error: discovery: ${e}\n`);
-    if (opts.explainDiscovery) io.stderr.write(explainDiscovery({ targets: session.targets, discoveryErrors: session.discoveryErrors }));
+    if (session.leaseError) say(io, `error: leases: ${session.leaseError} (showing the queues without them)`);
+    for (const e of session.discoveryErrors) say(io, `error: discovery: ${e}`);
+    if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
     const { model, poller } = session;
     const reportFailures = failureReporter(io);
     poller.subscribe(() => reportFailures(model.view()));
@@ -185,6 +189,11 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
   }
 }
 
+/** One line on stderr, escaped: what it says may come from the cluster. */
+function say(io: CommandIO, line: string): void {
+  io.stderr.write(`${escapeTerminal(line)}\n`);
+}
+
 /** Keeps the components --controller names (by name, Lease name or NAMESPACE/LEASE); says once which names match nothing. */
 function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView) => TopView {
   if (names.length === 0) return (v) => v;
@@ -194,7 +203,7 @@ function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView)
     for (const n of names) {
       if (!said.has(n) && v.components.length > 0 && !v.components.some((c) => matches(c, n))) {
         said.add(n);
-        io.stderr.write(`error: --controller ${n}: no such component (found: ${[...new Set(v.components.map((c) => c.name))].join(', ')})\n`);
+        say(io, `error: --controller ${n}: no such component (found: ${[...new Set(v.components.map((c) => c.name))].join(', ')})`);
       }
     }
     return { ...v, components: v.components.filter((c) => names.some((n) => matches(c, n))) };
@@ -208,10 +217,10 @@ function failureReporter(io: CommandIO): (v: TopView) => void {
     for (const c of v.components) {
       for (const r of c.replicas) {
         if (r.error && (r.state === 'failed' || r.state === 'stale')) {
-          if (said.get(r.source) !== r.error) io.stderr.write(`error: metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: ${r.error}\n`);
+          if (said.get(r.source) !== r.error) say(io, `error: metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: ${r.error}`);
           said.set(r.source, r.error);
         } else if (r.state === 'ok' && said.delete(r.source)) {
-          io.stderr.write(`metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: answering again\n`);
+          say(io, `metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: answering again`);
         }
       }
     }
@@ -229,16 +238,17 @@ function exitFor(view: TopView, filter: (v: TopView) => TopView, io: CommandIO):
   return ExitCode.Ok;
 }
 
-/** The text snapshot: a table of components, each followed by its non-idle queues. */
+/** The text snapshot: a table of components, each followed by its non-idle queues. The table escapes its cells; each line is escaped. */
 export function renderTopTable(view: TopView, all: boolean): string {
   const lines: string[] = [];
+  const line = (text: string): void => void lines.push(escapeTerminal(text));
   lines.push(renderTable([...COMPONENT_COLUMNS], view.components.map(componentCells)));
   for (const c of view.components) {
     lines.push('');
-    lines.push(`${c.name} · ${c.state}${c.reasons.length ? ` · ${c.reasons.join('; ')}` : ''}`);
-    if (c.lease) lines.push(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
-    for (const r of c.replicas) lines.push(`  replica ${r.source}: ${r.role ?? 'role unknown'}, ${r.state}${r.error ? ` — ${r.error}` : ''}`);
-    if (c.note) lines.push(`  ${c.note}`);
+    line(`${c.name} · ${c.state}${c.reasons.length ? ` · ${c.reasons.join('; ')}` : ''}`);
+    if (c.lease) line(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
+    for (const r of c.replicas) line(`  replica ${r.source}: ${r.role ?? 'role unknown'}, ${r.state}${r.error ? ` — ${r.error}` : ''}`);
+    if (c.note) line(`  ${c.note}`);
     const qs = shownQueues(c, all);
     // controller-runtime's columns only when a queue has them.
     const width = qs.some((q) => q.reconcile !== null) ? TOP_QUEUE_COLUMNS.length : TOP_QUEUE_COLUMNS.length - RECONCILE_COLUMNS.length;

@@ -11,9 +11,9 @@ import { realClock } from '../clock.js';
 import { runUntilSynced, SharedIndexInformer } from '../informer/index.js';
 import { kubeconfigHttpsCredentials, LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, type MetricsAccess } from '../metrics/index.js';
-import { LeaseWatchModel } from './lease-watch-model.js';
-import { TopModel } from './top-model.js';
-import type { TopTarget } from './top-view.js';
+import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { TopModel } from '../view/top-model.js';
+import type { TopTarget } from '../view/top-view.js';
 
 export interface TopSessionOptions {
   signal: AbortSignal;

@@ -1,12 +1,17 @@
-/** The check report for a person, on stderr: one line per limit, then the counts. */
+/**
+ * The check report for a person, on stderr: one line per limit, then the counts. A check's name and
+ * a result's message hold the cluster's words: each line is escaped (src/util/escape.ts), so it
+ * stays one line.
+ */
 import { formatValue } from '../check/limits.js';
 import type { CheckReport, CheckRun } from '../check/types.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 
 const WORD = { passed: 'PASS ', failed: 'FAIL ', error: 'ERROR' } as const;
 
 export function checkRunLines(run: CheckRun): string[] {
-  return run.results.map((r) => `${WORD[r.status]} ${run.name} › ${r.name}: ${formatValue(r.measured, r.unit)} (limit ${formatValue(r.limit, r.unit)}) — ${r.message}`);
+  return run.results.map((r) => escapeTerminal(`${WORD[r.status]} ${run.name} › ${r.name}: ${formatValue(r.measured, r.unit)} (limit ${formatValue(r.limit, r.unit)}) — ${r.message}`));
 }
 
 export function checkReportText(report: CheckReport): string {

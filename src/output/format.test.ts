@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { HOSTILE } from '../testing/hostile.js';
 import { parse } from 'yaml';
 import { ndjsonLine, ndjsonWriter, renderStructured, writeStructuredList } from './format.js';
 
@@ -119,5 +120,16 @@ describe('writeStructuredList', () => {
     out.once('drain', () => controller.abort());
     await writeStructuredList(out, cases[0]![1], 'yaml', controller.signal);
     expect(writes()).toBe(1);
+  });
+});
+
+describe('json and yaml keep the cluster\'s strings exact', () => {
+  it('a hostile string round-trips byte for byte: nothing is escaped for the terminal', () => {
+    const value = { metadata: { name: HOSTILE, annotations: { [HOSTILE]: HOSTILE } }, message: HOSTILE, items: [HOSTILE] };
+    const json = renderStructured(value, 'json');
+    expect(json).toBe(`${JSON.stringify(value, null, 2)}\n`);
+    expect(JSON.parse(json)).toEqual(value);
+    expect(parse(renderStructured(value, 'yaml'))).toEqual(value);
+    expect(ndjsonLine(value)).toBe(`${JSON.stringify(value)}\n`);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../check/types.js';
-import { checkReportJunit, escapeAttr, escapeText, xmlSafe } from './junit.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { allElements, parseXml } from '../testing/xml.js';
+import { checkReportJunit } from './junit.js';
 
 /** A strict enough well-formedness check: balanced tags, quoted attributes, valid entities, only XML 1.0 characters. */
 function assertWellFormed(xml: string): void {
@@ -67,12 +69,6 @@ const report: CheckReport = {
 };
 
 describe('JUnit XML', () => {
-  it('escapes text and attributes, and replaces characters XML cannot carry', () => {
-    expect(escapeText('<a> & b')).toBe('&lt;a&gt; &amp; b');
-    expect(escapeAttr('say "hi"\n\'x\'\t')).toBe('say &quot;hi&quot;&#10;&apos;x&apos;&#9;');
-    expect(xmlSafe('ok\u0000\u0008\t\n\r\uFFFE\uD83D\uDE00\uDC00')).toBe('ok\uFFFD\uFFFD\t\n\r\uFFFD\uD83D\uDE00\uFFFD');
-  });
-
   it('writes one suite per check and one case per limit, failures and errors apart, well-formed whatever the messages hold', () => {
     const xml = checkReportJunit(report);
     assertWellFormed(xml);
@@ -80,9 +76,24 @@ describe('JUnit XML', () => {
     expect(xml).toContain('<testsuite name="rollout deploy/web in demo" tests="1" failures="0" errors="0" skipped="0" time="4.200"');
     expect(xml).toContain('<testcase classname="rollout.rollout deploy/web in demo" name="rollout deploy/web in demo: time to converge" time="4.200">');
     expect(xml).toContain('<system-out>time to converge: 4.00s (limit 1m)\nconverged in 4.00s</system-out>');
-    expect(xml).toContain('<failure message="renew age: 21.0s (limit 10.0s): no renewal: a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;&#10;&#9;tab \uFFFD bell \uFFFD \uFFFD lone ]]&gt; end" type="LimitExceeded">');
+    expect(xml).toContain('<failure message="renew age: 21.0s (limit 10.0s): no renewal: a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;&#10;&#9;tab \\x01 bell \\x07 \\ud800 lone ]]&gt; end" type="LimitExceeded">');
     expect(xml).toContain('<error message="transitions: - (limit 2): forbidden (403)" type="NotMeasured">');
     expect(xml).toContain('measured: 21.0s\nlimit: 10.0s\ndefined in: flags\n');
     expect(xml.match(/<testcase /g)).toHaveLength(3);
+  });
+
+  it('a hostile check name and message: no raw control character, the escaped form shown, still well-formed', () => {
+    const run = report.checks[1]!;
+    const hostile: CheckReport = { ...report, checks: [{ ...run, name: `lease ${HOSTILE}`, description: HOSTILE, results: run.results.map((r) => ({ ...r, name: HOSTILE, message: HOSTILE })) }] };
+    const xml = checkReportJunit(hostile);
+    assertWellFormed(xml);
+    expect(controlsIn(xml)).toEqual([]);
+    expect(xml).not.toContain('<script>');
+    expect(xml).toContain('&lt;script&gt;');
+    expect(xml).toContain(']]&gt; \\x01');
+    const root = parseXml(xml);
+    const failure = allElements(root).find((e) => e.name === 'failure')!;
+    for (const s of SHOWN) expect(failure.attributes.message).toContain(s);
+    for (const s of SHOWN) expect(failure.text).toContain(s);
   });
 });

@@ -4,32 +4,16 @@
  * <error>.
  *
  * Written by hand rather than with a library: the format needs a dozen elements, and what matters
- * is escaping, done here in one place: the five XML entities in text and attributes, newlines and
- * tabs in attributes kept as character references, and characters XML 1.0 cannot carry at all (most
- * C0 controls, lone surrogates, U+FFFE/U+FFFF) replaced with U+FFFD, so any message a cluster
- * sends back still gives a well-formed file.
+ * is escaping. Every text and attribute value goes through escapeXml (src/util/escape.ts), so any
+ * message a cluster sends back still gives a well-formed file with no control character in it.
  */
 import { formatValue } from '../check/limits.js';
 import type { CheckReport, CheckResult, CheckRun } from '../check/types.js';
-
-/** Characters XML 1.0 allows: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
-const INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-export function xmlSafe(text: string): string {
-  return text.replace(INVALID, '\uFFFD');
-}
-
-export function escapeText(text: string): string {
-  return xmlSafe(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-export function escapeAttr(text: string): string {
-  return escapeText(text).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
-}
+import { escapeXml } from '../util/escape.js';
 
 function attrs(values: Record<string, string | number>): string {
   return Object.entries(values)
-    .map(([k, v]) => ` ${k}="${escapeAttr(String(v))}"`)
+    .map(([k, v]) => ` ${k}="${escapeXml(String(v), { attribute: true })}"`)
     .join('');
 }
 
@@ -52,10 +36,10 @@ function details(run: CheckRun, r: CheckResult): string {
 function testcase(run: CheckRun, r: CheckResult): string {
   const head = `    <testcase${attrs({ classname: `${run.kind}.${run.name}`, name: `${run.name}: ${r.name}`, time: seconds(run.durationMs) })}`;
   const summary = `${r.name}: ${formatValue(r.measured, r.unit)} (limit ${formatValue(r.limit, r.unit)})`;
-  if (r.status === 'passed') return `${head}>\n      <system-out>${escapeText(`${summary}\n${r.message}`)}</system-out>\n    </testcase>`;
+  if (r.status === 'passed') return `${head}>\n      <system-out>${escapeXml(`${summary}\n${r.message}`)}</system-out>\n    </testcase>`;
   const tag = r.status === 'failed' ? 'failure' : 'error';
   const type = r.status === 'failed' ? 'LimitExceeded' : 'NotMeasured';
-  return `${head}>\n      <${tag}${attrs({ message: `${summary}: ${r.message}`, type })}>${escapeText(details(run, r))}</${tag}>\n    </testcase>`;
+  return `${head}>\n      <${tag}${attrs({ message: `${summary}: ${r.message}`, type })}>${escapeXml(details(run, r))}</${tag}>\n    </testcase>`;
 }
 
 export function checkReportJunit(report: CheckReport): string {

@@ -3,6 +3,7 @@ import type { NotificationInfo } from '../informer/index.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { renderChangeLine, renderLeaseTables } from './lease-table.js';
 
@@ -62,6 +63,36 @@ describe('lease tables', () => {
       '12:00:15  kube-system/kube-scheduler: s expired (no renew since 12:00:00)\n',
       '12:00:16  kube-system/kube-controller-manager: b acquired after a gap 1.0s (16s since its last renew) transitions 2\n',
     ]);
+    model.close();
+  });
+});
+
+describe('lease text with hostile holders and names', () => {
+  it('shows holder identities, Lease names and scrape errors escaped, in colour or not, and changes as one line', async () => {
+    const clock = new FakeClock(T0);
+    const model = new LeaseWatchModel({ clock, scope: { namespace: 'kube-system', name: null, selector: null } });
+    const spec = (holder: string, renewAt: number, transitions: number): LeaseSpec => ({ holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+    const name = `evil${HOSTILE}`;
+    model.handler.onAdd!(lease('kube-system', name, spec(HOSTILE, 0, 1)), true, info(clock));
+    model.handler.onAdd!(lease('kube-node-lease', `node${HOSTILE}`, { holderIdentity: HOSTILE, leaseDurationSeconds: 40, renewTime: formatMicroTime(T0) }), true, info(clock));
+    model.markSynced();
+    model.setMetrics([{ source: `pod/kube-system/x${HOSTILE}`, ok: false, stale: false, error: HOSTILE, leaderElection: null }]);
+    await clock.step(16_000);
+    model.handler.onUpdate!(lease('kube-system', name, spec(HOSTILE, 0, 1)), lease('kube-system', name, spec(`b${HOSTILE}`, 16_000, 2)), info(clock));
+    await clock.step(1_000);
+    for (const color of [false, true]) {
+      const text = renderLeaseTables(model.view(), { color });
+      expect(controlsIn(text, { sgr: color })).toEqual([]);
+      for (const s of SHOWN) expect(text).toContain(s);
+      expect(text).toContain(`metrics pod/kube-system/x${SHOWN[0]}`);
+      const lines = model.changeLog().map((c) => renderChangeLine(c, { color }));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) {
+        expect(controlsIn(l, { sgr: color })).toEqual([]);
+        expect(l.split('\n')).toHaveLength(2);
+      }
+      expect(lines.join('')).toContain(`b${SHOWN[0]}`);
+    }
     model.close();
   });
 });

@@ -1,6 +1,8 @@
 /**
  * Plain-text rendering of the lease-watch view: the snapshot tables (-o table) and one line per
- * holder change (-o table --watch). Colour only when asked (a TTY without NO_COLOR).
+ * holder change (-o table --watch). Colour only when asked (a TTY without NO_COLOR). Holder
+ * identities, Lease names and scrape errors are the cluster's: tables escape their cells, and the
+ * lines here are escaped before they are painted (src/util/escape.ts).
  */
 import {
   ageOf,
@@ -18,7 +20,8 @@ import {
   type Severity,
 } from '../view/lease-view.js';
 import { shortDuration } from '../util/duration.js';
-import { renderTable } from './table.js';
+import { escapeTerminal } from '../util/escape.js';
+import { renderTable, styled, type Cell } from './table.js';
 
 export interface LeaseTextOptions {
   color: boolean;
@@ -26,8 +29,15 @@ export interface LeaseTextOptions {
 
 const SGR: Record<Severity, string> = { ok: '32', warn: '33', bad: '31', idle: '2' };
 
+/** `text`, escaped, in the severity's colour when colour is on. */
 export function paint(text: string, severity: Severity, color: boolean): string {
-  return color ? `\u001b[${SGR[severity]}m${text}\u001b[0m` : text;
+  const safe = escapeTerminal(text);
+  return color ? `\u001b[${SGR[severity]}m${safe}\u001b[0m` : safe;
+}
+
+/** A table cell in the severity's colour when colour is on (the table escapes it). */
+function paintCell(text: string, severity: Severity, color: boolean): Cell {
+  return styled(text, color ? SGR[severity] : undefined);
 }
 
 export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOptions): string {
@@ -42,8 +52,8 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
       return [
         leaseKey(l.namespace, l.name),
         l.holder ?? '<none>',
-        paint(l.state, l.severity, color),
-        paint(renewCell(l), l.severity, color),
+        paintCell(l.state, l.severity, color),
+        paintCell(renewCell(l), l.severity, color),
         l.acquireTime ? `${ageOf(l.acquireTime, now)} ago` : '-',
         l.transitions,
         heldCell(l),
@@ -54,7 +64,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
     out.push(renderTable(head, rows));
     const changed = view.leases.filter((l) => l.history.length > 1 || l.history.some((h) => h.endedAt !== null));
     if (changed.length > 0) {
-      const hist: (string | number)[][] = [];
+      const hist: Cell[][] = [];
       for (const l of changed) {
         for (const h of l.history) {
           hist.push([
@@ -78,7 +88,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
   if (nodes) out.push('', nodes);
   const apis = heartbeatText('apiserver identity leases', 'apiserver', view.apiservers, view.scope.name !== null, options);
   if (apis) out.push('', apis);
-  for (const m of view.metricsErrors) out.push('', `metrics ${m.source}: ${m.error}`);
+  for (const m of view.metricsErrors) out.push('', escapeTerminal(`metrics ${m.source}: ${m.error}`));
   while (out[0] === '') out.shift();
   return `${out.join('\n')}\n`;
 }
@@ -90,7 +100,7 @@ function heartbeatText(title: string, nameTitle: string, s: HeartbeatSummary, li
   if (rows.length === 0) return line;
   const table = renderTable(
     [nameTitle, 'holder', 'state', 'renewed', 'renewtime age', 'duration'],
-    rows.map((r) => [r.name, r.holder ?? '<none>', paint(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
+    rows.map((r) => [r.name, r.holder ?? '<none>', paintCell(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
   );
   return `${line}\n${table}`;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../check/types.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { checkReportText } from './check-text.js';
-import { checkReportMarkdown, escapeCell } from './markdown.js';
+import { checkReportMarkdown } from './markdown.js';
 
 const report = (passed: boolean): CheckReport => ({
   command: 'kubectl lease-watch check',
@@ -27,10 +28,6 @@ const report = (passed: boolean): CheckReport => ({
 });
 
 describe('the Markdown summary', () => {
-  it('escapes cells so a message cannot break the table or inject HTML', () => {
-    expect(escapeCell('a|b\\c <i>`x`\nnext & more')).toBe('a&#124;b&#92;c &lt;i&gt;&#96;x&#96;<br>next &amp; more');
-  });
-
   it('has a verdict headline and a row per limit', () => {
     expect(checkReportMarkdown(report(false))).toBe(
       [
@@ -53,10 +50,35 @@ describe('the Markdown summary', () => {
     expect(checkReportText(report(false))).toBe(
       [
         'PASS  lease kube-system/kcm › renew age: 2.10s (limit 20.0s) — longest without a renewal: 2.10s (holder a|b)',
-        'FAIL  lease kube-system/kcm › transitions: 3 (limit 2) — a → b\n<script>',
+        'FAIL  lease kube-system/kcm › transitions: 3 (limit 2) — a → b\\n<script>',
         '1 check, 2 limits: 1 passed, 1 failed, 0 not measured (31.0s; exit 1)',
         '',
       ].join('\n'),
     );
+  });
+
+  it('a hostile name and message stay in their cell: no raw control, no HTML, no pipe, one row per limit', () => {
+    const r = report(false);
+    const run = r.checks[0]!;
+    const hostile = { ...r, checks: [{ ...run, name: HOSTILE, results: run.results.map((x) => ({ ...x, name: HOSTILE, message: `${HOSTILE}\nsecond line` })) }] };
+    const md = checkReportMarkdown(hostile);
+    expect(controlsIn(md)).toEqual([]);
+    expect(md).not.toContain('<script>');
+    expect(md).toContain('&lt;script&gt;x&lt;/script&gt;');
+    expect(md).toContain('&#92;x1b&#91;2J');
+    expect(md).toContain('&#92;u009b31m');
+    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| |'));
+    expect(rows).toHaveLength(2);
+    // Six columns: seven pipes, none from the cell text.
+    for (const row of rows) expect(row.split('|')).toHaveLength(8);
+  });
+
+  it('the stderr summary shows a hostile message escaped, a line per limit', () => {
+    const r = report(false);
+    const run = r.checks[0]!;
+    const text = checkReportText({ ...r, checks: [{ ...run, name: HOSTILE, results: run.results.map((x) => ({ ...x, message: HOSTILE })) }] });
+    expect(controlsIn(text)).toEqual([]);
+    for (const s of SHOWN) expect(text).toContain(s);
+    expect(text.split('\n')).toHaveLength(4);
   });
 });

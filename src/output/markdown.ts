@@ -1,22 +1,12 @@
 /**
  * The check report as GitHub-flavoured Markdown, for $GITHUB_STEP_SUMMARY: a headline and one table
- * row per limit. Cell text is escaped so a message cannot break the table or inject HTML: pipes,
- * backslashes and the HTML-special characters become entities, newlines become <br>.
+ * row per limit. Cell text goes through escapeMarkdown (src/util/escape.ts), so a message cannot
+ * break the table, format itself or inject HTML.
  */
 import { formatValue } from '../check/limits.js';
 import type { CheckReport } from '../check/types.js';
 import { formatDuration } from '../util/duration.js';
-
-export function escapeCell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\\/g, '&#92;')
-    .replace(/\|/g, '&#124;')
-    .replace(/`/g, '&#96;')
-    .replace(/\r?\n/g, '<br>');
-}
+import { escapeMarkdown } from '../util/escape.js';
 
 const MARK = { passed: '✅', failed: '❌', error: '⚠️' } as const;
 
@@ -26,7 +16,7 @@ export function checkReportMarkdown(report: CheckReport): string {
     ? `✅ all ${counts.results} passed`
     : `${counts.failed ? `❌ ${counts.failed} failed` : ''}${counts.failed && counts.errors ? ', ' : ''}${counts.errors ? `⚠️ ${counts.errors} not measured` : ''} of ${counts.results}`;
   const lines = [
-    `### ${escapeCell(report.command)}: ${verdict}`,
+    `### ${escapeMarkdown(report.command)}: ${verdict}`,
     '',
     `${counts.checks} check${counts.checks === 1 ? '' : 's'} in ${formatDuration(report.durationMs)}, exit code ${report.exitCode}.`,
     '',
@@ -35,7 +25,7 @@ export function checkReportMarkdown(report: CheckReport): string {
   ];
   for (const run of report.checks) {
     for (const r of run.results) {
-      lines.push(`| ${MARK[r.status]} | ${escapeCell(run.name)} | ${escapeCell(r.name)} | ${escapeCell(formatValue(r.measured, r.unit))} | ${escapeCell(`≤ ${formatValue(r.limit, r.unit)}`)} | ${escapeCell(r.message)} |`);
+      lines.push(`| ${MARK[r.status]} | ${escapeMarkdown(run.name)} | ${escapeMarkdown(r.name)} | ${escapeMarkdown(formatValue(r.measured, r.unit))} | ${escapeMarkdown(`≤ ${formatValue(r.limit, r.unit)}`)} | ${escapeMarkdown(r.message)} |`);
     }
   }
   return `${lines.join('\n')}\n\n`;

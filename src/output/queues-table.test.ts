@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
+import { ATTACKS, controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { buildQueuesView } from '../view/queues-view.js';
 import { renderQueuesTable } from './queues-table.js';
 
@@ -43,5 +44,24 @@ describe('renderQueuesTable', () => {
     const out = renderQueuesTable(buildQueuesView(second));
     expect(out).toContain('no queue was busy in the last 10.3s: 55 idle queues hidden (--all shows them)');
     expect(out).not.toMatch(/QUEUE\s+DEPTH/);
+  });
+});
+
+describe('renderQueuesTable with hostile names', () => {
+  it('escapes queue and source names, and the columns stay aligned', async () => {
+    // A label value may hold escape sequences (the parser refuses NUL as binary data).
+    const queue = `q${ATTACKS.clear}${ATTACKS.title}${ATTACKS.csi}`;
+    const exposition = (adds: number): string => ['# TYPE workqueue_depth gauge', `workqueue_depth{name="${queue}"} 2`, `workqueue_depth{name="plain"} 1`, '# TYPE workqueue_adds_total counter', `workqueue_adds_total{name="${queue}"} ${adds}`, `workqueue_adds_total{name="plain"} ${adds}`, ''].join('\n');
+    const source = `https://10.0.0.7/metrics?${HOSTILE}`;
+    const { second } = await snapshots({ [source]: [exposition(1), exposition(5)], [LOGIN]: login });
+    const out = renderQueuesTable(buildQueuesView(second));
+    expect(controlsIn(out)).toEqual([]);
+    for (const s of SHOWN) expect(out).toContain(s);
+    expect(out).toContain('q\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m');
+    const lines = out.split('\n');
+    const header = lines.find((l) => /^QUEUE\s+DEPTH/.test(l))!;
+    const rows = lines.filter((l) => l.startsWith('q\\x1b'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.indexOf(' 2 ') + 1).toBe(header.indexOf('DEPTH'));
   });
 });

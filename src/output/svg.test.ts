@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
 import { allElements, parseXml, textContent, type XmlElement } from '../testing/xml.js';
 import { buildWaterfallView, PHASE_STYLE } from '../view/waterfall-view.js';
@@ -101,5 +102,18 @@ describe('waterfallSvg', () => {
     const waiting = buildWaterfallView({ ...syntheticRollout(1), trigger: undefined, hops: [], outcome: undefined }, { now: TRIGGER_AT });
     const words = allElements(parseXml(waterfallSvg(waiting))).filter((e) => e.name === 'text').map(textContent);
     expect(words).toEqual(['Deployment/web in demo', 'waiting for a change', 'no lanes: no hop was seen']);
+  });
+});
+
+describe('waterfallSvg with hostile names', () => {
+  it('is well-formed, holds no control character and no markup of theirs, and shows what they hold', () => {
+    const t = syntheticRollout(2, { name: `w${HOSTILE}` });
+    const svg = waterfallSvg(buildWaterfallView(t));
+    expect(controlsIn(svg)).toEqual([]);
+    expect(svg).not.toContain('<script');
+    const root = parseXml(svg);
+    const title = textContent(root.children.find((c) => c.name === 'title')!);
+    for (const s of SHOWN) expect(title).toContain(s);
+    expect(title).toContain('<script>x</script> ]]>');
   });
 });

@@ -7,9 +7,11 @@
  * its times, shown on hover), marks for hops that change no phase, red diamonds for hops on the
  * critical path, joined across lanes by a line in time order. Group lanes add a whisker for their
  * last milestone: p50 to max, with a tick at p90. Then the legend, the critical path in words and
- * what each group stands for.
+ * what each group stands for. Names and the trigger's words are the cluster's: every text and
+ * attribute value goes through escapeXml.
  */
 import { formatDuration } from '../util/duration.js';
+import { escapeXml } from '../util/escape.js';
 import {
   CRITICAL_STYLE,
   MARK_STYLE,
@@ -27,7 +29,6 @@ import {
   type WaterfallLane,
   type WaterfallView,
 } from '../view/waterfall-view.js';
-import { escapeAttr, escapeText } from './junit.js';
 
 /** Lanes an SVG is built with (pass as the view's maxLanes): more are grouped, a picture stays readable. */
 export const SVG_MAX_LANES = 60;
@@ -56,7 +57,7 @@ function num(n: number): string {
 function attrs(values: Record<string, string | number | undefined>): string {
   return Object.entries(values)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ` ${k}="${escapeAttr(typeof v === 'number' ? num(v) : String(v))}"`)
+    .map(([k, v]) => ` ${k}="${escapeXml(typeof v === 'number' ? num(v) : String(v), { attribute: true })}"`)
     .join('');
 }
 
@@ -65,11 +66,11 @@ function el(name: string, values: Record<string, string | number | undefined>, b
 }
 
 function text(x: number, y: number, content: string, extra: Record<string, string | number | undefined> = {}): string {
-  return el('text', { x, y, ...extra }, escapeText(content));
+  return el('text', { x, y, ...extra }, escapeXml(content));
 }
 
 function title(content: string): string {
-  return `<title>${escapeText(content)}</title>`;
+  return `<title>${escapeXml(content)}</title>`;
 }
 
 export function waterfallSvg(view: WaterfallView, options: WaterfallSvgOptions = {}): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cellWidth, renderTable } from './table.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { cellWidth, renderTable, styled } from './table.js';
 
 describe('renderTable', () => {
   it('pads each column to its widest cell, three spaces apart, headers upper-case, no trailing spaces', () => {
@@ -23,11 +24,26 @@ describe('renderTable', () => {
       ['abcd', 'ok'],
       ['é', 'ok'],
       ['e\u0301', 'ok'],
-      [red, 'ok'],
+      [styled('bad', '31'), 'ok'],
     ]);
     expect(out.split('\n')).toEqual(['NAME   STATE', '日本   ok', 'abcd   ok', 'é      ok', 'e\u0301      ok', `${red}    ok`]);
     expect(cellWidth('👍')).toBe(2);
     expect(cellWidth('\t')).toBe(0);
+  });
+
+  it('escapes every cell: a hostile name is shown, not obeyed, and the columns stay aligned; only its own colours are sent', () => {
+    const out = renderTable(['name', 'holder'], [
+      [HOSTILE, styled(HOSTILE, '31')],
+      ['web', 'a'],
+    ]);
+    expect(controlsIn(out, { sgr: true })).toEqual([]);
+    for (const s of SHOWN) expect(out).toContain(s);
+    expect(out).toContain(`\u001b[31m${SHOWN[0]}`);
+    const lines = out.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]!.indexOf('a')).toBe(lines[0]!.indexOf('HOLDER'));
+    // A colour sequence written into a plain cell is text like any other.
+    expect(renderTable(['x'], [['\u001b[31mred']])).toBe('X\n\\x1b[31mred');
   });
 
   it('lays out 10,000 rows whole', () => {

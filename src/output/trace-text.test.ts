@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../testing/fake-clock.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEventRef } from '../trace/types.js';
-import { REORDER_MAX_LAG_MS, REORDER_MIN_LAG_MS, TimeOrderedTraceText } from './trace-text.js';
+import { REORDER_MAX_LAG_MS, REORDER_MIN_LAG_MS, TimeOrderedTraceText, traceEventText, traceSummaryText, treeText } from './trace-text.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const COALESCE = 50;
@@ -109,5 +111,53 @@ describe('TimeOrderedTraceText: text in time order while streaming', () => {
     expect(printed()).toEqual(['a', 'b']);
     hop('c', 20);
     expect(printed()).toEqual(['a', 'b', 'c ↑ +50ms']);
+  });
+});
+
+describe('trace text with hostile names and messages', () => {
+  const object = { kind: 'Pod', namespace: 'demo', name: `web-${HOSTILE}`, uid: 'p1' };
+  const evil: TraceEventRef = { reason: `Back${HOSTILE}`, note: HOSTILE, time: undefined, reportingController: undefined };
+  const hop: Hop = { id: 'ready/p1', kind: 'ready', object, detail: `reason ${HOSTILE}`, observedAt: T0 + 10, reconciledAt: T0 + 11, sinceTriggerMs: 10, sincePreviousMs: 10, events: [evil] };
+  const expectSafeLine = (line: string | undefined): void => {
+    expect(line).toBeDefined();
+    expect(controlsIn(line!)).toEqual([]);
+    expect(line!.split('\n')).toHaveLength(1);
+    for (const s of SHOWN) expect(line).toContain(s);
+  };
+
+  it('every line streamed is one line, its control characters shown', async () => {
+    const clock = new FakeClock(T0);
+    const out: string[] = [];
+    const text = new TimeOrderedTraceText({ clock, coalesceMs: COALESCE, hops: () => [hop], write: (l) => out.push(l) });
+    text.push({ type: 'trigger', trigger: { kind: 'annotate', wrote: `annotated ${HOSTILE}`, at: T0, writes: 1 } });
+    text.push({ type: 'hop', hop });
+    text.push({ type: 'note', at: T0, level: 'warning', message: HOSTILE });
+    text.push({ type: 'end', outcome: 'converged', at: T0 + 60, elapsedMs: 60, message: 'converged' });
+    text.push({ type: 'event', hopId: hop.id, event: evil });
+    await clock.step(1_000);
+    expect(out).toHaveLength(4);
+    for (const line of out) expectSafeLine(line);
+    expectSafeLine(traceEventText({ type: 'hop', hop }));
+  });
+
+  it('the summary, the tree and the informer table are escaped', () => {
+    const snap: TraceSnapshot = {
+      target: { kind: 'Deployment', namespace: 'demo', name: `web${HOSTILE}` },
+      trigger: { kind: 'restart', wrote: `restarted ${HOSTILE}`, at: T0, writes: 1 },
+      hops: [hop],
+      tree: { ref: { ...object, kind: 'Deployment' }, status: HOSTILE, ready: false, deleting: false, node: HOSTILE, children: [{ ref: object, status: 'Running', ready: true, deleting: false, children: [] }] },
+      informers: [],
+      queue: undefined,
+      reconciles: 1,
+      targetWatchEvents: 1,
+      outcome: 'failed',
+      endMessage: `ProgressDeadlineExceeded: ${HOSTILE}`,
+      burst: undefined,
+    };
+    for (const out of [traceSummaryText(snap), treeText(snap)]) {
+      expect(controlsIn(out)).toEqual([]);
+      for (const s of SHOWN) expect(out).toContain(s);
+    }
+    expect(traceSummaryText(snap).split('\n')[0]).toBe(`Deployment/web${HOSTILE_SHOWN} in demo: failed — ProgressDeadlineExceeded: ${HOSTILE_SHOWN}`);
   });
 });

@@ -1,12 +1,23 @@
-/** Plain-text trace for pipes and CI: hop lines as they happen, in time order, then the summary and internals. */
+/**
+ * Plain-text trace for pipes and CI: hop lines as they happen, in time order, then the summary and
+ * internals. A hop line carries the cluster's words (object names, Event reasons and messages, a
+ * condition's reason): every line is escaped (src/util/escape.ts) and stays one line; the tables
+ * escape their cells.
+ */
 import type { Clock, Timer } from '../clock.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { eventText, hopLine, summarise, summaryLines, treeLines } from '../view/trace-view.js';
 import { renderTable } from './table.js';
 
 export function traceEventText(e: TraceEvent): string | undefined {
+  const line = rawEventText(e);
+  return line === undefined ? undefined : escapeTerminal(line);
+}
+
+function rawEventText(e: TraceEvent): string | undefined {
   switch (e.type) {
     case 'trigger':
       return e.trigger.kind === 'watch' ? 'change seen; tracing' : `wrote: ${e.trigger.wrote} (resourceVersion ${e.trigger.resourceVersion ?? '?'}, generation ${e.trigger.generation ?? '?'})`;
@@ -159,7 +170,8 @@ export class TimeOrderedTraceText {
     for (const hop of hops) {
       this.heldHops.delete(hop.id);
       const before = this.printedAfter(hop);
-      this.options.write(before ? `${hopLine(hop)}  ↑ earlier: before +${formatDuration(before.sinceTriggerMs)}` : hopLine(hop));
+      const line = escapeTerminal(hopLine(hop));
+      this.options.write(before ? `${line}  ↑ earlier: before +${formatDuration(before.sinceTriggerMs)}` : line);
       this.printed.add(hop);
       if (!before) this.lastPrinted = hop;
     }
@@ -204,7 +216,7 @@ export function treeText(s: TraceSnapshot): string {
 
 export function traceSummaryText(s: TraceSnapshot): string {
   const sum = summarise(s, Date.now());
-  const parts = [summaryLines(sum).join('\n'), '', treeText(s), ''];
+  const parts = [summaryLines(sum).map((l) => escapeTerminal(l)).join('\n'), '', treeText(s), ''];
   parts.push(
     renderTable(
       ['informer', 'objects', 'added', 'modified', 'deleted', 'bookmarks', 'relists', 'watch restarts', 'backlog'],

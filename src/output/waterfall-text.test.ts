@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
 import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
 import { buildWaterfallView, PHASE_STYLE } from '../view/waterfall-view.js';
 import { waterfallText, waterfallTextSize } from './waterfall-text.js';
@@ -106,5 +107,23 @@ describe('waterfallText', () => {
     expect(waterfallTextSize(undefined, '140')).toEqual({ width: 140, maxLanes: 60 });
     expect(waterfallTextSize(undefined, 'wide')).toEqual({ width: 120, maxLanes: 60 });
     expect(waterfallTextSize(undefined, undefined)).toEqual({ width: 120, maxLanes: 60 });
+  });
+});
+
+describe('waterfallText with hostile names', () => {
+  it('shows names escaped, in colour or not, and every line still fits the width', () => {
+    const view = buildWaterfallView(syntheticRollout(3, { name: `w${HOSTILE}` }));
+    for (const [width, color] of [
+      [400, false],
+      [400, true],
+      [80, true],
+    ] as const) {
+      const out = waterfallText(view, { width, color });
+      expect(controlsIn(out, { sgr: color })).toEqual([]);
+      if (width === 400) expect(out.split('\n')[0]).toContain(`Deployment/w${HOSTILE_SHOWN} in demo`);
+      for (const line of stripAnsi(out).trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(width);
+    }
+    // The view itself is left as it was.
+    expect(view.title).toContain(HOSTILE);
   });
 });

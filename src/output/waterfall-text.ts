@@ -1,8 +1,11 @@
 /**
  * `-o waterfall`: the trace's waterfall as text, fitted to a width (never wider): one line per lane,
  * block characters per phase, a time axis, a legend, the critical path and what grouped lanes
- * stand for. Colour (24-bit ANSI) only when asked; the glyphs alone tell the phases apart.
+ * stand for. Colour (24-bit ANSI) only when asked; the glyphs alone tell the phases apart. The
+ * view's words (names, the trigger, notes) are escaped before it is laid out (src/util/escape.ts),
+ * so every line is cut to the width as it is printed.
  */
+import { escapeTerminalDeep } from '../util/escape.js';
 import { CRITICAL_STYLE, capLines, criticalPathParts, cutEnd, cellRuns, groupLines, layoutWaterfall, legendEntries, wrapParts, type WaterfallView } from '../view/waterfall-view.js';
 
 export interface WaterfallTextOptions {
@@ -56,7 +59,8 @@ function legendLines(view: WaterfallView, width: number, color: boolean): string
   return lines.map((l) => (color ? l : cutEnd(l, width)));
 }
 
-export function waterfallText(view: WaterfallView, options: WaterfallTextOptions): string {
+export function waterfallText(given: WaterfallView, options: WaterfallTextOptions): string {
+  const view = escapeTerminalDeep(given);
   const width = Math.max(1, Math.floor(options.width));
   const color = (options.color ?? false) && width >= 20;
   const out: string[] = [cutEnd(`${view.title} · ${view.subtitle}`, width)];

@@ -3,6 +3,7 @@ import { fieldPathIndexFunc, SharedIndexInformer } from '../informer/index.js';
 import type { KubeObject } from '../kube/types.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { fakeErrors, FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
 import { renderInk, type InkHarness } from '../testing/ink.js';
 import { CacheModel } from '../view/cache-view.js';
 import { CacheApp } from './cache-app.js';
@@ -27,7 +28,7 @@ afterEach(async () => {
   live = [];
 });
 
-async function setup(objects: KubeObject[], size = { width: 100, height: 30 }): Promise<Setup> {
+async function setup(objects: KubeObject[], size = { width: 100, height: 30 }, title = 'configmaps in demo'): Promise<Setup> {
   const clock = new FakeClock(T0);
   const lw = new FakeListerWatcher({ objects });
   const informer = new SharedIndexInformer(lw, { clock, random: () => 0, indexers: { app: fieldPathIndexFunc('metadata.labels.app') } });
@@ -35,7 +36,7 @@ async function setup(objects: KubeObject[], size = { width: 100, height: 30 }): 
   const abort = new AbortController();
   const done = informer.run(abort.signal);
   await clock.step(0);
-  const ink = renderInk(<CacheApp model={model} title="configmaps in demo" namespaced width={size.width} height={size.height} maxFps={1000} now={() => T0 + 5000} />);
+  const ink = renderInk(<CacheApp model={model} title={title} namespaced width={size.width} height={size.height} maxFps={1000} now={() => T0 + 5000} />);
   const s: Setup = {
     lw,
     clock,
@@ -137,5 +138,24 @@ describe('CacheApp', () => {
     expect(f).toMatch(/Replaced\s+demo\/a\s+rv 101(?!.*initial)/);
     expect(f).toMatch(/Deleted\s+demo\/b\s+rv 102\s+\(tombstone\)/);
     expect(f).toMatch(/relists 1/);
+  });
+});
+
+describe('CacheApp with hostile names and label values', () => {
+  it('shows them escaped in the header, the object rows, the index values and the deltas, in exactly the given size', async () => {
+    const s = await setup([cm(`x${HOSTILE}`, `v${HOSTILE}`), cm('plain', 'web')], { width: 300, height: 30 }, `configmaps in ${HOSTILE}`);
+    const f = await s.ink.waitFor('Objects · 2');
+    expect(controlsIn(f, { sgr: true })).toEqual([]);
+    const lines = f.split('\n');
+    expect(lines).toHaveLength(30);
+    expect(lines.every((l) => l.length <= 300)).toBe(true);
+    expect(lines[0]).toContain(`cache configmaps in ${HOSTILE_SHOWN} · 2 objects`);
+    expect(f).toContain(`app=v${HOSTILE_SHOWN}  1`);
+    expect(f).toContain(`demo/x${HOSTILE_SHOWN}`);
+    // The object row: cells cut to 40 columns, escaped first, so the columns stay aligned.
+    const rows = lines.filter((l) => /^\s*demo\s/.test(l));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.indexOf('Replaced')).toBe(rows[1]!.indexOf('Replaced'));
+    expect(rows.join('\n')).toContain(SHOWN[0]);
   });
 });

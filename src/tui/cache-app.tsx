@@ -9,12 +9,16 @@
  *
  * Frame cost stays flat with the cache's size: rows are formatted only for the lines in view; the
  * whole cache is only listed, sorted and filtered by key.
+ *
+ * Names, index values and the informer's messages are the cluster's: the cells are escaped before
+ * they are fitted to their columns, the header here, the rest by frame.tsx (src/util/escape.ts).
  */
 import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import type { KubeObject } from '../kube/index.js';
 import { age } from '../output/format.js';
+import { escapeTerminal } from '../util/escape.js';
 import { allocateRows, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenState } from '../view/screen-state.js';
 import { indexValuesOf, type CacheModel, type DeltaPaneEntry, type IndexFuncs } from '../view/cache-view.js';
 import { fit, Footer, Line, PaneTitle, position, Rows, Screen, TextPane, type Row } from './frame.js';
@@ -183,7 +187,7 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
   );
 
   const stats = informer.stats();
-  const header = `cache ${title} · ${stats.objects} objects · rv ${stats.lastSyncResourceVersion || '-'} · events +${stats.events.ADDED} ~${stats.events.MODIFIED} -${stats.events.DELETED} · lists ${stats.lists} (relists ${stats.relists}) · watches ${stats.watches} (restarts ${stats.watchRestarts}) · bookmarks ${stats.bookmarks} · resyncs ${stats.resyncs} · queued ${stats.queued} · errors ${stats.errors}`;
+  const header = `cache ${title} · ${stats.objects} objects · rv ${stats.lastSyncResourceVersion || '-'} · events +${stats.events.ADDED} ~${stats.events.MODIFIED} -${stats.events.DELETED} · lists ${stats.lists} (relists ${stats.relists}) · watches ${stats.watches} (restarts ${stats.watchRestarts}${stats.watchStalls > 0 ? `, stalled ${stats.watchStalls}` : ''}) · bookmarks ${stats.bookmarks} · resyncs ${stats.resyncs} · queued ${stats.queued} · errors ${stats.errors}`;
 
   // Objects in view.
   const objWin = resolveNav(navOf(screen, 'objects'), objectKeys, objectRows);
@@ -194,7 +198,7 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     const o = objectAt(k)!;
     const last = model.lastChangeOf(k);
     const iv = indexValuesOf(o, funcs);
-    return [...(namespaced ? [o.metadata.namespace ?? ''] : []), o.metadata.name ?? '', o.metadata.resourceVersion ?? '', age(o.metadata.creationTimestamp, t), last ? `${last.type} ${age(new Date(last.at).toISOString(), t)}` : '', ...names.map((n) => iv[n]!.join(',') || '<none>')];
+    return [...(namespaced ? [o.metadata.namespace ?? ''] : []), o.metadata.name ?? '', o.metadata.resourceVersion ?? '', age(o.metadata.creationTimestamp, t), last ? `${last.type} ${age(new Date(last.at).toISOString(), t)}` : '', ...names.map((n) => iv[n]!.join(',') || '<none>')].map((c) => escapeTerminal(c));
   });
   const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...cells.map((r) => r[i]!.length))));
   const line = (r: readonly string[]): string => r.map((c, i) => fit(c, widths[i]!, 'middle')).join('  ').trimEnd();
@@ -218,7 +222,7 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     <Screen width={W} height={H}>
       <Box width={W} height={1} flexShrink={0}>
         <Text wrap="truncate-end" bold>
-          {header}
+          {escapeTerminal(header)}
         </Text>
       </Box>
       {text ? (

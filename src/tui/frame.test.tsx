@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
 import { renderInk, type InkHarness } from '../testing/ink.js';
-import { Line, PaneTitle } from './frame.js';
+import { initialScreen } from '../view/screen-state.js';
+import { Footer, Line, PaneTitle, wrapRows } from './frame.js';
 
 let harness: InkHarness | undefined;
 afterEach(() => {
@@ -45,5 +47,39 @@ describe('PaneTitle', () => {
     const lines = harness.frame().split('\n');
     expect(lines).toHaveLength(1);
     expect([...lines[0]!].length).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('hostile text on screen', () => {
+  it('a Line shows control characters escaped, on one row, however it is coloured or cut', () => {
+    for (const width of [200, 40]) {
+      harness?.unmount();
+      harness = renderInk(<Line row={{ key: 'a', text: HOSTILE, color: 'red', bold: true }} selected width={width} />);
+      const f = harness.frame();
+      expect(controlsIn(f, { sgr: true })).toEqual([]);
+      expect(f.split('\n')).toHaveLength(1);
+      expect(f).toContain(width === 200 ? HOSTILE_SHOWN : HOSTILE_SHOWN.slice(0, 20));
+    }
+  });
+
+  it('a pane title and the footer (the filter typed, its prompt) are escaped too', () => {
+    harness = renderInk(<PaneTitle title={`Objects under app=${HOSTILE}`} right={HOSTILE} focused width={300} />);
+    expect(controlsIn(harness.frame(), { sgr: true })).toEqual([]);
+    expect(harness.frame()).toContain(`app=${HOSTILE_SHOWN}`);
+    for (const editing of [false, true]) {
+      harness.unmount();
+      harness = renderInk(<Footer state={{ ...initialScreen('a'), editing, filter: HOSTILE }} hints="q quit" width={300} />);
+      expect(controlsIn(harness.frame(), { sgr: true })).toEqual([]);
+      expect(harness.frame()).toContain(SHOWN[0]);
+    }
+  });
+
+  it('wrapRows escapes before it wraps: a newline in a message is shown, and no wrapped line is wider than asked', () => {
+    const rows = wrapRows([{ key: 'm', text: `message: ${HOSTILE}\nforged line ${'word '.repeat(30)}` }], 40);
+    for (const r of rows) {
+      expect(controlsIn(r.text)).toEqual([]);
+      expect(r.text.length).toBeLessThanOrEqual(40);
+    }
+    expect(rows.map((r) => r.text).join(' ')).toContain('\\nforged line');
   });
 });

@@ -9,9 +9,16 @@
  * is exactly its rows, and ink draws no row below the Screen's last. Clipping would only repeat
  * that work: under a clip ink measures every line's width again and re-slices it cell by cell,
  * which at 160 columns was about a tenth of a frame's time in a 1,000-replica trace.
+ *
+ * What a pane shows is mostly the cluster's words, and ink passes some escape sequences through (it
+ * keeps colours and OSC, so an OSC 0 in an Event's message would retitle the terminal): a Line, a
+ * pane title and the footer escape their text (src/util/escape.ts), and wrapRows escapes before it
+ * wraps, so what it measures is what is drawn. Escaping twice changes nothing, so rows built from
+ * escaped text are drawn as they are.
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
+import { escapeTerminal } from '../util/escape.js';
 import type { ListWindow, ScreenState } from '../view/screen-state.js';
 
 /** One terminal line of a pane. */
@@ -32,23 +39,24 @@ export function Screen({ width, height, children }: { width: number; height: num
 }
 
 export function Line({ row, selected, width }: { row: Row; selected?: boolean | undefined; width: number }): ReactNode {
+  const text = escapeTerminal(row.text);
   const style = { wrap: 'truncate-end', inverse: selected ?? false, bold: row.bold ?? false, dimColor: row.dim ?? false, ...(row.color ? { color: row.color } : {}) } as const;
   // A long line of plain ASCII is cut here as ink's truncate-end would cut it: ink measures every
   // grapheme of the text it is given, and a trace's hop lines (with their Events) run to hundreds
   // of columns, ten frames a second. The ellipsis is a Text of its own, so that what ink measures
   // stays ASCII: one character beyond it sends ink's measure grapheme by grapheme through the whole
   // line, at every frame. Other text is left to ink, which knows wide characters.
-  if (width > 1 && row.text.length > width && PRINTABLE_ASCII.test(row.text)) {
+  if (width > 1 && text.length > width && PRINTABLE_ASCII.test(text)) {
     return (
       <Box width={width} height={1} flexShrink={0}>
-        <Text {...style}>{row.text.slice(0, width - 1)}</Text>
+        <Text {...style}>{text.slice(0, width - 1)}</Text>
         <Text {...style}>…</Text>
       </Box>
     );
   }
   return (
     <Box width={width} height={1} flexShrink={0}>
-      <Text {...style}>{row.text === '' ? ' ' : row.text.length > width && PRINTABLE_ASCII.test(row.text) ? fit(row.text, width) : row.text}</Text>
+      <Text {...style}>{text === '' ? ' ' : text.length > width && PRINTABLE_ASCII.test(text) ? fit(text, width) : text}</Text>
     </Box>
   );
 }
@@ -60,8 +68,8 @@ export function Line({ row, selected, width }: { row: Row; selected?: boolean | 
  */
 export function PaneTitle({ title, right, focused, width }: { title: string; right?: string | undefined; focused: boolean; width: number }): ReactNode {
   const colour = focused ? { color: 'cyan' } : { dimColor: true };
-  const left = `─ ${title} `;
-  const tail = right ? ` ${right} ─` : '';
+  const left = `─ ${escapeTerminal(title)} `;
+  const tail = right ? ` ${escapeTerminal(right)} ─` : '';
   const fill = width - left.length - tail.length;
   return (
     <Box width={width} height={1} flexShrink={0}>
@@ -132,7 +140,7 @@ export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'edit
       <Box width={width} height={1} flexShrink={0}>
         <Text wrap="truncate-start">
           <Text color="cyan">/</Text>
-          {state.filter}
+          {escapeTerminal(state.filter)}
           <Text inverse> </Text>
           <Text dimColor>  Enter keep · Esc clear</Text>
         </Text>
@@ -145,10 +153,10 @@ export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'edit
       <Text wrap="truncate-end">
         {state.filter ? (
           <Text color="cyan">
-            filter: {state.filter} <Text dimColor>(Esc clears) · </Text>
+            filter: {escapeTerminal(state.filter)} <Text dimColor>(Esc clears) · </Text>
           </Text>
         ) : null}
-        <Text dimColor>{where}</Text>
+        <Text dimColor>{escapeTerminal(where)}</Text>
       </Text>
     </Box>
   );
@@ -186,8 +194,9 @@ export function wrap(text: string, width: number): string[] {
 /** Text rows wrapped to the width (the detail and help are read whole, not cut); what wraps is indented. */
 export function wrapRows(rows: readonly Row[], width: number): Row[] {
   return rows.flatMap((r) => {
-    const indent = ' '.repeat(Math.min(16, (/^ */.exec(r.text)?.[0].length ?? 0) + 4));
-    const [first = '', ...rest] = wrap(r.text, width);
+    const text = escapeTerminal(r.text);
+    const indent = ' '.repeat(Math.min(16, (/^ */.exec(text)?.[0].length ?? 0) + 4));
+    const [first = '', ...rest] = wrap(text, width);
     const more = rest.length ? wrap(rest.join(' '), width - indent.length).map((t) => indent + t) : [];
     return [first, ...more].map((text, i) => ({ ...r, key: `${r.key}.${i}`, text }));
   });

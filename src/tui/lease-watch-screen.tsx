@@ -6,6 +6,8 @@
  * log that follows its newest line), the controllers' queues with --metrics, and the heartbeat
  * leases (node and API server identity leases, summarised, stale ones listed). Enter on a lease, or
  * on a change, opens the lease: its holder in full and every holder it had while we watched.
+ * Holder identities and Lease names are the cluster's: table cells are escaped before they are
+ * fitted to their columns, the header here, the rest by frame.tsx (src/util/escape.ts).
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
@@ -27,6 +29,7 @@ import {
   type TenureRow,
 } from '../view/lease-view.js';
 import { shortDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import type { QueuesView } from '../view/queues-view.js';
 import { allocateRows, matchesFilter, navOf, resolveNav, type ListWindow, type ScreenState } from '../view/screen-state.js';
 import { fit, Footer, Line, Pane, PaneTitle, Rows, Screen, TextPane, wrapRows, type Row } from './frame.js';
@@ -70,7 +73,7 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
   const columns = layoutLeaseColumns(view, width);
   const leases: QueuesRow[] = view.leases
     .filter((l) => matchesFilter(f, [leaseKey(l.namespace, l.name), l.holder ?? '<none>', l.state]))
-    .map((l) => ({ key: leaseKey(l.namespace, l.name), text: columns.map((c) => fit(cellText(l, c.key, now), c.width, c.key === 'holder' || c.key === 'lease' ? 'middle' : 'end')).join(' ').trimEnd(), color: COLOR[l.severity], dim: l.severity === 'idle' }));
+    .map((l) => ({ key: leaseKey(l.namespace, l.name), text: columns.map((c) => fit(escapeTerminal(cellText(l, c.key, now)), c.width, c.key === 'holder' || c.key === 'lease' ? 'middle' : 'end')).join(' ').trimEnd(), color: COLOR[l.severity], dim: l.severity === 'idle' }));
   const log: QueuesRow[] = changes
     .filter((c) => matchesFilter(f, [leaseKey(c.namespace, c.name), c.holder ?? '', c.previousHolder ?? '', c.type]))
     .map((c) => ({ key: String(c.seq), text: changeLine(c, width), color: COLOR[changeSeverity(c)] }));
@@ -148,7 +151,7 @@ function Header({ view, width }: { view: LeaseWatchView; width: number }): React
   return (
     <Box width={width} height={1} flexShrink={0}>
       <Text wrap="truncate-end">
-        <Text bold>lease-watch</Text> {where} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} · {clockTime(view.at)} UTC
+        <Text bold>lease-watch</Text> {escapeTerminal(where)} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} · {clockTime(view.at)} UTC
         {view.sinceMs !== null ? ` · history ${shortDuration(view.sinceMs)}` : ''}
       </Text>
     </Box>

@@ -2,9 +2,11 @@
  * Mounts the lease-watch TUI on the command's streams and resolves when it ends: q (quit),
  * Ctrl+C or the signal (interrupt), or --for elapsing (done). The screen is gone then (see
  * mount.tsx), so what was seen is summarised once on stdout: the leader leases and their holders,
- * and the holder changes.
+ * and the holder changes, each line escaped (src/util/escape.ts): names and holders are the
+ * cluster's.
  */
 import type { CommandIO } from '../cli/io.js';
+import { escapeTerminal } from '../util/escape.js';
 import { clockTime, describeChange, leaseKey } from '../view/lease-view.js';
 import { mountTui } from './mount.js';
 import { LeaseWatchApp, type ExitReason, type LeaseViewSource } from './lease-watch-app.js';
@@ -36,5 +38,5 @@ export function summaryText(source: LeaseViewSource): string {
   for (const l of view.leases) out.push(`  ${leaseKey(l.namespace, l.name)}: ${l.holder ?? '<none>'} (${l.state}, ${l.transitions} transitions)`);
   if (changes.length > SUMMARY_CHANGES) out.push(`  … ${changes.length - SUMMARY_CHANGES} earlier changes`);
   for (const c of changes.slice(-SUMMARY_CHANGES)) out.push(`${clockTime(c.at)} ${describeChange(c)}`);
-  return `${out.join('\n')}\n`;
+  return `${out.map((l) => escapeTerminal(l)).join('\n')}\n`;
 }

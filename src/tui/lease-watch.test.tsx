@@ -3,10 +3,12 @@ import type { NotificationInfo } from '../informer/index.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../testing/ink.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { LeaseWatchApp, type ExitReason } from './lease-watch-app.js';
 import { layoutLeaseColumns } from './lease-layout.js';
+import { summaryText } from './lease-watch-tui.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const A = 'control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427';
@@ -152,5 +154,35 @@ describe('lease table layout', () => {
     const cols = layoutLeaseColumns({ leases: [{ ...row, strategy: 'OldestEmulationVersion', masterStatus: [] } as never] }, 140);
     expect(cols.map((c) => c.key)).toContain('strategy');
     expect(cols.map((c) => c.key)).toContain('master');
+  });
+});
+
+describe('lease-watch TUI with hostile holders and names', () => {
+  it('shows holder identities and Lease names escaped in the table, the log and the opened lease', async () => {
+    const clock = new FakeClock(T0);
+    model = new LeaseWatchModel({ clock });
+    const evil = (holder: string, renewAt: number, transitions: number): Lease =>
+      lease('kube-system', `evil${HOSTILE}`, { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+    model.handler.onAdd!(evil(HOSTILE, 0, 1), true, info(clock));
+    model.handler.onAdd!(nodeLease(`node${HOSTILE}`, 0), true, info(clock));
+    model.markSynced();
+    harness = renderInk(<LeaseWatchApp source={model} width={TEST_WIDTH} height={30} maxFps={100} />);
+    await clock.step(16_000);
+    model.handler.onUpdate!(evil(HOSTILE, 0, 1), evil(`b${HOSTILE}`, 16_000, 2), info(clock));
+    let f = await harness.waitFor('acquired');
+    expect(controlsIn(f, { sgr: true })).toEqual([]);
+    for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(TEST_WIDTH);
+    expect(f).toContain(`kube-system/evil${SHOWN[0]}`);
+    // Enter opens the lease: the holder in full.
+    harness.stdin.write('\r');
+    f = await harness.waitFor('─ Lease ');
+    expect(controlsIn(f, { sgr: true })).toEqual([]);
+    const flatF = flat(f);
+    for (const s of SHOWN) expect(flatF).toContain(s);
+    // What is printed once the screen is gone: a line per lease and per change, escaped.
+    const summary = summaryText(model);
+    expect(controlsIn(summary)).toEqual([]);
+    for (const s of SHOWN) expect(summary).toContain(s);
+    expect(summary.trimEnd().split('\n').length).toBe(2 + model.changeLog().length);
   });
 });

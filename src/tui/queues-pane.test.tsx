@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MetricsSnapshot } from '../metrics/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
@@ -161,4 +162,16 @@ describe('queues -o tui', () => {
     harness.stdin.write('q');
     expect(exits).toEqual(['quit']);
   }, 20_000);
+});
+
+describe('QueuesPane with hostile names and errors', () => {
+  it('shows a source name and what it answered escaped; the whole error still wraps onto the rows', async () => {
+    const evil = `https://10.0.0.66/metrics?${HOSTILE}`;
+    const { second } = await pollTwice({ [KCM]: kcm, [evil]: [{ fail: 'not-metrics', reason: `answered ${HOSTILE}`, hint: HOSTILE }] });
+    harness = renderInk(<QueuesPane view={buildQueuesView(second)} width={TEST_WIDTH} maxRows={3} />);
+    const f = harness.frame();
+    expect(controlsIn(f, { sgr: true })).toEqual([]);
+    for (const l of f.split('\n')) expect(l.length).toBeLessThanOrEqual(TEST_WIDTH);
+    for (const s of SHOWN) expect(flat(f).replace(/ /g, '')).toContain(s.replace(/ /g, ''));
+  });
 });

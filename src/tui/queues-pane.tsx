@@ -6,11 +6,14 @@
  * per second. Absent numbers are "-".
  *
  * The pane is built as one-line rows (queuesRows), so a screen can give it an exact row budget and
- * scroll through it; QueuesPane renders them all.
+ * scroll through it; QueuesPane renders them all. Source and queue names and a source's error are
+ * the cluster's: the queue cell is escaped before it is fitted to its column, the rest by
+ * frame.tsx's Line (src/util/escape.ts).
  */
 import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import type { QueueRow } from '../metrics/index.js';
+import { escapeTerminal } from '../util/escape.js';
 import { matchesFilter } from '../view/screen-state.js';
 import { CONTROLLER_COLUMNS, controllerCells, QUEUE_COLUMNS, queueCells, queueLabel, rateCell, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
 import { fit, Line, wrap, type Row } from './frame.js';
@@ -68,7 +71,8 @@ function sourceRows(s: QueuesSourceView, queueWidth: number, width: number, maxR
   const failed = s.state === 'failed' || s.state === 'stale';
   const head = `${s.source} · ${failed ? `${s.state}: ${s.error ?? ''}` : sourceSummary(s)}`;
   const sourceDetail = (): string[] => [s.source, `state: ${s.state}`, ...(s.error ? [`error: ${s.error}`] : []), ...(failed ? [] : [sourceSummary(s)]), ...s.leaderElection.map((l) => `leader election ${l.name}: ${l.isLeader === null ? '-' : l.isLeader ? 'leader' : 'standby'}`)];
-  if (failed) wrap(head, width).forEach((text, i) => out.push({ key: `${s.source}#${i}`, text, color: 'yellow', detail: sourceDetail }));
+  // Escaped before it is wrapped, so the wrapped lines are what is drawn.
+  if (failed) wrap(escapeTerminal(head), width).forEach((text, i) => out.push({ key: `${s.source}#${i}`, text, color: 'yellow', detail: sourceDetail }));
   else out.push({ key: s.source, text: head, detail: sourceDetail });
   const matching = busiestFirst(s.queues.filter((q) => matchesFilter(filter, [queueLabel(q), s.source])));
   const rows = matching.slice(0, maxRows);
@@ -104,7 +108,7 @@ function sourceRows(s: QueuesSourceView, queueWidth: number, width: number, maxR
 
 function cells(c: readonly string[], queueWidth: number): string {
   const [queue, ...numbers] = c;
-  return [fit(queue ?? '', queueWidth, 'middle'), ...numbers.map((n, i) => fit(n, NUMBER_COLUMNS[i]!.width))].join(' '.repeat(GAP)).trimEnd();
+  return [fit(escapeTerminal(queue ?? ''), queueWidth, 'middle'), ...numbers.map((n, i) => fit(n, NUMBER_COLUMNS[i]!.width))].join(' '.repeat(GAP)).trimEnd();
 }
 
 export function QueuesPane({ view, width, maxRows = 12, title = 'Controller queues' }: QueuesPaneProps): ReactNode {

@@ -4,6 +4,7 @@ import type { Lease } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { pollTwice } from '../testing/fake-metrics-source.js';
+import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../testing/ink.js';
 import type { LeaseChange } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
@@ -46,10 +47,10 @@ class Stub implements TopSource {
   }
 }
 
-async function views(): Promise<{ ok: TopView; expired: TopView }> {
+async function views(holder = A): Promise<{ ok: TopView; expired: TopView }> {
   const clock = new FakeClock(T0);
   const model = new LeaseWatchModel({ clock });
-  model.handler.onAdd!(kcmLease(A, 0), true, info(clock));
+  model.handler.onAdd!(kcmLease(holder, 0), true, info(clock));
   model.markSynced();
   const history = new TopHistory();
   const { first, second } = await pollTwice(
@@ -134,5 +135,23 @@ describe('top TUI', () => {
     harness.stdin.write('q');
     await new Promise((r) => setTimeout(r, 20));
     expect(exits).toEqual(['quit']);
+  });
+});
+
+describe('top TUI with a hostile holder identity', () => {
+  it('shows it escaped in the component row and in full in the detail, each row within the width', async () => {
+    const { ok } = await views(`kcm${HOSTILE}`);
+    // The detail's lines are cut to the width, not wrapped: wide enough to hold the holder whole.
+    const width = 240;
+    harness = renderInk(<TopApp source={new Stub(ok)} width={width} height={40} maxFps={100} />);
+    let frame = await harness.waitFor('kube-controller-manager');
+    expect(controlsIn(frame, { sgr: true })).toEqual([]);
+    for (const r of frame.split('\n')) expect(r.length).toBeLessThanOrEqual(width);
+    expect(frame).toMatch(/kube-controller-manager\s+retrying\s+kcm\\x1b\[2J/);
+    harness.stdin.write('\r');
+    frame = await harness.waitFor('─ Detail');
+    expect(controlsIn(frame, { sgr: true })).toEqual([]);
+    const flat = frame.replace(/\s+/g, ' ');
+    for (const s of SHOWN) expect(flat).toContain(s);
   });
 });

@@ -4,12 +4,15 @@
  * opens the selected line in detail: the component's Lease history and replicas, or the selected
  * queue's series and latencies beside its component's Lease. Keys are the shared key map
  * (src/tui/keymap.ts), the state is the shared screen model (src/view/screen-state.ts); `a`
- * shows idle queues too. The screen is sized to the terminal.
+ * shows idle queues too. The screen is sized to the terminal. Holder identities, queue names and
+ * errors are the cluster's: the cells are escaped before they are fitted to their columns, the rest
+ * by frame.tsx (src/util/escape.ts).
  */
 import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { describeChange, type LeaseChange } from '../view/lease-view.js';
 import { initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ScreenState } from '../view/screen-state.js';
 import { queueLabel } from '../view/queues-view.js';
@@ -60,8 +63,8 @@ interface Line {
 function linesOf(view: TopView, showIdle: boolean, filter: string): Line[] {
   const out: Line[] = [];
   for (const c of view.components) {
-    const cLine: Line = { key: c.key, component: c, queue: null, cells: componentCells(c) };
-    const qs = shownQueues(c, showIdle).map((q): Line => ({ key: `${c.key}\n${queueLabel(q)}`, component: c, queue: q, cells: topQueueCells(q) }));
+    const cLine: Line = { key: c.key, component: c, queue: null, cells: componentCells(c).map((x) => escapeTerminal(x)) };
+    const qs = shownQueues(c, showIdle).map((q): Line => ({ key: `${c.key}\n${queueLabel(q)}`, component: c, queue: q, cells: topQueueCells(q).map((x) => escapeTerminal(x)) }));
     const keptQueues = qs.filter((l) => matchesFilter(filter, [c.name, queueLabel(l.queue!), l.queue!.state]));
     if (keptQueues.length > 0 || matchesFilter(filter, [c.name, c.state, c.lease?.holder ?? undefined])) {
       out.push(cLine);
@@ -223,7 +226,7 @@ export function TopApp({ source, controllers = [], onExit, maxFps = 10, tickMs =
     <Screen width={W} height={H}>
       <Box width={W} height={1} flexShrink={0}>
         <Text wrap="truncate-end" bold>
-          {header}
+          {escapeTerminal(header)}
         </Text>
       </Box>
       {text ? (

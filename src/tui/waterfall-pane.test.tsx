@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
 import { renderInk, type InkHarness } from '../testing/ink.js';
 import { syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
 import { buildWaterfallView, type WaterfallView } from '../view/waterfall-view.js';
@@ -124,5 +125,22 @@ describe('WaterfallPane', () => {
       expect(lines[1]).toMatch(/^◆Deployment\/web /);
       expect(lines.some((l) => l.includes('Pod ×'))).toBe(true);
     }
+  });
+});
+
+describe('WaterfallPane with hostile names', () => {
+  it('draws names escaped, every row within its columns', () => {
+    const view = buildWaterfallView(syntheticRollout(2, { name: `w${HOSTILE}` }), { maxLanes: waterfallLaneRows(24) });
+    for (const width of [400, 80]) {
+      const lines = show(view, width, 24);
+      const f = lines.join('\n');
+      expect(controlsIn(f, { sgr: true })).toEqual([]);
+      for (const l of lines) expect(columns(l), l).toBeLessThanOrEqual(width);
+      if (width === 400) expect(lines[0]).toContain(`Deployment/w${HOSTILE_SHOWN} in demo`);
+    }
+    // The title the host passes is escaped too.
+    harness?.unmount();
+    harness = renderInk(<WaterfallPane view={view} width={400} height={24} title={`Waterfall ${HOSTILE}`} />);
+    expect(harness.frame().split('\n')[0]).toContain(`Waterfall ${HOSTILE_SHOWN}`);
   });
 });

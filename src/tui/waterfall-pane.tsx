@@ -6,10 +6,13 @@
  * in one line each when the pane is at least 8 rows high. The host builds the view with
  * `maxLanes: waterfallLaneRows(height)`, so that lanes are grouped to fit rather than cut; lanes
  * that still do not fit are counted on the last lane row ("… 12 more lanes"), and `offset` scrolls.
+ * The view's words (names, the trigger, notes) are escaped before it is laid out
+ * (src/util/escape.ts), so every row fits its columns as drawn.
  */
 import { Box, Text } from 'ink';
 import { useMemo, type ReactNode } from 'react';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
 import { buildWaterfallView, CRITICAL_STYLE, cellRuns, cutEnd, layoutWaterfall, legendEntries, type WaterfallSource, type WaterfallView } from '../view/waterfall-view.js';
 
 export interface WaterfallPaneProps {
@@ -45,11 +48,13 @@ function criticalSummary(view: WaterfallView): string {
   return `critical path, ${view.critical.length} hops; longest waits: ${longest.map((c) => `${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`).join(', ')}`;
 }
 
-export function WaterfallPane({ view, width, height, offset = 0, selectedLaneId, title = 'Waterfall', header = true }: WaterfallPaneProps): ReactNode {
+export function WaterfallPane({ view: given, width, height, offset = 0, selectedLaneId, title = 'Waterfall', header = true }: WaterfallPaneProps): ReactNode {
+  // Nothing to escape (the usual case) costs a walk, not a copy.
+  const view = escapeTerminalDeep(given);
   const w = Math.max(1, Math.floor(width));
   const h = Math.max(1, Math.floor(height));
   const o = overhead(h);
-  const titleLine = cutEnd(`${title} · ${view.title} · ${view.subtitle}`, w);
+  const titleLine = cutEnd(`${escapeTerminal(title)} · ${view.title} · ${view.subtitle}`, w);
   if (view.lanes.length === 0) {
     return (
       <Box flexDirection="column" width={w}>
