@@ -6,9 +6,9 @@
 //
 // Options: --reps N, --sync-sizes 10000,50000,100000 (the initial-sync sizes; the quick run 10000),
 // --sync-clients 'ours;client-go, protobuf' (only these rows of the sync phase, ';'-separated),
-// --phases sync,events,replay,offline,workqueue,startup,tracer-scale (tracer-scale
-// only in the full run by default; --tracer-replicas N, default 1000; --cpu-prof DIR: a V8 CPU profile of
-// the traced plugin), --cluster-dir DIR (default
+// --phases sync,events,replay,offline,workqueue,startup,discovery,tracer-scale (discovery and
+// tracer-scale only in the full run by default; --tracer-replicas N, default 1000; --cpu-prof DIR: a V8
+// CPU profile of the traced plugin), --cluster-dir DIR (default
 // $TMPDIR/informer-trace-bench-cluster), --keep-cluster (leave it running and its Pods in place
 // for the next run), --kubeconfig FILE (use a running local cluster as it is; nothing is stopped),
 // --json FILE (raw results), --kubectl PATH (the startup phase's reference; default: the one built with
@@ -36,8 +36,10 @@ import { ProtobufWatchDecoder } from '../dist/kube/protobuf/stream.js';
 import { bundleEntry } from '../dist/packaging/bundle.js';
 import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
+import { interleaved as interleavedRuns } from './lib/interleaved.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
 import { parseArgs } from './clients/common.mjs';
+import { DISCOVERY_HEADER, discoveryRows, measureDiscovery, phasesText } from './discovery.mjs';
 import { findKubectl, measureStartup, startupRows, STARTUP_HEADER } from './startup.mjs';
 import { measureTracerScale, tracerScaleRows, TRACER_SCALE_HEADER } from './tracer-scale.mjs';
 
@@ -45,8 +47,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const args = parseArgs(process.argv.slice(2));
 const QUICK = args.quick === 'true';
 const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
-// tracer-scale (a 1,000-replica rollout, several minutes) is in the full run only.
-const PHASES = new Set((args.phases ?? `sync,events,replay,offline,workqueue,startup${QUICK ? '' : ',tracer-scale'}`).split(','));
+// discovery (45 CRDs and 5,000 objects, a few minutes) and tracer-scale (a 1,000-replica rollout,
+// several minutes) are in the full run only.
+const PHASES = new Set((args.phases ?? `sync,events,replay,offline,workqueue,startup${QUICK ? '' : ',discovery,tracer-scale'}`).split(','));
 const VERBOSE = args.verbose === 'true';
 /** --sync-clients 'ours;client-go, protobuf': only these rows of the sync phase (names as in its table). */
 const SYNC_CLIENTS = args['sync-clients'] ? new Set(args['sync-clients'].split(';')) : undefined;
@@ -271,23 +274,7 @@ function syncVariants(go, kubeconfig, size, protos) {
 }
 
 /** Runs each variant `reps` times, rotating the order every repetition; returns samples per client. */
-async function interleaved(variants, reps, what) {
-  const samples = new Map(variants.map((v) => [v.client, []]));
-  for (let r = 0; r < reps; r++) {
-    for (let k = 0; k < variants.length; k++) {
-      const v = variants[(k + r) % variants.length];
-      const t0 = performance.now();
-      try {
-        const res = await v.run(r);
-        samples.get(v.client).push(res);
-        log(`${what} rep ${r + 1}/${reps} ${v.client}: ${summarise(res)} (${fmtNum((performance.now() - t0) / 1000, 1)} s)`);
-      } catch (err) {
-        log(`${what} rep ${r + 1}/${reps} ${v.client} FAILED: ${err.message}`);
-      }
-    }
-  }
-  return samples;
-}
+const interleaved = (variants, reps, what) => interleavedRuns(variants, reps, { what, log, summarise });
 
 function summarise(res) {
   const parts = [];
@@ -541,7 +528,8 @@ function runWorkqueueMjs(nodeFlags) {
 
 async function main() {
   const started = performance.now();
-  const go = clientGoBinary();
+  // The startup and discovery phases measure no client-go program: they alone need no Go build.
+  const go = [...PHASES].some((p) => p !== 'startup' && p !== 'discovery') ? clientGoBinary() : undefined;
   const { kubeconfig, cluster } = await setUpCluster();
   ownCluster = cluster;
   assertLocal(kubeconfig);
@@ -567,6 +555,7 @@ async function main() {
   };
 
   let startupTable;
+  let discoveryTable;
   let tracerScaleTable;
   try {
     if (PHASES.has('startup')) {
@@ -577,6 +566,14 @@ async function main() {
       const samples = await measureStartup({ kubeconfig, kubectl, runs: STARTUP_RUNS, log, podsNamespace });
       raw.results.startup = Object.fromEntries(samples);
       startupTable = markdownTable(STARTUP_HEADER, startupRows(samples));
+    }
+
+    if (PHASES.has('discovery')) {
+      // The children of a custom resource found through discovery, against a snapshot (bench/discovery.mjs).
+      const kubectl = findKubectl(args.kubectl ?? (cluster ? join(cluster.binDir, 'kubectl') : undefined));
+      const r = await measureDiscovery({ kubeconfig, kubectl, reps: REPS, log, verbose: VERBOSE });
+      raw.results.discovery = { ...r, samples: Object.fromEntries(r.samples) };
+      discoveryTable = `${markdownTable(DISCOVERY_HEADER, discoveryRows(r))}\n\n${phasesText(r.phases)}\n${r.kinds} kinds, ${fmtNum(r.objects, 0)} objects, ${fmtNum(r.mbytes, 1)} MiB of JSON; load average ${r.loadavg.before.map((x) => x.toFixed(1)).join(' ')} before, ${r.loadavg.after.map((x) => x.toFixed(1)).join(' ')} after`;
     }
 
     if (PHASES.has('tracer-scale')) tracerScaleTable = await tracerScale(go, kubeconfig, cluster, raw);
@@ -694,6 +691,7 @@ async function main() {
   const header = ['measurement', 'client', 'median', 'range', '÷ client-go', '÷ client-node', '÷ floor', 'n'];
   if (rows.length) process.stdout.write(`\n${markdownTable(header, rows)}\n\n`);
   if (startupTable) process.stdout.write(`\n${startupTable}\n\n`);
+  if (discoveryTable) process.stdout.write(`\n${discoveryTable}\n\n`);
   if (tracerScaleTable) process.stdout.write(`\n${tracerScaleTable}\n\n`);
   process.stdout.write(`${machine().summary}; ${QUICK ? 'quick mode, ' : ''}${REPS} repetitions, interleaved; took ${fmtNum((performance.now() - started) / 60_000, 1)} min\n`);
   if (args.json) writeFileSync(args.json, JSON.stringify({ ...raw, rows }, null, 1));

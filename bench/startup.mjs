@@ -73,18 +73,27 @@ export async function ensureTarget(kubeconfig) {
 
 /**
  * Runs argv once; resolves with { ms, peakRssKB }. With `until`, the run ends (SIGINT to its
- * process group) at the first stderr line matching it, and ms is the time to that line.
+ * process group) at the first stderr line matching it, and ms is the time to that line. With
+ * `stdout`, its standard output is kept and given as `stdout` too; `okCodes`: the exit codes of a
+ * run that counts (without `until`).
  */
-function once(argv, { env = {}, until, verbose } = {}) {
+export function once(argv, { env = {}, until, verbose, stdout = false, okCodes = [0] } = {}) {
   return new Promise((resolve, reject) => {
     const timeFile = join(tmpdir(), `informer-trace-startup-${process.pid}-${Math.random().toString(36).slice(2)}.time`);
     const useTime = existsSync(TIME);
     const cmd = useTime ? TIME : argv[0];
     const args = useTime ? ['-f', '%M', '-o', timeFile, ...argv] : argv.slice(1);
     const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env }, detached: true });
+    const child = spawn(cmd, args, { stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env }, detached: true });
     let marked;
     let err = '';
+    let out = '';
+    let outClosed = Promise.resolve();
+    if (stdout) {
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d) => (out += d));
+      outClosed = new Promise((r) => child.stdout.on('close', r));
+    }
     const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), RUN_TIMEOUT_MS);
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d) => {
@@ -96,9 +105,10 @@ function once(argv, { env = {}, until, verbose } = {}) {
       }
     });
     child.on('error', reject);
-    child.on('exit', (code) => {
+    child.on('exit', async (code) => {
       const ms = performance.now() - t0;
       clearTimeout(timer);
+      await outClosed; // the last of its output, read after it exited
       let peakRssKB = NaN;
       try {
         peakRssKB = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
@@ -106,11 +116,11 @@ function once(argv, { env = {}, until, verbose } = {}) {
       } catch {
         // no GNU time
       }
-      if (until ? marked === undefined : code !== 0) {
+      if (until ? marked === undefined : !okCodes.includes(code)) {
         reject(new Error(`${argv.join(' ')} exited with ${code}${until ? ` before printing ${until}` : ''}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
         return;
       }
-      resolve({ ms: until ? marked : ms, peakRssKB });
+      resolve({ ms: until ? marked : ms, peakRssKB, ...(stdout ? { stdout: out } : {}) });
     });
   });
 }

@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced } from '../informer/index.js';
 import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
-import { MetricsPoller, MultiScraper, scrapeSources, type QueueRow } from '../metrics/index.js';
+import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
 import { renderStructured } from '../output/format.js';
 import { diagnoseChain } from '../diagnose/chain.js';
 import { Tracer } from '../trace/tracer.js';
@@ -65,6 +65,8 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     io.signal.addEventListener('abort', stop, { once: true });
     try {
       const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren });
+      // A kind the tool does not know (a CRD): its children are found through discovery, as the trace finds them.
+      await tracer.discoverChildren(controller.signal);
       // Events we may not read are evidence not seen, not a reason to give up on the rest.
       const eventsUnseen = await eventsRefused(kube, namespace, controller.signal);
       if (!eventsUnseen) await tracer.addEventsInformer();
@@ -77,8 +79,8 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
           },
         }),
       );
-      const queues = metrics.specs.length > 0 ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal) : undefined;
-      const diagnosis = await diagnoseChain(kube, tracer.caches(), { info, namespace, name: target.name }, { graceMs, eventsUnseen, queues, signal: controller.signal });
+      const read = metrics.specs.length > 0 ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal) : undefined;
+      const diagnosis = await diagnoseChain(kube, tracer.caches(), { info, namespace, name: target.name }, { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal });
       if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
       else io.stdout.write(diagnosisText(diagnosis));
       setExitCode(diagnosisExitCode[diagnosis.verdict]);
@@ -105,12 +107,23 @@ async function eventsRefused(kube: Kube, namespace: string | undefined, signal: 
   }
 }
 
-/** Two scrapes a second apart (rates need two): every answering source's queues, or why none answered. */
-async function readQueues(poller: MetricsPoller, signal: AbortSignal): Promise<Seen<QueueRow[]>> {
-  await poller.pollOnce(signal);
+/**
+ * Two scrapes a second apart (rates need two): every answering source's queues, or why none
+ * answered, and the scrapes themselves (an operator's queue over that second).
+ */
+async function readQueues(poller: MetricsPoller, signal: AbortSignal): Promise<{ queues: Seen<QueueRow[]>; scrapes: { before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } }> {
+  const scrapes = { before: new Map<string, TimedScrape>(), after: new Map<string, TimedScrape>() };
+  const keep = (snap: MetricsSnapshot, into: Map<string, TimedScrape>): void => {
+    for (const s of snap.sources) {
+      const scrape = s.ok ? poller.lastScrape(s.source) : undefined;
+      if (scrape) into.set(s.source, scrape);
+    }
+  };
+  keep(await poller.pollOnce(signal), scrapes.before);
   await new Promise((r) => setTimeout(r, 1_000));
   const snap = await poller.pollOnce(signal);
+  keep(snap, scrapes.after);
   const answered = snap.sources.filter((s) => s.ok && s.stats);
-  if (answered.length === 0) return { seen: false, why: snap.sources.map((s) => `${s.source}: ${s.error ?? 'no answer'}`).join('; ') };
-  return { seen: true, value: answered.flatMap((s) => s.stats!.queues) };
+  if (answered.length === 0) return { queues: { seen: false, why: snap.sources.map((s) => `${s.source}: ${s.error ?? 'no answer'}`).join('; ') }, scrapes };
+  return { queues: { seen: true, value: answered.flatMap((s) => s.stats!.queues) }, scrapes };
 }

@@ -1,5 +1,6 @@
 /**
- * `--metrics` on the trace: a MetricsPoller whose snapshots feed the TUI's queues pane, and, for a
+ * `--metrics` on the trace: a MetricsPoller whose snapshots feed the TUI's queues pane; a scrape at
+ * the start, against which the queue of the operator behind a custom resource is measured; and, for a
  * --burst, the increase of the target kind's controller queue adds (workqueue_adds_total of
  * kube-controller-manager's "deployment", "statefulset", ... queue) from a scrape just before the
  * writes to one after the trace ended, handed to the Tracer to print beside its own workqueue's
@@ -8,12 +9,15 @@
 import type { MetricsFlagValues, MetricsPlan } from '../cli/metrics-flags.js';
 import type { Kube } from '../kube/index.js';
 import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, scrapeSources, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
+import { escapeTerminal } from '../util/escape.js';
 
 export interface TraceMetrics {
   poller: MetricsPoller;
-  /** Scrapes every source now; the baseline of the burst's controller queue adds. */
-  beforeBurst(signal: AbortSignal): Promise<void>;
-  /** Scrapes again and tells the tracer the queue's adds since beforeBurst (or says why not). */
+  /** Scrapes every source now: the baseline of the trace (a burst's controller queue adds, an operator's queue). */
+  baseline(signal: AbortSignal): Promise<void>;
+  /** Scrapes again: the good scrapes of the baseline and of now, by source; undefined before the baseline. */
+  sinceBaseline(signal: AbortSignal): Promise<{ before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } | undefined>;
+  /** Scrapes again and tells the tracer the queue's adds since the baseline (or says why not). */
   afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, kind: string, signal: AbortSignal): Promise<void>;
 }
 
@@ -25,14 +29,19 @@ export function traceMetrics(kube: Kube, plan: MetricsPlan, opts: MetricsFlagVal
     for (const s of snap.sources) {
       const scrape = s.ok ? poller.lastScrape(s.source) : undefined;
       if (scrape) out.set(s.source, scrape);
-      else if (s.error !== null) log(`warning: metrics ${s.source}: ${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`);
+      // What a source answered is the cluster's text: escaped, whatever `log` does.
+      else if (s.error !== null) log(escapeTerminal(`warning: metrics ${s.source}: ${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`));
     }
     return out;
   };
   return {
     poller,
-    async beforeBurst(signal) {
+    async baseline(signal) {
       before = good(await poller.pollOnce(signal));
+    },
+    async sinceBaseline(signal) {
+      if (!before) return undefined;
+      return { before, after: good(await poller.pollOnce(signal)) };
     },
     async afterBurst(tracer, kind, signal) {
       const queue = controllerQueueFor(kind);

@@ -8,31 +8,33 @@ import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { durationFlag } from '../cli/duration-flag.js';
 import { connectionFlags } from '../cli/connection-flags.js';
-import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
+import { interactive, type CommandIO } from '../cli/io.js';
 import { requireFolderOf } from '../cli/output-file.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis } from '../diagnose/index.js';
+import { DEFAULT_GRACE_MS, readControllerBehind, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
 import { connect, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { resolveOtlpTarget, type OtlpTarget } from '../output/otlp-target.js';
 import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
-import { waterfallText, waterfallTextSize } from '../output/waterfall-text.js';
-import { TimeOrderedTraceText, traceSummaryText, treeText } from '../output/trace-text.js';
-import { diagnoseChain } from '../diagnose/chain.js';
+import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
+import { isCustomResource } from '../trace/child-discovery.js';
+import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TraceTarget } from '../trace/tracer.js';
 import type { HealthRules } from '../trace/health-rules.js';
 import { defaultHealthRulesPath } from '../trace/health-rules-path.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
-import { summarise, summaryLines } from '../view/trace-view.js';
+import { summarise } from '../view/trace-view.js';
 import { buildWaterfallView } from '../view/waterfall-view.js';
-import { traceMetrics } from './trace-metrics.js';
+import { traceMetrics, type TraceMetrics } from './trace-metrics.js';
+import { traceSink, type TraceOutput } from './trace-sinks.js';
+
+/** How long the look-up of the operator behind a custom resource may take at the end of a trace. */
+const CONTROLLER_LOOKUP_MS = 5_000;
 
 export interface TraceOptions extends MetricsFlagValues {
   namespace?: string;
@@ -44,7 +46,7 @@ export interface TraceOptions extends MetricsFlagValues {
   filename?: string;
   watch?: boolean;
   timeout: string;
-  output?: 'tui' | 'table' | 'json' | 'yaml' | 'ndjson' | 'waterfall';
+  output?: TraceOutput;
   svg?: string;
   exitOnConverge?: boolean;
   coalesce: string;
@@ -251,10 +253,10 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
   const extraChildren: ResourceInfo[] = [];
   for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
-
+  const target: TraceTarget = { info, namespace, name };
   const session = new TraceSession({
     kube,
-    target: { info, namespace, name },
+    target,
     extraChildren,
     healthRules,
     coalesceMs: plan.coalesceMs,
@@ -270,32 +272,32 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
       if ((e.level === 'warning' || e.level === 'error') && (phase === 'sync' || output !== 'tui')) log(`${e.level}: ${e.message}`);
     },
   });
-  let text: TimeOrderedTraceText | undefined;
-  const ndjsonLine = ndjsonWriter(io.stdout);
+  const sink = traceSink(output, io, plan.coalesceMs);
   try {
     await session.start();
-    if (output === 'ndjson') session.subscribe(ndjsonLine);
-    if (output === 'table') {
-      io.stdout.write(`${treeText(session.snapshot())}\n\n`);
-      text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs: plan.coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
-      session.subscribe((e) => text!.push(e));
-    }
+    sink.started(session);
     const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, opts, plan.metricsIntervalMs, log) : undefined;
-    if (metrics && plan.trigger.kind === 'burst') await metrics.beforeBurst(session.signal);
+    if (metrics) await metrics.baseline(session.signal);
     if (metrics && output === 'tui') void metrics.poller.run(session.signal);
     if (plan.trigger.kind === 'watch') {
       const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;
       log(session.targetExists() ? `watching ${info.kind}/${name} for a change ${wait}` : `waiting for ${info.kind.toLowerCase()}/${name} to be created ${wait}`);
     }
     const fired = await session.fire();
-    if (fired && output !== 'ndjson' && output !== 'table') log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
+    if (fired && sink.saysWrite) log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
+    if (isCustomResource(info)) noteUnknownReadiness(session, target, plan.settleMs, log);
     // Where the chain is stuck: on a stall (--stall), and when the trace times out or fails. A step
     // unchanged for the stall time (or half the timeout) counts as stuck.
     let diagnosis: Diagnosis | undefined;
-    const diagnoseNow = (): Promise<Diagnosis> => diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2), signal: session.signal });
+    const diagnoseNow = async (): Promise<Diagnosis> =>
+      diagnoseChain(kube, session.caches(), target, { graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2), scrapes: await metrics?.sinceBaseline(session.signal), signal: session.signal });
     // The TUI holds stderr back until it exits: there the diagnoses go on screen instead.
     const toScreen = new Set<(p: PushedDiagnosis) => void>();
-    const diagnoses: DiagnosisFeed = { diagnose: diagnoseNow, subscribe: (fn) => (toScreen.add(fn), () => void toScreen.delete(fn)) };
+    const diagnoses: DiagnosisFeed = {
+      diagnose: diagnoseNow,
+      subscribe: (fn) => (toScreen.add(fn), () => void toScreen.delete(fn)),
+      controller: isCustomResource(info) ? () => controllerBehind(kube, session, target, metrics, () => undefined) : undefined,
+    };
     const show = (d: Diagnosis, why: string, ended = false): void => {
       for (const fn of toScreen) fn({ diagnosis: d, why, ended });
     };
@@ -315,9 +317,8 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
         diagnoseNow().then(
           (d) => {
             diagnosis = d;
-            if (output === 'tui') show(d, `no new hop for ${formatDuration(stall.sinceMs)}`);
-            else if (output === 'ndjson') ndjsonLine({ type: 'diagnosis', stalledMs: stall.sinceMs, diagnosis: d });
-            else log(`no new hop for ${formatDuration(stall.sinceMs)}:\n${diagnosisText(d).trimEnd()}`);
+            show(d, `no new hop for ${formatDuration(stall.sinceMs)}`);
+            sink.stalled(d, stall.sinceMs);
           },
           (err: unknown) => log(`warning: no diagnosis: ${(err as Error).message}`),
         );
@@ -338,16 +339,8 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     // in the TUI, the one it showed at the end).
     if (snap.outcome === 'timeout' || snap.outcome === 'failed') diagnosis = atEnd ? ((await atEnd) ?? diagnosis) : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
     const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
-    if (output === 'json' || output === 'yaml') io.stdout.write(renderStructured({ summary: sum, ...snap, ...(stuck ? { diagnosis: stuck } : {}) }, output));
-    else if (output === 'ndjson') ndjsonLine({ type: 'summary', summary: sum, ...(stuck ? { diagnosis: stuck } : {}) });
-    else if (output === 'table') io.stdout.write(`\n${traceSummaryText(snap)}${stuck ? `\n${diagnosisText(stuck)}` : ''}`);
-    else if (output === 'waterfall') {
-      const size = waterfallTextSize(io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined, io.env.COLUMNS);
-      io.stdout.write(waterfallText(buildWaterfallView(snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
-      if (stuck) io.stderr.write(diagnosisText(stuck));
-    }
-    // The TUI's screen is gone by now (it ran on the alternate screen): the summary, once, a line each.
-    else io.stderr.write(`${summaryLines(sum).join('\n')}\n${stuck ? diagnosisText(stuck) : ''}`);
+    const controller = isCustomResource(info) && !io.signal?.aborted ? await controllerBehind(kube, session, target, metrics, log) : undefined;
+    sink.end({ snap, summary: sum, stuck, controller, now: Date.now() });
     const outcome = snap.outcome ?? 'interrupted';
     if (outcome === 'timeout') log(`timed out after ${formatDuration(plan.timeoutMs)} with ${snap.hops.length} hops seen`);
     let exitCode = exitFor[outcome];
@@ -362,7 +355,34 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     }
     setExitCode(exitCode);
   } finally {
-    text?.close();
+    sink.close();
     session.close();
+  }
+}
+
+/**
+ * A custom resource whose status nobody has written within the settle time: its readiness is
+ * unknown until a controller writes one, said once with how to define it, and the trace goes on.
+ */
+function noteUnknownReadiness(session: TraceSession, target: TraceTarget, settleMs: number, log: (line: string) => void): void {
+  const timer = setTimeout(() => {
+    if (session.snapshot().outcome !== undefined) return;
+    const obj = chainFromCaches(session.caches(), target).object;
+    if (!obj || Object.keys((obj.status ?? {}) as object).length > 0) return;
+    log(`note: no controller has written the status of ${target.info.kind}/${target.name} within ${formatDuration(settleMs)}: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE`);
+  }, settleMs);
+  timer.unref();
+  void session.ended.then(() => clearTimeout(timer));
+}
+
+/** The operator behind a custom resource at the end of its trace; a failure to find it is said, not fatal. */
+async function controllerBehind(kube: Kube, session: TraceSession, target: TraceTarget, metrics: TraceMetrics | undefined, log: (line: string) => void): Promise<ControllerBehind | undefined> {
+  const signal = AbortSignal.timeout(CONTROLLER_LOOKUP_MS);
+  try {
+    const scrapes = await metrics?.sinceBaseline(signal);
+    return (await readControllerBehind(kube, target.info.kind, chainFromCaches(session.caches(), target).object, { scrapes, signal })).behind;
+  } catch (err) {
+    log(`warning: the controller behind ${target.info.kind}/${target.name} could not be read: ${(err as Error).message}`);
+    return undefined;
   }
 }

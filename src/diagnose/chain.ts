@@ -9,7 +9,9 @@ import type { DiagnoseInput, Diagnosis, LeaseInput, Seen } from './types.js';
 import { OwnerUIDIndex } from '../informer/index.js';
 import { ApiLeaseClient, isNotFound, toCliError, type Kube, type KubeObject } from '../kube/index.js';
 import type { QueueRow } from '../metrics/index.js';
+import { isCustomResource } from '../trace/child-discovery.js';
 import type { TraceCaches, TraceTarget } from '../trace/tracer.js';
+import { operatorLeaseInput, readControllerBehind, type ReadControllerOptions } from './operator.js';
 
 /** The leader Leases a workload's chain depends on. */
 export const CONTROL_PLANE_LEASES: readonly Pick<LeaseInput, 'component' | 'namespace' | 'name'>[] = [
@@ -83,6 +85,8 @@ export async function readLeases(kube: Kube, signal?: AbortSignal): Promise<Leas
 
 export interface DiagnoseChainOptions {
   now?: number;
+  /** For a custom resource: scrapes of its operator's metrics at the trace's start and now (--metrics). */
+  scrapes?: ReadControllerOptions['scrapes'];
   graceMs?: number;
   /** Why the Events could not be watched, when the caches have none. */
   eventsUnseen?: string;
@@ -94,6 +98,12 @@ export interface DiagnoseChainOptions {
 export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: TraceTarget, options: DiagnoseChainOptions = {}): Promise<Diagnosis> {
   const chain = chainFromCaches(caches, target, options.eventsUnseen);
   const pods = chain.descendants.filter((d) => d.kind === 'Pod').map((d) => d.obj);
-  const [nodes, leases] = await Promise.all([readNodes(kube, pods, options.signal), readLeases(kube, options.signal)]);
-  return diagnose({ ...chain, nodes, leases, queues: options.queues, graceMs: options.graceMs, now: options.now ?? Date.now() });
+  const custom = isCustomResource(target.info);
+  const [nodes, leases, operator] = await Promise.all([
+    readNodes(kube, pods, options.signal),
+    readLeases(kube, options.signal),
+    custom ? readControllerBehind(kube, target.info.kind, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
+  ]);
+  const operatorLease = operator ? operatorLeaseInput(operator.behind, operator.lease) : undefined;
+  return diagnose({ ...chain, nodes, leases: operatorLease ? [...leases, operatorLease] : leases, queues: options.queues, operator: operator?.behind, graceMs: options.graceMs, now: options.now ?? Date.now() });
 }

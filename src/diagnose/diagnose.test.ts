@@ -412,4 +412,61 @@ describe('diagnose: a custom resource', () => {
     expect(stuck.link).toBe('status-conditions');
     expect(stuck.summary).toBe('Rollout/demo: not ready for 40.0s: observedGeneration 3 < generation 4 (rule: not observed)');
   });
+
+  const widget = (status: Record<string, unknown>, createdAgo: number): KubeObject => ({
+    apiVersion: 'fixtures.example/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: NS, uid: 'w-1', generation: 1, creationTimestamp: ago(createdAgo), managedFields: Object.keys(status).length ? [{ manager: 'widget-operator', operation: 'Update', subresource: 'status', time: ago(createdAgo) }] : [] },
+    spec: {},
+    status,
+  });
+  const opLease = (renewedAgo: number): LeaseInput => ({ ...lease('widget-operator', renewedAgo, 'widget-operator-0'), namespace: NS });
+  const queue = { source: 'http://127.0.0.1:1/metrics', controller: 'widget', matchedBy: 'kind' as const, depth: 12, adds: 40, retries: 30, reconciles: { error: 30, success: 10 }, windowMs: 40_000 };
+  const operated = (obj: KubeObject, o: Partial<DiagnoseInput> = {}): DiagnoseInput => ({
+    ...input({ object: obj, descendants: [] }),
+    target: { kind: 'Widget', namespace: NS, name: 'w' },
+    operator: { manager: 'widget-operator', lease: { namespace: NS, name: 'widget-operator', holder: 'widget-operator-0', renewTime: ago(1), leaseDurationSeconds: 15, transitions: 0, foundBy: 'metrics' }, queue, unseen: [] },
+    ...o,
+  });
+
+  it('not observed: its operator\'s Lease expired is the cause, with the Lease and the queue as evidence', () => {
+    const d = diagnose(operated(widget({}, 40), { leases: [lease('kube-controller-manager', 2), lease('kube-scheduler', 1), opLease(60)] }));
+    expect(d.verdict).toBe('broken');
+    expect(d.link).toBe('controller-observed');
+    expect(d.summary).toBe("Widget/w: no controller has written its status for 40.0s, and widget-operator's leader Lease is expired: no replica of it is reconciling Widgets");
+    expect(d.evidence.map((e) => `${e.source} ${e.reason}`)).toEqual(['field GenerationNotObserved', 'lease Expired', 'queue Retrying']);
+    expect(diagnosisText(d)).toContain('WorkQueue/widget  work queue: depth 12, 40 adds, 30 retries, reconciles 30 error, 10 success in the last 40.0s');
+  });
+
+  it('not observed while its operator holds its Lease: said so, with where to look', () => {
+    const d = diagnose(operated(widget({}, 45), { leases: [lease('kube-controller-manager', 2), lease('kube-scheduler', 1), opLease(1)] }));
+    expect(d.link).toBe('controller-observed');
+    expect(d.summary).toBe('Widget/w: no controller has written its status for 45.0s: widget-operator holds its Lease but has not observed it');
+    expect(d.evidence.find((e) => e.source === 'lease')?.message).toBe('held by widget-operator-0, renewed 1.00s ago (leaseDurationSeconds 15)');
+    const noOperator = diagnose(operated(widget({}, 45), { operator: { manager: null, lease: null, queue: null, unseen: ['its controller: no status write names a field manager yet'] } }));
+    expect(noOperator.summary).toBe('Widget/w: no controller has written its status for 45.0s: no controller has acted on it: is its operator installed and running, and watching this namespace? (if none ever writes its status, say when it is ready with --ready EXPR or --health-rules FILE)');
+  });
+
+  it('a Stalled condition is broken at the status, with its reason, message and the queue', () => {
+    const stalled = widget({ observedGeneration: 1, conditions: [{ type: 'Stalled', status: 'True', reason: 'ManualStall', message: 'stalled on request', lastTransitionTime: ago(20) }] }, 20);
+    const d = diagnose(operated(stalled, { leases: [lease('kube-controller-manager', 2), lease('kube-scheduler', 1), opLease(1)] }));
+    expect(d.link).toBe('status-conditions');
+    expect(d.summary).toBe('Widget/w: Stalled True: ManualStall: stalled on request');
+  });
+
+  it('a status with no verdict of its own: the first child not ready is diagnosed as a chain of its own', () => {
+    const w = widget({ observedGeneration: 1 }, 120);
+    const dep = { ...deployment({ ready: 0 }), metadata: { ...deployment().metadata, ownerReferences: [{ apiVersion: 'fixtures.example/v1', kind: 'Widget', name: 'w', uid: 'w-1', controller: true }] } };
+    const pending = pod({ name: 'web-abc-1', node: null, ready: false, createdAgo: 120 });
+    const d = diagnose(operated(w, { descendants: [{ kind: 'Deployment', obj: dep }, { kind: 'ReplicaSet', obj: replicaSet() }, { kind: 'Pod', obj: pending }], leases: [lease('kube-controller-manager', 2), lease('kube-scheduler', 1), opLease(1)] }));
+    // Its Pods are in the chain: the links of Pods find the one that is not scheduled.
+    expect(d.link).toBe('scheduled');
+    expect(d.evidence.some((e) => e.object.kind === 'Pod')).toBe(true);
+    // A paused Deployment it owns, no Pods yet: the Deployment's own diagnosis.
+    const paused = { ...deployment({ ready: 0, paused: true }), metadata: dep.metadata };
+    const p = diagnose(operated(w, { descendants: [{ kind: 'Deployment', obj: paused }], leases: [lease('kube-controller-manager', 2), lease('kube-scheduler', 1), opLease(1)] }));
+    expect(p.link).toBe('status-conditions');
+    expect(p.summary).toBe('Widget/w: its Deployment/web: the Deployment is paused: its controller does not roll out template changes until it is resumed');
+    expect(p.next).toContain('kubectl rollout resume deployment/web -n demo');
+  });
 });

@@ -10,7 +10,7 @@
  */
 import type { KubeObject, Lease } from '../kube/index.js';
 import { controllerQueueFor } from '../metrics/index.js';
-import { convergence, managedFieldsTime } from '../trace/facts.js';
+import { childNotReady, convergence, generationOf, managedFieldsTime } from '../trace/facts.js';
 import { formatDuration } from '../util/duration.js';
 import {
   conditionEvidence,
@@ -27,7 +27,7 @@ import {
   since,
   type ContainerStatus,
 } from './evidence.js';
-import { LINKS, type DiagnoseInput, type Diagnosis, type Evidence, type EvidenceObject, type LeaseInput, type LinkCheck, type LinkName, type LinkStatus, type Unseen } from './types.js';
+import { LINKS, type ControllerBehind, type DiagnoseInput, type Diagnosis, type Evidence, type EvidenceObject, type LeaseInput, type LinkCheck, type LinkName, type LinkStatus, type Unseen } from './types.js';
 
 export const DEFAULT_GRACE_MS = 30_000;
 
@@ -192,6 +192,98 @@ function queueEvidence(ctx: Context, kind: string): Evidence | undefined {
   const parts = [`depth ${row.depth ?? '-'}`, `retries/s ${row.retriesPerSecond === null ? '-' : row.retriesPerSecond.toFixed(2)}`];
   if (row.longestRunningProcessorSeconds) parts.push(`longest running ${formatDuration(row.longestRunningProcessorSeconds * 1000)}`);
   return { object: { kind: 'WorkQueue', name }, source: 'queue', reason: row.retriesPerSecond ? 'Retrying' : 'Queue', message: parts.join(', ') };
+}
+
+/** How the diagnosis names the operator: its field manager, else by its Lease. */
+export function operatorName(b: ControllerBehind): string {
+  return b.manager ?? (b.lease ? `the holder of Lease ${b.lease.namespace}/${b.lease.name}` : 'its controller');
+}
+
+/** The newest Warning Events about an object (at most two), as evidence. */
+function warningsAbout(ctx: Context, kind: string, obj: KubeObject): Evidence[] {
+  return ctx
+    .eventsAbout(kind, obj, (e) => eventType(e) === 'Warning')
+    .sort((a, b) => (eventLastTime(b) ?? '').localeCompare(eventLastTime(a) ?? ''))
+    .slice(0, 2)
+    .map((e) => eventEvidence(refOf(kind, obj), e, ctx.now));
+}
+
+/** An operator's work queue over the trace, as evidence: depth, adds, retries and reconcile results. */
+function operatorQueueEvidence(ctx: Context): Evidence | undefined {
+  const q = ctx.input.operator?.queue;
+  if (!q) return undefined;
+  const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
+  const window = q.windowMs === null ? '' : ` in the last ${formatDuration(q.windowMs)}`;
+  const parts = [`depth ${q.depth ?? '-'}`, `${q.adds ?? '-'} adds`, `${q.retries ?? '-'} retries`, ...(results.length ? [`reconciles ${results.join(', ')}`] : [])];
+  return { object: { kind: 'WorkQueue', name: q.controller }, source: 'queue', reason: q.retries || q.reconciles.error ? 'Retrying' : 'Queue', message: `${parts.join(', ')}${window} (${q.source})` };
+}
+
+/**
+ * Has the operator behind a custom resource seen its current generation? Not observed: no status
+ * at all, or an observedGeneration behind. The evidence is the operator's Lease and queue.
+ */
+function checkOperatorObserved(ctx: Context, kind: string, obj: KubeObject, converged: boolean): LinkResult {
+  const op = ctx.input.operator;
+  const manager = op?.lease ? operatorName(op) : undefined;
+  const lease = manager ? judgeLease(ctx, manager) : undefined;
+  const status = (obj.status ?? {}) as Record<string, unknown>;
+  const gen = obj.metadata.generation ?? 0;
+  const observed = generationOf(status.observedGeneration);
+  const none = Object.keys(status).length === 0;
+  const lagging = none || (observed !== undefined && observed < gen);
+  const evidence: Evidence[] = [];
+  const next: string[] = [];
+  const q = operatorQueueEvidence(ctx);
+  const changed = none ? obj.metadata.creationTimestamp : lastSpecChange(obj);
+  const forMs = since(changed, ctx.now) ?? 0;
+  const what = none ? 'no controller has written its status' : `observedGeneration ${observed} < generation ${gen}`;
+  if (lagging) {
+    evidence.push({ object: refOf(kind, obj), source: 'field', type: 'status.observedGeneration', reason: 'GenerationNotObserved', message: what, since: changed, forMs });
+    evidence.push(...warningsAbout(ctx, kind, obj));
+  }
+  if (lease?.healthy === false && !converged) {
+    evidence.push(lease.evidence!);
+    if (q) evidence.push(q);
+    return { status: 'broken', detail: `${lagging ? `${what} for ${formatDuration(forMs)}, and ` : ''}${manager}'s leader Lease is ${lease.evidence!.reason === 'Expired' ? 'expired' : lease.evidence!.reason === 'NotFound' ? 'missing' : 'not held'}: no replica of it is reconciling ${kind}s`, evidence, next: [lease.next, ctx.kubectl('describe', kind, obj.metadata.name ?? '')] };
+  }
+  if (!lagging) {
+    return { status: 'ok', detail: `observedGeneration ${observed ?? '-'} = generation${lease?.healthy ? `; ${manager}: ${lease.evidence!.message}` : ''}`, evidence: lease?.evidence ? [lease.evidence] : [], next: [] };
+  }
+  if (forMs <= ctx.grace) return { status: 'progressing', detail: `waiting for its controller: ${what} (${formatDuration(forMs)})`, evidence, next };
+  if (lease?.evidence) evidence.push(lease.evidence);
+  if (q) evidence.push(q);
+  next.push(ctx.kubectl('describe', kind, obj.metadata.name ?? ''));
+  if (lease) next.push(lease.next);
+  const behind = lease?.healthy
+    ? `${manager} holds its Lease but has not observed it${q ? '' : ' (give its metrics with --metrics to see its queue)'}`
+    : op?.manager
+      ? `no Lease of ${op.manager} was found${op.unseen.length ? ` (${op.unseen.join('; ')})` : ''}: is its controller running?`
+      : 'no controller has acted on it: is its operator installed and running, and watching this namespace? (if none ever writes its status, say when it is ready with --ready EXPR or --health-rules FILE)';
+  return { status: 'broken', detail: `${what} for ${formatDuration(forMs)}: ${behind}`, evidence, next };
+}
+
+/**
+ * The first child of a custom resource that is not ready, diagnosed as a chain of its own when it is
+ * a workload kind (a Deployment's ReplicaSets and Pods, a Job's Pods), so a custom resource stuck
+ * on what it owns gets the diagnosis of that.
+ */
+function childDiagnosis(ctx: Context, obj: KubeObject): LinkResult | undefined {
+  const uid = obj.metadata.uid;
+  const direct = ctx.input.descendants.filter((d) => controllerUid(d.obj) === uid && live(d.obj));
+  const stuck = direct.find((d) => childNotReady(d.kind, d.obj) !== undefined);
+  if (!stuck) return undefined;
+  const why = childNotReady(stuck.kind, stuck.obj)!;
+  if (!KCM_KINDS.has(stuck.kind)) return { status: 'progressing', detail: why, evidence: [], next: [] };
+  const below: DiagnoseInput['descendants'] = [];
+  let frontier = [stuck.obj.metadata.uid];
+  while (frontier.length > 0) {
+    const found = ctx.input.descendants.filter((d) => frontier.includes(controllerUid(d.obj)));
+    below.push(...found);
+    frontier = found.map((d) => d.obj.metadata.uid);
+  }
+  const d = diagnose({ ...ctx.input, operator: undefined, target: { kind: stuck.kind, namespace: stuck.obj.metadata.namespace, name: stuck.obj.metadata.name ?? '' }, object: stuck.obj, descendants: below });
+  if (d.verdict !== 'broken') return { status: 'progressing', detail: why, evidence: [], next: [] };
+  return { status: 'broken', detail: `its ${d.summary}`, evidence: d.evidence, next: d.next };
 }
 
 // ---- the links --------------------------------------------------------------------------------
@@ -588,7 +680,7 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
   const terminal = terminalConditions(ctx, kind, obj);
   const name = obj.metadata.name ?? '';
   if (terminal.length > 0) {
-    const evidence = [...terminal];
+    const evidence = [...terminal, ...(KCM_KINDS.has(kind) ? [] : warningsAbout(ctx, kind, obj))];
     const next = [ctx.kubectl('describe', kind, name)];
     if (kind === 'Job') {
       // What the attempts died of: the failed Pods' containers.
@@ -607,17 +699,31 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
   const c = convergence(kind, obj);
   // A kind the tool does not know: what its readiness rule says. Not ready for longer than the
   // grace (since its status last changed, or since it was created) is where it is stuck.
-  if (!KCM_KINDS.has(kind) && !c.done) {
+  if (!KCM_KINDS.has(kind) && (!c.done || c.failed)) {
     const r = conditionOf(obj, 'Ready');
     const forMs = since(c.serverTime ?? obj.metadata.creationTimestamp, ctx.now) ?? 0;
     const evidence = r && r.status !== 'True' ? [conditionEvidence(refOf(kind, obj), r, ctx.now)] : [];
+    const q = operatorQueueEvidence(ctx);
+    if (q && (q.reason === 'Retrying' || forMs > ctx.grace)) evidence.push(q);
+    evidence.push(...warningsAbout(ctx, kind, obj));
+    if (c.failed) return { status: 'broken', detail: `failed: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
     if (forMs > ctx.grace) return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
     return { status: 'progressing', detail: c.detail, evidence: [], next: [] };
+  }
+  if (!KCM_KINDS.has(kind) && c.rule !== undefined && (c.rule === 'observedGeneration' || c.rule === 'conditions')) {
+    // Its status has no verdict of its own: what it owns decides (docs/readiness.md).
+    const child = childDiagnosis(ctx, obj);
+    if (child) return child;
   }
   return ok(c.detail);
 }
 
 // ---- the walk ---------------------------------------------------------------------------------
+
+/** A kind an operator reconciles: the caller passed what it found of the operator (custom resources only). */
+function isOperated(kind: string, input: DiagnoseInput): boolean {
+  return input.operator !== undefined && !KCM_KINDS.has(kind) && kind !== 'Pod';
+}
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
   const ctx = new Context(input);
@@ -643,7 +749,10 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const results: [LinkName, LinkResult][] = [];
   results.push(['spec', checkSpec(ctx, kind, obj, converged)]);
   results.push(['accepted', ok(`${obj.metadata.deletionTimestamp ? 'being deleted; ' : ''}resourceVersion ${obj.metadata.resourceVersion ?? '-'}, generation ${obj.metadata.generation ?? '-'}`)]);
-  results.push(['controller-observed', KCM_KINDS.has(kind) || hasObservedGeneration(kind, obj) ? checkObserved(ctx, kind, obj, converged) : na('no observedGeneration and no known controller')]);
+  results.push([
+    'controller-observed',
+    KCM_KINDS.has(kind) ? checkObserved(ctx, kind, obj, converged) : isOperated(kind, input) ? checkOperatorObserved(ctx, kind, obj, converged) : hasObservedGeneration(kind, obj) ? checkObserved(ctx, kind, obj, converged) : na('no observedGeneration and no known controller'),
+  ]);
   const podKinds = KCM_KINDS.has(kind) || ctx.pods.length > 0;
   results.push(['children-created', podKinds ? checkChildren(ctx, kind, obj, converged) : na('no Pods in the owner chain')]);
   results.push(['scheduled', podKinds ? checkScheduled(ctx) : na('no Pods in the owner chain')]);

@@ -13,5 +13,6 @@
  *   one GET each for the Nodes and Leases the caches do not hold, then calls the pure core.
  */
 export { diagnose, DEFAULT_GRACE_MS } from './diagnose.js';
-export { diagnosisBrief, diagnosisText, evidenceLine } from './text.js';
-export { LINKS, linkTitles, type DiagnoseInput, type Diagnosis, type Evidence, type LeaseInput, type LinkCheck, type LinkName, type Seen, type Unseen } from './types.js';
+export { controllerBehindLine, diagnosisBrief, diagnosisText, evidenceLine } from './text.js';
+export { readControllerBehind, statusManager, leaseMatchesManager, controllerQueue } from './operator.js';
+export { LINKS, linkTitles, type DiagnoseInput, type Diagnosis, type Evidence, type ControllerBehind, type ControllerQueue, type LeaseInput, type LinkCheck, type LinkName, type Seen, type Unseen } from './types.js';

@@ -1,13 +1,19 @@
-/** The diagnosis as text: a verdict line, the evidence, the next commands, what could not be seen. */
+/**
+ * The diagnosis as text: a verdict line, the evidence, the next commands, what could not be seen.
+ * Text for a terminal: every string from the cluster in it is escaped here (src/util/escape.ts);
+ * the Diagnosis itself keeps them exact for -o json.
+ */
 import { formatDuration } from '../util/duration.js';
-import { linkTitles, type Diagnosis, type Evidence } from './types.js';
+import { escapeTerminalDeep } from '../util/escape.js';
+import { linkTitles, type ControllerBehind, type Diagnosis, type Evidence } from './types.js';
 
 function objectLabel(e: Evidence): string {
   return `${e.object.kind}/${e.object.name}`;
 }
 
 /** One line of evidence: `Pod/web-1  PodScheduled=False Unschedulable: 0/2 nodes … (for 45s)`. */
-export function evidenceLine(e: Evidence): string {
+export function evidenceLine(evidence: Evidence): string {
+  const e = escapeTerminalDeep(evidence);
   let what: string;
   switch (e.source) {
     case 'condition':
@@ -33,7 +39,8 @@ export function evidenceLine(e: Evidence): string {
   return `${objectLabel(e)}  ${what}${e.message ? `: ${e.message}` : ''}${age}`;
 }
 
-export function diagnosisText(d: Diagnosis): string {
+export function diagnosisText(diagnosis: Diagnosis): string {
+  const d = escapeTerminalDeep(diagnosis);
   const lines: string[] = [];
   const head = d.verdict === 'broken' && d.link ? `broken at "${d.link}" (${linkTitles[d.link]})` : d.verdict === 'unknown' ? 'could not tell' : 'healthy';
   lines.push(`diagnosis: ${head}`);
@@ -58,11 +65,32 @@ export function diagnosisText(d: Diagnosis): string {
  * The diagnosis on one line, for a check's failure message (JUnit, the GitHub summary):
  * `diagnosis: broken at "scheduled": …; evidence: …; next: kubectl describe pod …`.
  */
-export function diagnosisBrief(d: Diagnosis, maxEvidence = 2): string {
+export function diagnosisBrief(diagnosis: Diagnosis, maxEvidence = 2): string {
+  const d = escapeTerminalDeep(diagnosis);
   const head = d.verdict === 'broken' && d.link ? `broken at "${d.link}"` : d.verdict === 'unknown' ? 'could not tell' : 'healthy';
   const parts = [`diagnosis: ${head}: ${d.summary}`];
   if (d.evidence.length > 0) parts.push(`evidence: ${d.evidence.slice(0, maxEvidence).map(evidenceLine).join(' | ')}${d.evidence.length > maxEvidence ? ` (+${d.evidence.length - maxEvidence} more)` : ''}`);
   if (d.next[0]) parts.push(`next: ${d.next[0]}`);
   if (d.unseen.length > 0) parts.push(`could not see: ${d.unseen.map((u) => `${u.what} (${u.why})`).join(', ')}`);
   return parts.join('; ');
+}
+
+/**
+ * The controller behind a custom resource on one line: `controller: kuberay-operator · Lease
+ * ray-try/ray-operator-leader held by vm_1, renewed 2s ago · queue raycluster: 13 adds, 0 retries,
+ * reconciles 13 requeue_after in 23.5s`, then what could not be found.
+ */
+export function controllerBehindLine(behind: ControllerBehind, now: number): string {
+  const b = escapeTerminalDeep(behind);
+  const parts = [`controller: ${b.manager ?? 'unknown (no status write names one)'}`];
+  if (b.lease) {
+    const renewed = b.lease.renewTime ? ` renewed ${formatDuration(Math.max(0, now - Date.parse(b.lease.renewTime)))} ago` : '';
+    parts.push(`Lease ${b.lease.namespace}/${b.lease.name} ${b.lease.holder ? `held by ${b.lease.holder},${renewed}` : 'held by nobody'}${b.lease.transitions ? ` (${b.lease.transitions} transitions)` : ''}`);
+  }
+  if (b.queue) {
+    const q = b.queue;
+    const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
+    parts.push(`queue ${q.controller}: depth ${q.depth ?? '-'}, ${q.adds ?? '-'} adds, ${q.retries ?? '-'} retries${results.length ? `, reconciles ${results.join(', ')}` : ''}${q.windowMs !== null ? ` in ${formatDuration(q.windowMs)}` : ''}`);
+  }
+  return `${parts.join(' · ')}${b.unseen.length ? ` (not found: ${b.unseen.join('; ')})` : ''}`;
 }

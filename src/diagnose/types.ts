@@ -24,8 +24,8 @@ export const linkTitles: Record<LinkName, string> = {
 export type Seen<T> = { seen: true; value: T } | { seen: false; why: string };
 
 export interface LeaseInput {
-  /** The component that holds it: kube-controller-manager (workload controllers) or kube-scheduler. */
-  component: 'kube-controller-manager' | 'kube-scheduler';
+  /** The component that holds it: kube-controller-manager (workload controllers), kube-scheduler, or an operator by its field manager. */
+  component: string;
   namespace: string;
   name: string;
   /** The Lease; `value: undefined` when it does not exist. */
@@ -50,7 +50,35 @@ export interface DiagnoseInput {
   queues?: Seen<QueueRow[]> | undefined;
   /** How long a step may take before it counts as stuck rather than in progress (default 30 s). */
   graceMs?: number | undefined;
+  /** For a kind kube-controller-manager does not reconcile: the operator behind it (operator.ts); its Lease is among `leases`. */
+  operator?: ControllerBehind | undefined;
 }
+
+export interface ControllerQueue {
+  /** The metrics source (its URL or name) the numbers come from: the leader's. */
+  source: string;
+  /** controller-runtime's controller name. */
+  controller: string;
+  /** How the controller was matched to the target. */
+  matchedBy: 'kind' | 'activity';
+  depth: number | null;
+  /** Increases over the trace's window (between the two scrapes). */
+  adds: number | null;
+  retries: number | null;
+  /** Reconciles by result (success, error, requeue, requeue_after) during the window. */
+  reconciles: Record<string, number>;
+  windowMs: number | null;
+}
+
+export interface ControllerBehind {
+  /** The field manager of its status writes. */
+  manager: string | null;
+  lease: { namespace: string; name: string; holder: string | null; renewTime: string | null; leaseDurationSeconds: number | null; transitions: number | null; foundBy: 'metrics' | 'name' } | null;
+  queue: ControllerQueue | null;
+  /** Why a part is missing: "no Lease matches kuberay-operator in ray-try", "no --metrics given". */
+  unseen: string[];
+}
+
 
 export interface EvidenceObject {
   kind: string;

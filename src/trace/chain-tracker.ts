@@ -19,11 +19,14 @@
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
+import { childNotReady, convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
 import type { HealthRules } from './health-rules.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
+
+/** readinessOf rules that leave the verdict to the children: the status itself says only that the controller caught up. */
+const CHILDREN_DECIDE = new Set(['observedGeneration', 'conditions']);
 
 export interface TrackedObject {
   ref: ObjectRef;
@@ -60,6 +63,8 @@ interface Known {
   gone: boolean;
   /** The version the facts were read from, to tell what the next one changed. */
   obj: KubeObject;
+  /** When our informer received that version. */
+  at: number;
 }
 
 interface Subject {
@@ -158,6 +163,8 @@ export class ChainTracker {
   private currentTarget: KubeObject | undefined;
   private convergedHop: Hop | undefined;
   private targetDeleted = false;
+  /** Why a target whose status has no verdict of its own is not converged yet: the first child not ready. */
+  private waitingFor: string | undefined;
   /** The view's deletions last read, and how many of its entries have been read: see unreadDeletions(). */
   private deletionsSource: Map<string, Deletion> | undefined;
   private deletionsRead = 0;
@@ -174,7 +181,7 @@ export class ChainTracker {
   /** What exists before the trigger: remembered, never reported as hops. */
   baseline(view: ReconcileView): void {
     for (const o of [...(view.target ? [view.target] : []), ...view.descendants]) {
-      this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: this.factsOf(o.ref.kind, o.obj), gone: false, obj: o.obj });
+      this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: this.factsOf(o.ref.kind, o.obj), gone: false, obj: o.obj, at: o.observedAt });
     }
     // A target that does not exist yet is created by the change: generation 0 and no spec before.
     this.baselineGeneration = view.target ? view.target.obj.metadata.generation : 0;
@@ -379,7 +386,7 @@ export class ChainTracker {
       if (name.startsWith('finalizer:')) add(o, 'finalizer-removed', o.observedAt, { detail: prev.detail }, `finalizer-removed:${prev.detail}`);
       if (name === 'ready') add(o, 'not-ready', o.observedAt, {}, `not-ready-${o.obj.metadata.resourceVersion}`);
     }
-    this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts, gone: false, obj: o.obj });
+    this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts, gone: false, obj: o.obj, at: o.observedAt });
   }
 
   /** The hop, if any, that one fact of an object makes given its previous value. */
@@ -468,8 +475,19 @@ export class ChainTracker {
     const c = this.rules?.readinessOf(view.target.obj) ?? convergence(this.targetKind, view.target.obj);
     const gen = view.target.obj.metadata.generation ?? 0;
     if (!c.done || (trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
+    let detail = c.detail;
+    let at = view.target.observedAt;
+    if (!c.failed && c.rule !== undefined && CHILDREN_DECIDE.has(c.rule)) {
+      // The status has no verdict of its own: the children it owns must be ready too.
+      const children = [...this.known.values()].filter((k) => !k.gone && k.ref.uid !== view.target!.ref.uid);
+      this.waitingFor = children.map((k) => childNotReady(k.ref.kind, k.obj)).find((w) => w !== undefined);
+      if (this.waitingFor) return;
+      if (children.length > 0) detail += `; its ${children.length} ${children.length === 1 ? 'child is' : 'children are'} ready`;
+      // Decided when the last of them became ready.
+      for (const k of children) at = Math.max(at, k.at);
+    }
     const kind = c.failed ? 'failed' : 'converged';
-    add(view.target, kind, view.target.observedAt, { detail: c.detail, serverTime: c.serverTime, serverTimeSource: c.serverTimeSource });
+    add(view.target, kind, at, { detail, serverTime: c.serverTime, serverTimeSource: c.serverTimeSource });
     this.convergedHop = this.byId.get(`${kind}/${view.target.ref.uid}`);
   }
 

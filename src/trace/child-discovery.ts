@@ -56,6 +56,11 @@ const BUILT_IN_GROUPS = new Set([
   'authorization.k8s.io',
 ]);
 
+/** A custom resource (or an aggregated API's kind): its controller is an operator, not one the tool knows. */
+export function isCustomResource(r: Pick<ResourceInfo, 'group'>): boolean {
+  return !BUILT_IN_GROUPS.has(r.group);
+}
+
 /** Built-in kinds whose status the chain follows (group/resource). */
 const FULL_BUILT_INS = new Set([
   'apps/deployments',
@@ -78,7 +83,7 @@ const key = (r: ResourceInfo): string => `${r.group}/${r.resource}`;
 /** Whether a kind is watched whole (see the contract). */
 export function wantsFullObjects(r: ResourceInfo): boolean {
   if (r.group === '' && r.resource === 'secrets') return false;
-  return FULL_BUILT_INS.has(key(r)) || !BUILT_IN_GROUPS.has(r.group);
+  return FULL_BUILT_INS.has(key(r)) || isCustomResource(r);
 }
 
 /** The resources the chain of a `target` of an unknown kind is looked for in. */

@@ -160,6 +160,8 @@ export interface Convergence {
   serverTime?: string | undefined;
   serverTimeSource?: string | undefined;
   failed?: boolean;
+  /** The rule of readinessOf that decided (docs/readiness.md), for kinds without one of their own. */
+  rule?: string | undefined;
 }
 
 /**
@@ -224,9 +226,57 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       if (failed?.status === 'True') return { done: true, failed: true, detail: `Failed: ${failed.reason ?? ''}`, serverTime: failed.lastTransitionTime, serverTimeSource: 'Failed lastTransitionTime' };
       return { done: false, detail: `${num(s.active)} active, ${num(s.succeeded)} succeeded, ${num(s.failed)} failed` };
     }
+    case 'Pod': {
+      const phase = typeof s.phase === 'string' ? s.phase : 'Pending';
+      if (phase === 'Succeeded') return { done: true, detail: 'phase Succeeded', serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+      if (phase === 'Failed') return { done: true, failed: true, detail: `phase Failed${s.reason ? `: ${String(s.reason)}` : ''}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+      const ready = condition(obj, 'Ready');
+      return { done: ready?.status === 'True', detail: `phase ${phase}, Ready=${ready?.status ?? 'unset'}`, serverTime: ready?.lastTransitionTime, serverTimeSource: 'Ready lastTransitionTime' };
+    }
+    case 'PersistentVolumeClaim': {
+      const phase = typeof s.phase === 'string' ? s.phase : 'Pending';
+      return { done: phase === 'Bound' || phase === 'Lost', failed: phase === 'Lost', detail: `phase ${phase}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+    }
+    case 'Service': {
+      if (spec.type !== 'LoadBalancer') return { done: true, detail: `type ${typeof spec.type === 'string' ? spec.type : 'ClusterIP'}: nothing to provision` };
+      const ingress = (s.loadBalancer as { ingress?: { ip?: string; hostname?: string }[] } | undefined)?.ingress ?? [];
+      return ingress.length > 0
+        ? { done: true, detail: `load balancer ${ingress.map((i) => i.ip ?? i.hostname ?? '').join(', ')}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' }
+        : { done: false, detail: 'type LoadBalancer: no ingress assigned yet' };
+    }
+    case 'CustomResourceDefinition': {
+      const names = condition(obj, 'NamesAccepted');
+      if (names?.status === 'False') return { done: true, failed: true, detail: `NamesAccepted=False ${names.reason ?? ''}`, serverTime: names.lastTransitionTime, serverTimeSource: 'NamesAccepted lastTransitionTime' };
+      const established = condition(obj, 'Established');
+      return { done: established?.status === 'True', detail: `Established=${established?.status ?? 'unset'}`, serverTime: established?.lastTransitionTime, serverTimeSource: 'Established lastTransitionTime' };
+    }
     default:
       return readinessOf(obj);
   }
+}
+
+/** Kinds whose readiness says nothing: they are what they are once they exist. */
+const NO_READINESS = new Set(['ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice', 'Endpoints', 'ControllerRevision', 'Lease', 'NetworkPolicy', 'PodDisruptionBudget', 'LimitRange', 'ResourceQuota', 'PodTemplate']);
+
+/** Whether an object has a readiness to judge: not a kind without one, not an empty status (metadata-only, or nothing writes one), not a Service that provisions nothing. */
+export function hasReadiness(kind: string, obj: KubeObject): boolean {
+  if (NO_READINESS.has(kind)) return false;
+  if (kind === 'Service') return (obj.spec as { type?: string } | undefined)?.type === 'LoadBalancer';
+  const s = obj.status as Record<string, unknown> | undefined;
+  return kind === 'Pod' || (s !== undefined && Object.keys(s).length > 0);
+}
+
+/**
+ * Whether a child in a custom resource's chain is ready, for the rules that let the children decide
+ * (docs/readiness.md): terminating objects are on their way out and do not count; kinds without
+ * readiness (ConfigMaps, Secrets, ...) and objects whose status is empty (metadata-only, or no
+ * controller writes one) are ready; the rest by their own rule. Undefined: ready; else why not.
+ */
+export function childNotReady(kind: string, obj: KubeObject): string | undefined {
+  if (obj.metadata.deletionTimestamp || !hasReadiness(kind, obj)) return undefined;
+  const c = convergence(kind, obj);
+  if ((c.done && !c.failed) || c.rule === 'unknown') return undefined;
+  return `${kind}/${obj.metadata.name ?? ''} ${c.failed ? 'failed' : 'not ready'}: ${c.detail}`;
 }
 
 interface AnyCondition extends Condition {
@@ -234,10 +284,21 @@ interface AnyCondition extends Condition {
   observedGeneration?: unknown;
 }
 
-/** Condition types that say the object is what it should be when True (Ready first). */
-const POSITIVE_CONDITIONS = ['Ready', 'Available', 'Healthy', 'Synced', 'Succeeded', 'Established', 'Complete', 'Completed', 'Provisioned', 'Bound', 'Running'];
+/**
+ * Condition types that say the object is what it should be when True: these words, alone or ending
+ * a longer type (`HeadPodReady`, `RayClusterProvisioned`, `PodsAvailable`).
+ */
+const POSITIVE_WORDS = ['Ready', 'Available', 'Healthy', 'Synced', 'Succeeded', 'Established', 'Complete', 'Completed', 'Provisioned', 'Bound', 'Running'];
+const POSITIVE_TYPE = new RegExp(`(^|[a-z0-9])(${POSITIVE_WORDS.join('|')})$`);
+/** Condition types that are abnormal when True (kstatus' "abnormal-true" polarity): never a sign of readiness. */
+const NEGATIVE_TYPE = /(Stalled|Reconciling|Progressing|Degraded|Failed|Failure|Error|Suspended|Suspending|Paused|Terminating|Pending|Not[A-Z]\w*|Un[a-z]\w*)$/;
 const CURRENT_PHASES = new Set(['ready', 'healthy', 'running', 'succeeded', 'complete', 'completed', 'active', 'bound', 'available', 'established', 'synced', 'current']);
 const FAILED_PHASES = new Set(['failed', 'error', 'degraded']);
+
+/** Whether a condition type says "good" when True: Ready first, then the other words of POSITIVE_WORDS. */
+export function isPositiveCondition(type: string): boolean {
+  return POSITIVE_TYPE.test(type) && !NEGATIVE_TYPE.test(type);
+}
 
 function said(c: AnyCondition): string {
   return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
@@ -257,7 +318,7 @@ export function readinessOf(obj: KubeObject): Convergence {
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const statusTime = managedFieldsTime(obj, { subresource: 'status' });
   const byStatus = { serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
-  const decided = (done: boolean, rule: string, detail: string, extra: Partial<Convergence> = {}): Convergence => ({ done, detail: `${detail} (rule: ${rule})`, ...byStatus, ...extra });
+  const decided = (done: boolean, rule: string, detail: string, extra: Partial<Convergence> = {}): Convergence => ({ done, detail: `${detail} (rule: ${rule})`, rule, ...byStatus, ...extra });
   const fromCondition = (c: AnyCondition): Partial<Convergence> => ({ serverTime: c.lastTransitionTime, serverTimeSource: `${c.type} lastTransitionTime` });
   if (obj.metadata.deletionTimestamp) return decided(false, 'terminating', 'being deleted');
   if (Object.keys(s).length === 0) return decided(false, 'not observed', 'no controller has written its status yet');
@@ -270,7 +331,7 @@ export function readinessOf(obj: KubeObject): Convergence {
   if (stalled) return decided(true, 'Stalled condition', said(stalled), { failed: true, ...fromCondition(stalled) });
   const reconciling = conds.find((c) => c.type === 'Reconciling' && c.status === 'True');
   if (reconciling) return decided(false, 'Reconciling condition', said(reconciling), fromCondition(reconciling));
-  const positive = POSITIVE_CONDITIONS.flatMap((t) => conds.filter((c) => c.type === t));
+  const positive = conds.filter((c) => isPositiveCondition(c.type));
   const ready = positive.find((c) => c.type === 'Ready');
   if (ready) return decided(ready.status === 'True', 'Ready condition', said(ready), fromCondition(ready));
   const notYet = positive.find((c) => c.status !== 'True');

@@ -432,6 +432,36 @@ describe('TraceSession', () => {
     session.close();
   });
 
+  it('leaves the verdict to the children when the status has none of its own: converged once the Pods it owns are Ready', async () => {
+    const gizmosInfo = info('example.com', 'gizmos', 'Gizmo');
+    const podsInfo = { ...info('', 'pods', 'Pod'), shortNames: ['po'] };
+    const gizmo = (gen: number, observed: number): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g', namespace: 'ns', uid: 'g1', generation: gen }, spec: { size: gen }, status: { observedGeneration: observed } });
+    const owned = (ready: boolean): KubeObject => ({
+      kind: 'Pod',
+      metadata: { name: 'g-head', namespace: 'ns', uid: 'p1', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g', uid: 'g1', controller: true }] },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+    });
+    const fakes: Record<string, FakeListerWatcher> = { gizmos: new FakeListerWatcher({ objects: [gizmo(1, 1)] }), pods: new FakeListerWatcher(), events: new FakeListerWatcher() };
+    const clock = new FakeClock();
+    const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
+    const session = newSession({ kube, target: { info: gizmosInfo, namespace: 'ns', name: 'g' }, extraChildren: [podsInfo], discoverChildren: false, timeoutMs: 60_000, clock, listerWatcher: (i) => fakes[i.resource]! });
+    await settle(clock, session.start());
+    await session.fire();
+    fakes.gizmos!.modify(gizmo(2, 1));
+    await clock.step(20);
+    fakes.gizmos!.modify(gizmo(2, 2));
+    fakes.pods!.add(owned(false));
+    for (let i = 0; i < 50; i++) await clock.step(20);
+    // The controller caught up, but what it owns is not ready: not converged.
+    expect(session.snapshot().outcome).toBeUndefined();
+    fakes.pods!.modify(owned(true));
+    await settle(clock, session.ended);
+    const snap = session.snapshot();
+    expect(snap.outcome).toBe('converged');
+    expect(snap.hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'observedGeneration 2 / generation 2, no condition says otherwise (rule: observedGeneration); its 1 child is ready' });
+    session.close();
+  });
+
   it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {
     const h = harness();
     await started(h);

@@ -15,6 +15,7 @@ import type { KubeObject } from '../kube/index.js';
 import type { ChainInformers } from './chain-informers.js';
 import { refOf } from './chain-tracker.js';
 import type { ObjectRef, TreeNode } from './types.js';
+import { convergence, hasReadiness } from './facts.js';
 
 /** Deeper than any owner chain of built-in kinds (Deployment → ReplicaSet → Pod is 3). */
 const MAX_TREE_DEPTH = 16;
@@ -108,6 +109,9 @@ function merge<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number)
   return out;
 }
 
+/** Kinds whose tree line counts ready replicas. */
+const REPLICATED = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet']);
+
 function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
@@ -119,6 +123,14 @@ function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
     const restarts = statuses.reduce((a, c) => a + (c.restartCount ?? 0), 0);
     const phase = (s.phase as string | undefined) ?? 'Pending';
     return { ...base, ready, phase, node: spec.nodeName as string | undefined, restarts, status: obj.metadata.deletionTimestamp ? 'Terminating' : phase };
+  }
+  if (!REPLICATED.has(ref.kind)) {
+    // Any other kind (a custom resource, a Job, a PVC): its readiness rule, its phase or state when it has one.
+    if (!hasReadiness(ref.kind, obj)) return { ...base, ready: true, status: '' };
+    const c = convergence(ref.kind, obj);
+    const phase = typeof s.phase === 'string' && s.phase ? s.phase : typeof s.state === 'string' && s.state ? s.state : undefined;
+    const status = ref.kind === 'Job' ? c.detail : c.failed ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}` : c.done ? (phase ?? 'Ready') : (phase ?? 'not ready');
+    return { ...base, ready: c.done && !c.failed, status };
   }
   const desired = typeof spec.replicas === 'number' ? spec.replicas : undefined;
   const ready = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;

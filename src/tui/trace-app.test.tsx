@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
 import { renderInk } from '../testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent, TreeNode } from '../trace/types.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
-import { TraceApp, TraceScreen, nextPane, panes, traceLayout, type DiagnosisFeed, type Pane, type PushedDiagnosis } from './trace-app.js';
+import { diagnosisRows, TraceApp, TraceScreen, nextPane, panes, traceLayout, type DiagnosisFeed, type Pane, type PushedDiagnosis } from './trace-app.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });
@@ -278,5 +279,95 @@ describe('trace TUI', () => {
       ink.unmount();
       expect(pushed.size).toBe(0);
     });
+  });
+
+  describe('hostile names and messages', () => {
+    const evil = ref('Pod', `web-${HOSTILE}`, 'evil');
+    const evilHop: Hop = { ...hop('ready/evil', 'ready', evil, 4200, 4160), detail: `reason ${HOSTILE}`, events: [{ reason: 'BackOff', note: HOSTILE, time: undefined, reportingController: undefined }], changes: [{ path: 'metadata.annotations.x', from: 'a', to: HOSTILE }] };
+    const hostile = (): TraceSnapshot => {
+      const s = snapshot(1, [...hops.slice(0, 2), evilHop], 'failed');
+      return { ...s, target: { ...s.target, name: `web${HOSTILE}` }, trigger: { ...s.trigger!, wrote: `annotated ${HOSTILE}` }, endMessage: HOSTILE, tree: { ...s.tree!, children: [...s.tree!.children, { ref: evil, status: HOSTILE, ready: false, deleting: false, node: HOSTILE, children: [] }] } };
+    };
+    const safe = (f: string): void => {
+      expect(controlsIn(f, { sgr: true })).toEqual([]);
+      expect(lines(f)).toHaveLength(H);
+    };
+
+    it('the header, tree, timeline and status line show them escaped, in exactly the rows given', () => {
+      const ink = renderInk(<TraceScreen snapshot={hostile()} state={initialScreen<Pane>('timeline', ['timeline'])} now={T0 + 5000} width={700} height={H} />);
+      const f = ink.frame();
+      safe(f);
+      expect(f).toContain(`Deployment/web${HOSTILE_SHOWN} in demo · annotated ${HOSTILE_SHOWN}`);
+      expect(f).toContain(`failed — ${HOSTILE_SHOWN}`);
+      expect(f).toContain(`Pod/web-${HOSTILE_SHOWN} ${HOSTILE_SHOWN} ${HOSTILE_SHOWN}`);
+      expect(f).toContain(`BackOff: ${HOSTILE_SHOWN}`);
+      ink.unmount();
+    });
+
+    it('an opened hop shows its Events and changed fields escaped, wrapped to the width', () => {
+      const state = { ...initialScreen<Pane>('timeline', ['timeline']), detail: evilHop.id, detailPane: 'timeline' as const };
+      const ink = renderInk(<TraceScreen snapshot={hostile()} state={state} now={T0 + 5000} width={W} height={H} />);
+      const f = ink.frame();
+      safe(f);
+      for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(W);
+      expect(f).toContain('─ Hop ');
+      for (const s of SHOWN) expect(f.replace(/\s*\n\s*/g, ' ')).toContain(s);
+      ink.unmount();
+    });
+
+    it('a diagnosis holding them is one row per line of the text, each escaped', () => {
+      const d: Diagnosis = {
+        target: { kind: 'Deployment', namespace: 'demo', name: 'web' },
+        at: new Date(T0).toISOString(),
+        verdict: 'broken',
+        link: 'scheduled',
+        summary: `not scheduled: ${HOSTILE}\nforged: healthy`,
+        evidence: [{ object: { kind: 'Pod', namespace: 'demo', name: `web-${HOSTILE}` }, source: 'event', reason: HOSTILE, message: `${HOSTILE}\nforged evidence` }],
+        next: [`kubectl describe pod ${HOSTILE}`],
+        unseen: [{ what: 'Nodes', why: HOSTILE }],
+        links: [{ link: 'scheduled', status: 'broken', detail: HOSTILE }],
+      };
+      const rows = diagnosisRows({ state: 'done', why: 'on demand', diagnosis: d });
+      for (const r of rows) expect(controlsIn(r.text)).toEqual([]);
+      expect(rows.some((r) => r.text.startsWith('forged'))).toBe(false);
+      expect(rows.map((r) => r.text).join('\n')).toContain(`not scheduled: ${HOSTILE_SHOWN}\\nforged: healthy`);
+      expect(d.summary).toContain(HOSTILE);
+      const ink = renderInk(<TraceScreen snapshot={snapshot(1, hops)} state={{ ...initialScreen<Pane>('timeline'), detail: 'diagnosis' }} now={T0} width={W} height={H} diagnosis={{ state: 'done', why: `stall ${HOSTILE}`, diagnosis: d }} />);
+      safe(ink.frame());
+      expect(ink.frame()).toContain(`Diagnosis · stall ${SHOWN[0]}`);
+      ink.unmount();
+    });
+  });
+});
+
+describe('the hop detail of a custom resource', () => {
+  it('reads the operator behind the target when a hop is opened, and shows its Lease under a hop it wrote', async () => {
+    const w = ref('Widget', 'w');
+    const written = { ...hop('condition/w', 'condition', w, 20, 20), writer: 'widget-operator (status)', detail: 'Ready False→True  Available' };
+    const snap = { ...snapshot(1, [written]), target: { kind: 'Widget', namespace: 'demo', name: 'w' } };
+    let reads = 0;
+    const feed: DiagnosisFeed = {
+      diagnose: () => Promise.reject(new Error('not asked')),
+      subscribe: () => () => undefined,
+      controller: async () => {
+        reads++;
+        return {
+          manager: 'widget-operator',
+          lease: { namespace: 'demo', name: 'widget-operator', holder: 'widget-operator-0', renewTime: new Date(T0 - 1_000).toISOString(), leaseDurationSeconds: 15, transitions: 0, foundBy: 'metrics' },
+          queue: null,
+          unseen: [],
+        };
+      },
+    };
+    const source = { snapshot: () => snap, subscribe: () => () => undefined };
+    const ink = renderInk(<TraceApp source={source} onQuit={() => undefined} diagnoses={feed} clockNow={() => T0} width={W} height={H} />);
+    await ink.waitFor('Timeline · 1 hops');
+    expect(reads).toBe(0);
+    ink.stdin.write('\r');
+    const f = await ink.waitFor('Lease demo/widget-operator held by widget-operator-0, renewed 1.00s');
+    expect(f).toContain('written by  widget-operator (status)');
+    for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(W);
+    expect(reads).toBe(1);
+    ink.unmount();
   });
 });

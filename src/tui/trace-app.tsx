@@ -8,13 +8,17 @@
  * controllers' queues with --metrics). The focused pane gets the rows it wants first; the others
  * keep a few. Enter on a hop opens its detail; Enter on a tree line filters the timeline to that
  * object.
+ *
+ * The rows are drawn by frame.tsx's Line, which escapes them (src/util/escape.ts); the header and
+ * the diagnosis, built here from the cluster's words, are escaped here.
  */
 import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { diagnosisText, type Diagnosis } from '../diagnose/index.js';
+import { diagnosisText, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { hopDetailLines } from '../view/hop-detail.js';
 import type { QueuesView } from '../view/queues-view.js';
 import { allocateRows, filterMatcher, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
@@ -52,6 +56,8 @@ const DIAGNOSIS = 'diagnosis';
 export interface DiagnosisFeed {
   diagnose(): Promise<Diagnosis>;
   subscribe(fn: (pushed: PushedDiagnosis) => void): () => void;
+  /** For a custom resource: the operator behind it as it is now (its Lease, its queue), read when a hop is opened. */
+  controller?: (() => Promise<ControllerBehind | undefined>) | undefined;
 }
 
 export interface PushedDiagnosis {
@@ -65,7 +71,10 @@ export interface PushedDiagnosis {
 /** The diagnosis pane's content: being computed, computed, or why it could not be. */
 export type DiagnosisShown = { state: 'running'; why: string } | { state: 'done'; why: string; diagnosis: Diagnosis } | { state: 'failed'; why: string; error: string };
 
-/** The diagnosis as the CLI prints it, a row a line: headings bold, the verdict coloured. */
+/**
+ * The diagnosis as the CLI prints it, a row a line: headings bold, the verdict coloured. Its
+ * strings are escaped before it becomes text, so a newline in a message cannot make a row.
+ */
 export function diagnosisRows(shown: DiagnosisShown): Row[] {
   if (shown.state === 'running') return [{ key: 'running', text: 'diagnosing: reading the caches, the Nodes and the leader Leases…', dim: true }];
   if (shown.state === 'failed') return [{ key: 'failed', text: `no diagnosis: ${shown.error}`, color: 'red' }];
@@ -109,7 +118,7 @@ function hopColour(h: Hop): string | undefined {
 }
 
 /** Everything TraceScreen draws and the keys need, for a terminal of `width` × `height`. Pure. */
-export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, width: number, height: number, queues: QueuesView | undefined, diagnosis?: DiagnosisShown): TraceLayout {
+export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, width: number, height: number, queues: QueuesView | undefined, diagnosis?: DiagnosisShown, controller?: { behind: ControllerBehind; at: number }): TraceLayout {
   const body = Math.max(0, height - HEADER_ROWS - FOOTER_ROWS);
   const f = state.filter;
   // By object or hop kind: `pod ready`, `web-abc`, `scaled`.
@@ -167,7 +176,7 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
       text = { title: 'Detail', lines: (row?.detail?.() ?? [row?.text ?? 'no longer shown']).map((t, i) => ({ key: String(i), text: t })) };
     } else {
       const hop = snapshot.hops.find((h) => h.id === state.detail);
-      text = { title: 'Hop', lines: hop ? hopDetailLines(hop, snapshot).map((l, i) => ({ key: String(i), text: l.text, bold: l.heading })) : [{ key: '0', text: 'the hop is gone' }] };
+      text = { title: 'Hop', lines: hop ? hopDetailLines(hop, snapshot, controller).map((l, i) => ({ key: String(i), text: l.text, bold: l.heading })) : [{ key: '0', text: 'the hop is gone' }] };
     }
   }
   return { keys, rows, first: { timeline: top, tree: 0, internals: 0 }, windows, heights, body, text: text && { ...text, lines: wrapRows(text.lines, width) }, hopsShown: hops.length };
@@ -199,7 +208,7 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
     <Screen width={width} height={height}>
       <Box width={width} height={1} flexShrink={0}>
         <Text wrap="truncate-end">
-          <Text bold>{sum.target}</Text> · {sum.trigger}
+          <Text bold>{escapeTerminal(sum.target)}</Text> · {escapeTerminal(sum.trigger)}
         </Text>
       </Box>
       <Line
@@ -272,6 +281,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   const [state, setState] = useState(() => initialScreen<Pane>('timeline', ['timeline']));
   const [main, setMain] = useState<MainView>('timeline');
   const [diagnosis, setDiagnosis] = useState<DiagnosisShown | undefined>();
+  const [controller, setController] = useState<{ behind: ControllerBehind; at: number } | undefined>();
   /** Counts diagnoses asked for, so an older one that finishes late does not replace a newer one. */
   const asked = useRef(0);
   const queues = useQueuesView(metrics);
@@ -287,8 +297,19 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   }, [source, throttle]);
 
   // The keys act on what is on screen now: the layout of the last render.
-  const layout = traceLayout(snapshot, state, w, h, queues, diagnosis);
+  const layout = traceLayout(snapshot, state, w, h, queues, diagnosis, controller);
   const current = useRef({ layout, state });
+  // A hop opened: the operator behind the target, read again for it.
+  const openHop = state.detail !== undefined && state.detail !== DIAGNOSIS && state.detailPane !== 'internals' ? state.detail : undefined;
+  useEffect(() => {
+    if (openHop === undefined || !diagnoses?.controller) return undefined;
+    let live = true;
+    diagnoses.controller().then(
+      (behind) => live && behind && setController({ behind, at: clockNow() }),
+      () => undefined,
+    );
+    return () => void (live = false);
+  }, [openHop, diagnoses, clockNow]);
   current.current = { layout, state };
 
   // Presses that arrive before the next render (typing, a paste) build on each other.

@@ -4,6 +4,7 @@
  * explain it, the owner chain up to the target, and what the object version that made the hop
  * changed. Pure: lines of text from a hop and the snapshot it belongs to.
  */
+import { controllerBehindLine, type ControllerBehind } from '../diagnose/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, ObjectRef, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
@@ -43,7 +44,11 @@ function pathTo(node: TreeNode, uid: string): ObjectRef[] | undefined {
   return undefined;
 }
 
-export function hopDetailLines(hop: Hop, snapshot: Pick<TraceSnapshot, 'tree' | 'hops'>): DetailLine[] {
+/**
+ * `controller`: the operator behind a custom resource, when known; shown under a hop its field
+ * manager wrote (its Lease and queue, as read when the detail was opened).
+ */
+export function hopDetailLines(hop: Hop, snapshot: Pick<TraceSnapshot, 'tree' | 'hops'>, controller?: { behind: ControllerBehind; at: number }): DetailLine[] {
   const out: DetailLine[] = [];
   const prev = hop.previousId ? snapshot.hops.find((h) => h.id === hop.previousId) : undefined;
   out.push({ text: `${name(hop.object)} ${hopTitle(hop)}${hop.detail ? `  ${hop.detail}` : ''}`, heading: true });
@@ -53,6 +58,8 @@ export function hopDetailLines(hop: Hop, snapshot: Pick<TraceSnapshot, 'tree' | 
   out.push({ text: `reconciled  +${formatDuration(Math.max(0, hop.reconciledAt - hop.observedAt))} later, from our cache` });
   out.push({ text: hop.serverTime ? `server      ${hop.serverTime} from ${hop.serverTimeSource ?? 'the object'} (1s precision)` : 'server      no server time for this hop' });
   if (hop.writer) out.push({ text: `written by  ${hop.writer} (the newest managedFields write of this version)` });
+  const behind = controller?.behind;
+  if (behind?.manager && hop.writer?.split(' ')[0] === behind.manager) out.push({ text: `            ${controllerBehindLine(behind, controller!.at).replace(/^controller: /, '')}` });
   const owners = ownerChain(hop, snapshot);
   out.push({ text: `owners      ${owners.length ? [name(hop.object), ...owners.map(name)].join(' ← ') : 'none (the target, or not known)'}` });
   out.push({ text: '' });

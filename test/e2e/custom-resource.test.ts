@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import type { Diagnosis } from '../../src/diagnose/types.js';
+import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
 import { adminKube, cluster, createCrd, createWorkloadNamespace, deleteCrd, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, uniqueName } from './helpers.js';
 
 interface TraceJson {
+  controller?: ControllerBehind;
   summary: TraceSummary;
   hops: Hop[];
   outcome: string;
@@ -112,7 +113,11 @@ describe('informer-trace on a custom resource', () => {
     expect(t.outcome).toBe('timeout');
     expect(t.hops.some((h) => h.kind === 'converged')).toBe(false);
     expect(t.diagnosis?.verdict).toBe('broken');
-    expect(t.diagnosis?.summary).toMatch(/^Gizmo\/g2: not ready for [\d.]+s: no controller has written its status yet \(rule: not observed\)$/);
+    expect(t.diagnosis?.link).toBe('controller-observed');
+    expect(t.diagnosis?.summary).toMatch(/^Gizmo\/g2: no controller has written its status for [\d.]+s: no controller has acted on it: is its operator installed and running/);
+    // Said once while it waits: its readiness is unknown, and how to define it.
+    expect(r.stderr).toContain('note: no controller has written the status of Gizmo/g2 within 3.00s: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE');
+    expect(t.controller).toMatchObject({ manager: null, lease: null, queue: null });
   });
 
   it('--ready decides instead of the built-in rules; a bad expression is one line and exit 2', async () => {
