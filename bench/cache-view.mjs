@@ -127,7 +127,9 @@ await running;
 const mem = process.memoryUsage();
 process.stderr.write(
   [
-    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
     `${PODS} Pods synced in ${fmtNum(syncMs, 0)} ms; ${FRAMES} frames per size after ${WARMUP} warm-up frames, one watched change before each`,
     `RSS at the end ${fmtNum(mem.rss / 2 ** 20, 0)} MiB, heap used ${fmtNum(mem.heapUsed / 2 ** 20, 0)} MiB`,
     '',

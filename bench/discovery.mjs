@@ -70,7 +70,15 @@ function crd(i) {
       group: GROUP,
       scope: 'Namespaced',
       names: { plural, singular: `gadget${pad2(i)}`, kind: `Gadget${pad2(i)}`, listKind: `Gadget${pad2(i)}List` },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } },
+        },
+      ],
     },
   };
 }
@@ -95,17 +103,47 @@ function kinds() {
     status: (j) => ({
       observedGeneration: 1,
       phase: 'Ready',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: `all ${(j % 5) + 1} replicas are ready`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Reconciled',
+          message: `all ${(j % 5) + 1} replicas are ready`,
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        },
+      ],
     }),
   }));
-  const core = (resource, kind, body) => ({ resource, kind, path: nsPath('/api/v1', resource), body: (name, j) => ({ apiVersion: 'v1', kind, metadata: { name, labels: labelsOf(j) }, ...body(j) }) });
+  const core = (resource, kind, body) => ({
+    resource,
+    kind,
+    path: nsPath('/api/v1', resource),
+    body: (name, j) => ({ apiVersion: 'v1', kind, metadata: { name, labels: labelsOf(j) }, ...body(j) }),
+  });
   return [
     ...custom,
     core('configmaps', 'ConfigMap', (j) => ({ data: Object.fromEntries(Array.from({ length: 4 }, (_, k) => [`key-${k}`, filler(j, k, 200)])) })),
-    core('secrets', 'Secret', (j) => ({ type: 'Opaque', data: Object.fromEntries(Array.from({ length: 4 }, (_, k) => [`key-${k}`, Buffer.from(filler(j, k, 150)).toString('base64')])) })),
+    core('secrets', 'Secret', (j) => ({
+      type: 'Opaque',
+      data: Object.fromEntries(Array.from({ length: 4 }, (_, k) => [`key-${k}`, Buffer.from(filler(j, k, 150)).toString('base64')])),
+    })),
     core('serviceaccounts', 'ServiceAccount', () => ({})),
     core('services', 'Service', () => ({ spec: { clusterIP: 'None', ports: [{ name: 'http', port: 80, targetPort: 8080 }] } })),
-    core('podtemplates', 'PodTemplate', (j) => ({ template: { metadata: { labels: labelsOf(j) }, spec: { containers: [{ name: 'app', image: `registry.example/app-${j % 10}:1.${j}`, ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } })),
+    core('podtemplates', 'PodTemplate', (j) => ({
+      template: {
+        metadata: { labels: labelsOf(j) },
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              image: `registry.example/app-${j % 10}:1.${j}`,
+              ports: [{ containerPort: 8080 }],
+              resources: { requests: { cpu: '10m', memory: '16Mi' } },
+            },
+          ],
+        },
+      },
+    })),
   ];
 }
 
@@ -164,15 +202,34 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
   const t0 = performance.now();
   log(`discovery: creating ${CRDS} CRDs and ${fmtNum(all.length * PER_KIND, 0)} objects of ${all.length} kinds in ${DISCOVERY_NS}`);
   const ns = await client.json(`/api/v1/namespaces/${DISCOVERY_NS}`).catch(() => undefined);
-  if (ns?.metadata?.deletionTimestamp) await until(`namespace ${DISCOVERY_NS} to finish terminating`, async () => !(await client.json(`/api/v1/namespaces/${DISCOVERY_NS}`).catch(() => undefined)));
+  if (ns?.metadata?.deletionTimestamp)
+    await until(
+      `namespace ${DISCOVERY_NS} to finish terminating`,
+      async () => !(await client.json(`/api/v1/namespaces/${DISCOVERY_NS}`).catch(() => undefined)),
+    );
   await create(client, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: DISCOVERY_NS } });
-  await pool(Array.from({ length: CRDS }, (_, i) => () => create(client, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(i))), 8);
+  await pool(
+    Array.from({ length: CRDS }, (_, i) => () => create(client, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(i))),
+    8,
+  );
   await until('the CRDs to be established and served', async () => {
     const list = await client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
     const established = list.items.filter((c) => c.spec.group === GROUP && c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
     if (established.length < CRDS) return false;
     const served = (await connect({ kubeconfig }).discovery.resources()).filter((r) => r.group === GROUP);
-    return served.length >= CRDS && (await Promise.all(all.slice(0, CRDS).map((k) => client.json(k.path, { query: { limit: 1 } }).then(() => true, () => false)))).every(Boolean);
+    return (
+      served.length >= CRDS &&
+      (
+        await Promise.all(
+          all.slice(0, CRDS).map((k) =>
+            client.json(k.path, { query: { limit: 1 } }).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        )
+      ).every(Boolean)
+    );
   });
   const byResource = new Map(all.map((k) => [k.resource, k]));
   const uids = new Map();
@@ -187,7 +244,13 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
     }
     const made = await create(client, k.path, body);
     uids.set(`${k.resource}/${name}`, made.metadata.uid);
-    if (k.status && !made.status) await client.json(`${k.path}/${name}/status`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { status: k.status(j) }, query: { fieldManager: 'bench' } });
+    if (k.status && !made.status)
+      await client.json(`${k.path}/${name}/status`, {
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
+        body: { status: k.status(j) },
+        query: { fieldManager: 'bench' },
+      });
   };
   // The owners before what they own, then everything else.
   const order = ['gadget00s/0', 'gadget01s/0', 'gadget02s/0', 'configmaps/0', 'secrets/0', 'configmaps/1'];
@@ -195,7 +258,11 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
     const [resource, j] = key.split('/');
     await one(byResource.get(resource), Number(j));
   }
-  const rest = all.flatMap((k) => Array.from({ length: PER_KIND }, (_, j) => j).filter((j) => !order.includes(`${k.resource}/${j}`)).map((j) => () => one(k, j)));
+  const rest = all.flatMap((k) =>
+    Array.from({ length: PER_KIND }, (_, j) => j)
+      .filter((j) => !order.includes(`${k.resource}/${j}`))
+      .map((j) => () => one(k, j)),
+  );
   await pool(rest, CONCURRENCY);
   log(`discovery: created in ${fmtNum((performance.now() - t0) / 1000, 1)} s`);
 }
@@ -210,7 +277,10 @@ export async function deleteFixture(kubeconfig, log = () => {}) {
     if (k.resource === 'services') {
       // Services take no DELETE of a collection.
       const list = await client.json(k.path);
-      await pool(list.items.map((s) => () => quiet(client.json(`${k.path}/${s.metadata.name}`, { method: 'DELETE' }))), CONCURRENCY);
+      await pool(
+        list.items.map((s) => () => quiet(client.json(`${k.path}/${s.metadata.name}`, { method: 'DELETE' }))),
+        CONCURRENCY,
+      );
     } else {
       await quiet(client.json(k.path, { method: 'DELETE' }));
     }
@@ -242,7 +312,11 @@ function variants({ kubeconfig, kubectl, cacheDir, snapshot, verbose }) {
     {
       client: 'snapshot: one Node process, LISTs in parallel',
       run: async () => {
-        const r = await once([process.execPath, ...PLUGIN_NODE_FLAGS, snapshot, '--kubeconfig', kubeconfig, '--namespace', DISCOVERY_NS, '--target', target], { env, verbose, stdout: true });
+        const r = await once([process.execPath, ...PLUGIN_NODE_FLAGS, snapshot, '--kubeconfig', kubeconfig, '--namespace', DISCOVERY_NS, '--target', target], {
+          env,
+          verbose,
+          stdout: true,
+        });
         return { ...JSON.parse(r.stdout.trim().split('\n').pop()), ms: r.ms, peakRssKB: r.peakRssKB };
       },
     },
@@ -252,7 +326,10 @@ function variants({ kubeconfig, kubectl, cacheDir, snapshot, verbose }) {
         const t0 = performance.now();
         const cache = `--cache-dir=${cacheDir}`;
         const api = await once([kubectl, 'api-resources', '--namespaced=true', '--verbs=list,watch', '-o', 'name', cache], { env, verbose, stdout: true });
-        const types = api.stdout.split('\n').map((s) => s.trim()).filter((t) => t && t !== 'events' && t !== 'events.events.k8s.io');
+        const types = api.stdout
+          .split('\n')
+          .map((s) => s.trim())
+          .filter((t) => t && t !== 'events' && t !== 'events.events.k8s.io');
         const gets = await Promise.all(types.map((t) => once([kubectl, 'get', t, '-n', DISCOVERY_NS, '-o', 'json', cache], { env, verbose, stdout: true })));
         const lists = gets.map((g) => JSON.parse(g.stdout).items).map((items) => ({ kind: items[0]?.kind, items }));
         const { descendants, objects } = descendantsOf(lists, TARGET);
@@ -273,7 +350,12 @@ function variants({ kubeconfig, kubectl, cacheDir, snapshot, verbose }) {
 /** What the trace found: one run to its --timeout, its JSON read. */
 async function checkTrace(kubeconfig, verbose) {
   const plugin = join(root, 'bin', 'kubectl-informer_trace');
-  const r = await once([plugin, `${TARGET.resource}.${GROUP}/${TARGET.name}`, '-n', DISCOVERY_NS, '--watch', '--timeout', '1s', '-o', 'json'], { env: { KUBECONFIG: kubeconfig }, verbose, stdout: true, okCodes: [0, 1] });
+  const r = await once([plugin, `${TARGET.resource}.${GROUP}/${TARGET.name}`, '-n', DISCOVERY_NS, '--watch', '--timeout', '1s', '-o', 'json'], {
+    env: { KUBECONFIG: kubeconfig },
+    verbose,
+    stdout: true,
+    okCodes: [0, 1],
+  });
   const trace = JSON.parse(r.stdout);
   const names = [];
   const walk = (n) => {
@@ -309,8 +391,16 @@ export async function measureDiscovery({ kubeconfig, kubectl, reps = 3, log = ()
       if (r.descendants && !same(r.descendants)) throw new Error(`${v.client} found ${r.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
       if (r.objects !== undefined) snapshot = r;
     }
-    log(`discovery: each found ${EXPECTED.join(', ')}; the snapshots LIST ${snapshot.kinds} kinds, ${fmtNum(snapshot.objects, 0)} objects, ${fmtNum(snapshot.mbytes, 1)} MiB of JSON`);
-    const samples = await interleaved(vs, reps, { what: 'discovery', log, pauseMs: PAUSE_MS, summarise: (r) => `${fmtNum(r.ms, 0)} ms, peak RSS ${fmtNum(r.peakRssKB / 1024, 0)} MiB${r.listMs !== undefined ? ` (discovery ${fmtNum(r.discoveryMs, 0)} ms, LISTs ${fmtNum(r.listMs, 0)} ms, walk ${fmtNum(r.walkMs, 0)} ms)` : ''}` });
+    log(
+      `discovery: each found ${EXPECTED.join(', ')}; the snapshots LIST ${snapshot.kinds} kinds, ${fmtNum(snapshot.objects, 0)} objects, ${fmtNum(snapshot.mbytes, 1)} MiB of JSON`,
+    );
+    const samples = await interleaved(vs, reps, {
+      what: 'discovery',
+      log,
+      pauseMs: PAUSE_MS,
+      summarise: (r) =>
+        `${fmtNum(r.ms, 0)} ms, peak RSS ${fmtNum(r.peakRssKB / 1024, 0)} MiB${r.listMs !== undefined ? ` (discovery ${fmtNum(r.discoveryMs, 0)} ms, LISTs ${fmtNum(r.listMs, 0)} ms, walk ${fmtNum(r.walkMs, 0)} ms)` : ''}`,
+    });
     const loadAfter = loadavg();
     // Where ours' time goes: the same run again, its requests timed from inside (not measured above).
     const phases = [];
@@ -318,14 +408,27 @@ export async function measureDiscovery({ kubeconfig, kubectl, reps = 3, log = ()
       const file = join(work, `timeline-${r}.json`);
       await sleep(PAUSE_MS);
       await once([join(root, 'bin', 'kubectl-informer_trace'), `${TARGET.resource}.${GROUP}/${TARGET.name}`, '-n', DISCOVERY_NS, '--watch', '-o', 'json'], {
-        env: { KUBECONFIG: kubeconfig, NODE_OPTIONS: `--import=${pathToFileURL(join(here, 'lib', 'request-timeline.mjs')).href}`, BENCH_REQUEST_TIMELINE: file },
+        env: {
+          KUBECONFIG: kubeconfig,
+          NODE_OPTIONS: `--import=${pathToFileURL(join(here, 'lib', 'request-timeline.mjs')).href}`,
+          BENCH_REQUEST_TIMELINE: file,
+        },
         until: /^watching /m,
         verbose,
       });
       phases.push(timelinePhases(JSON.parse(readFileSync(file, 'utf8'))));
       log(`discovery: ours' requests, run ${r + 1}/${reps}: ${phaseText(phases.at(-1))}`);
     }
-    return { samples, phases, kinds: snapshot.kinds, objects: snapshot.objects, mbytes: snapshot.mbytes, children: traced.children, loadavg: { before: loadBefore, after: loadAfter }, minutes: (performance.now() - t0) / 60_000 };
+    return {
+      samples,
+      phases,
+      kinds: snapshot.kinds,
+      objects: snapshot.objects,
+      mbytes: snapshot.mbytes,
+      children: traced.children,
+      loadavg: { before: loadBefore, after: loadAfter },
+      minutes: (performance.now() - t0) / 60_000,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!keepObjects) await deleteFixture(kubeconfig, log);
@@ -380,11 +483,40 @@ export function discoveryRows({ samples }) {
   const row = (measurement, client, vals, unit, refVals) => {
     const v = vals.filter(Number.isFinite);
     if (!v.length) return;
-    rows.push([measurement, client, `${fmtNum(Math.min(...v), 0)} ${unit}`, `${fmtNum(median(v), 0)} ${unit}`, `${fmtNum(Math.max(...v), 0)} ${unit}`, refVals ? fmtRatio(median(v) / median(refVals)) : '', String(v.length)]);
+    rows.push([
+      measurement,
+      client,
+      `${fmtNum(Math.min(...v), 0)} ${unit}`,
+      `${fmtNum(median(v), 0)} ${unit}`,
+      `${fmtNum(Math.max(...v), 0)} ${unit}`,
+      refVals ? fmtRatio(median(v) / median(refVals)) : '',
+      String(v.length),
+    ]);
   };
-  for (const [client, list] of samples) row('time', client, list.map((s) => s.ms), 'ms', ref.map((s) => s.ms));
-  for (const [client, list] of samples) row('peak RSS', client, list.map((s) => s.peakRssKB / 1024), 'MiB', ref.map((s) => s.peakRssKB / 1024));
-  for (const [client, list] of samples) if (list.some((s) => s.sumPeakRssKB)) row('peak RSS, summed over the processes', client, list.map((s) => s.sumPeakRssKB / 1024), 'MiB');
+  for (const [client, list] of samples)
+    row(
+      'time',
+      client,
+      list.map((s) => s.ms),
+      'ms',
+      ref.map((s) => s.ms),
+    );
+  for (const [client, list] of samples)
+    row(
+      'peak RSS',
+      client,
+      list.map((s) => s.peakRssKB / 1024),
+      'MiB',
+      ref.map((s) => s.peakRssKB / 1024),
+    );
+  for (const [client, list] of samples)
+    if (list.some((s) => s.sumPeakRssKB))
+      row(
+        'peak RSS, summed over the processes',
+        client,
+        list.map((s) => s.sumPeakRssKB / 1024),
+        'MiB',
+      );
   return rows;
 }
 
@@ -396,10 +528,19 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[discovery ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-  measureDiscovery({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), reps, log, verbose: args.verbose === 'true', keepObjects: args['keep-objects'] === 'true' }).then(
+  measureDiscovery({
+    kubeconfig: args.kubeconfig,
+    kubectl: findKubectl(args.kubectl),
+    reps,
+    log,
+    verbose: args.verbose === 'true',
+    keepObjects: args['keep-objects'] === 'true',
+  }).then(
     (r) => {
       process.stdout.write(`\n${markdownTable(DISCOVERY_HEADER, discoveryRows(r))}\n\n${phasesText(r.phases)}\n${r.children}\n`);
-      process.stdout.write(`${r.kinds} kinds, ${fmtNum(r.objects, 0)} objects, ${fmtNum(r.mbytes, 1)} MiB of JSON; load average ${r.loadavg.before.map((x) => x.toFixed(1)).join(' ')} before, ${r.loadavg.after.map((x) => x.toFixed(1)).join(' ')} after\n`);
+      process.stdout.write(
+        `${r.kinds} kinds, ${fmtNum(r.objects, 0)} objects, ${fmtNum(r.mbytes, 1)} MiB of JSON; load average ${r.loadavg.before.map((x) => x.toFixed(1)).join(' ')} before, ${r.loadavg.after.map((x) => x.toFixed(1)).join(' ')} after\n`,
+      );
       if (args.json) writeFileSync(args.json, JSON.stringify({ ...r, samples: Object.fromEntries(r.samples) }, null, 1));
       process.exit(0);
     },

@@ -227,7 +227,27 @@ async function createObjects(go, kubeconfig, cluster) {
     const have = await countPods(client, w.namespace).catch(() => 0);
     if (have >= w.count) continue;
     log(`creating ${fmtNum(w.count - have, 0)} Pods in ${w.namespace} (bound to ${nodes.join(', ')})`);
-    const r = await runChild(go, ['create', '-kubeconfig', kubeconfig, '-namespace', w.namespace, '-count', String(w.count), '-prefix', 'web', '-nodes', nodes.join(','), '-labels', w.labels, '-concurrency', '24'], { timeoutMs: 20 * 60_000, label: 'create' });
+    const r = await runChild(
+      go,
+      [
+        'create',
+        '-kubeconfig',
+        kubeconfig,
+        '-namespace',
+        w.namespace,
+        '-count',
+        String(w.count),
+        '-prefix',
+        'web',
+        '-nodes',
+        nodes.join(','),
+        '-labels',
+        w.labels,
+        '-concurrency',
+        '24',
+      ],
+      { timeoutMs: 20 * 60_000, label: 'create' },
+    );
     log(`  created ${r.created}, already there ${r.existed}, in ${fmtNum(r.ms / 1000, 1)} s`);
   }
 }
@@ -253,23 +273,44 @@ function syncVariants(go, kubeconfig, size, protos) {
   return [
     { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'sync', ...nodeArgs], { label: 'ours' }) },
     { client: 'ours, bundled as bin/ runs it', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', ...nodeArgs], { label: 'ours-bundled' }) },
-    { client: 'ours, bundled, no gzip', run: () => runChild(node, [...oursFlags, oursBundled, 'sync', '--gzip=false', ...nodeArgs], { label: 'ours-bundled-nogzip' }) },
-    { client: 'ours, then every spec and status read', run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }) },
+    {
+      client: 'ours, bundled, no gzip',
+      run: () => runChild(node, [...oursFlags, oursBundled, 'sync', '--gzip=false', ...nodeArgs], { label: 'ours-bundled-nogzip' }),
+    },
+    {
+      client: 'ours, then every spec and status read',
+      run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }),
+    },
     { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
     { client: 'ours, watch-list', run: () => runChild(node, [...oursFlags, ours, 'sync', '--watch-list', ...nodeArgs], { label: 'ours-wl' }) },
     { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'sync', ...nodeArgs], { label: 'ours-defaults' }) },
     { client: 'client-node', run: () => runChild(node, [clientNode, 'sync', ...nodeArgs], { label: 'client-node' }) },
-    { client: `client-node, plugin flags (${FLAGS_NOTE})`, run: () => runChild(node, [...oursFlags, clientNode, 'sync', ...nodeArgs], { label: 'client-node-flags' }) },
+    {
+      client: `client-node, plugin flags (${FLAGS_NOTE})`,
+      run: () => runChild(node, [...oursFlags, clientNode, 'sync', ...nodeArgs], { label: 'client-node-flags' }),
+    },
     { client: 'client-go', run: () => runChild(go, ['sync', ...goArgs], { env: listEnv, label: 'client-go' }) },
-    { client: 'client-go, strip managedFields', run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }) },
+    {
+      client: 'client-go, strip managedFields',
+      run: () => runChild(go, ['sync', '-transform', 'strip', ...goArgs], { env: listEnv, label: 'client-go-strip' }),
+    },
     { client: 'client-go, watch-list (its default)', run: () => runChild(go, ['sync', ...goArgs], { label: 'client-go-wl' }) },
     { client: 'client-go, protobuf', run: () => runChild(go, ['sync', '-protobuf', ...goArgs], { env: listEnv, label: 'client-go-pb' }) },
-    { client: 'client-go, protobuf, no gzip', run: () => runChild(go, ['sync', '-protobuf', '-no-gzip', ...goArgs], { env: listEnv, label: 'client-go-pb-nogzip' }) },
+    {
+      client: 'client-go, protobuf, no gzip',
+      run: () => runChild(go, ['sync', '-protobuf', '-no-gzip', ...goArgs], { env: listEnv, label: 'client-go-pb-nogzip' }),
+    },
     { client: 'floor: download + JSON.parse', run: () => runChild(node, [ours, 'limit', ...nodeArgs], { label: 'limit' }) },
-    { client: 'floor: download protobuf + protobufjs decode', run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', `--proto-root=${protos}`, ...nodeArgs], { label: 'limit-pb' }) },
+    {
+      client: 'floor: download protobuf + protobufjs decode',
+      run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', `--proto-root=${protos}`, ...nodeArgs], { label: 'limit-pb' }),
+    },
     { client: 'floor: download only, JSON', run: () => runChild(node, [ours, 'limit', '--decode=false', ...nodeArgs], { label: 'download-json' }) },
-    { client: 'floor: download only, protobuf', run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', '--decode=false', ...nodeArgs], { label: 'download-pb' }) },
+    {
+      client: 'floor: download only, protobuf',
+      run: () => runChild(node, [ours, 'limit', '--encoding=protobuf', '--decode=false', ...nodeArgs], { label: 'download-pb' }),
+    },
   ];
 }
 
@@ -283,8 +324,14 @@ function summarise(res) {
   if (res.ms !== undefined) parts.push(`${fmtNum(res.ms, 0)} ms`);
   if (res.objects !== undefined) parts.push(`${res.objects} objects`);
   if (res.peakRssKB !== undefined) parts.push(`peak RSS ${fmtNum(res.peakRssKB / 1024, 0)} MiB`);
-  if (res.sentPerSec !== undefined) parts.push(`sent ${fmtNum(res.sentPerSec, 0)}/s, handled ${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, missed ${res.missed}`);
-  else if (res.eventsPerSec !== undefined) parts.push(`${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, ${res.written} writes at ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`);
+  if (res.sentPerSec !== undefined)
+    parts.push(
+      `sent ${fmtNum(res.sentPerSec, 0)}/s, handled ${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, missed ${res.missed}`,
+    );
+  else if (res.eventsPerSec !== undefined)
+    parts.push(
+      `${fmtNum(res.eventsPerSec, 0)} ev/s, p50 ${fmtNum(res.p50, 1)} ms, p99 ${fmtNum(res.p99, 1)} ms, ${res.written} writes at ${fmtNum(res.writesPerSec, 0)}/s, missed ${res.missed}`,
+    );
   if (res.inProcessP99 !== undefined) parts.push(`in-process p50/p99 ${res.inProcessP50}/${res.inProcessP99} ms`);
   return parts.join(', ');
 }
@@ -302,9 +349,26 @@ function startEventClient(go, kubeconfig, client, count, seqStart, timeoutMs = C
   let clientDone;
   if (client === 'ours' || client === 'client-node') {
     const script = client === 'ours' ? ours : clientNode;
-    clientDone = runChild(node, [...(client === 'ours' ? oursFlags : []), script, 'events', `--kubeconfig=${kubeconfig}`, `--namespace=${WATCH_NS}`, `--expect=${count}`, `--seq-start=${seqStart}`, '--idle-ms=5000'], opts);
+    clientDone = runChild(
+      node,
+      [
+        ...(client === 'ours' ? oursFlags : []),
+        script,
+        'events',
+        `--kubeconfig=${kubeconfig}`,
+        `--namespace=${WATCH_NS}`,
+        `--expect=${count}`,
+        `--seq-start=${seqStart}`,
+        '--idle-ms=5000',
+      ],
+      opts,
+    );
   } else {
-    clientDone = runChild(go, ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'], { ...opts, env: listEnv });
+    clientDone = runChild(
+      go,
+      ['events', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-expect', String(count), '-seq-start', String(seqStart), '-idle', '5s'],
+      { ...opts, env: listEnv },
+    );
   }
   return { ready, clientDone };
 }
@@ -318,7 +382,31 @@ async function eventRun(go, kubeconfig, client, rate) {
   nextSeq += count;
   const { ready, clientDone } = startEventClient(go, kubeconfig, client, count, seqStart);
   await Promise.race([ready, clientDone]);
-  const writer = await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', String(rate), '-count', String(count), '-seq-start', String(seqStart), '-workers', '64', '-duration', `${duration}s`], { label: 'writer' });
+  const writer = await runChild(
+    go,
+    [
+      'write',
+      '-kubeconfig',
+      kubeconfig,
+      '-namespace',
+      WATCH_NS,
+      '-prefix',
+      'web',
+      '-pods',
+      String(WATCH_PODS),
+      '-rate',
+      String(rate),
+      '-count',
+      String(count),
+      '-seq-start',
+      String(seqStart),
+      '-workers',
+      '64',
+      '-duration',
+      `${duration}s`,
+    ],
+    { label: 'writer' },
+  );
   const seen = await clientDone;
   const lags = [];
   const fromRequest = [];
@@ -416,7 +504,31 @@ async function recordWatchStream(go, kubeconfig, files) {
   const deadline = performance.now() + 5 * 60_000;
   const recorders = [recordWatch(client, files.json, 'json', expect, deadline), recordWatch(client, files.protobuf, 'protobuf', expect, deadline)];
   while (recorders.some((r) => r.events() < WATCH_PODS) && performance.now() < deadline) await sleep(50);
-  await runChild(go, ['write', '-kubeconfig', kubeconfig, '-namespace', WATCH_NS, '-prefix', 'web', '-pods', String(WATCH_PODS), '-rate', '0', '-count', String(OFFLINE_WRITES), '-seq-start', String(seqStart), '-workers', '64', '-duration', '60s'], { label: 'writer' });
+  await runChild(
+    go,
+    [
+      'write',
+      '-kubeconfig',
+      kubeconfig,
+      '-namespace',
+      WATCH_NS,
+      '-prefix',
+      'web',
+      '-pods',
+      String(WATCH_PODS),
+      '-rate',
+      '0',
+      '-count',
+      String(OFFLINE_WRITES),
+      '-seq-start',
+      String(seqStart),
+      '-workers',
+      '64',
+      '-duration',
+      '60s',
+    ],
+    { label: 'writer' },
+  );
   await Promise.race([Promise.all(recorders.map((r) => r.done)), sleep(15_000)]); // the events of writes that were made
   await Promise.all(recorders.map((r) => r.stop()));
   const [json, protobuf] = recorders.map((r) => r.events());
@@ -585,7 +697,11 @@ async function main() {
       const protos = protoRoot();
       for (const size of SYNC_SIZES) {
         const what = `initial sync of ${fmtNum(size.n, 0)} Pods`;
-        const samples = await interleaved(syncVariants(go, kubeconfig, size, protos).filter((v) => !SYNC_CLIENTS || SYNC_CLIENTS.has(v.client)), REPS, what);
+        const samples = await interleaved(
+          syncVariants(go, kubeconfig, size, protos).filter((v) => !SYNC_CLIENTS || SYNC_CLIENTS.has(v.client)),
+          REPS,
+          what,
+        );
         raw.results[what] = Object.fromEntries(samples);
         add(`${what}: time to synced`, 'ms', samples, (r) => r.syncMs, 'floor: download + JSON.parse');
         add(`${what}: peak RSS`, 'MiB', samples, (r) => r.peakRssKB / 1024);
@@ -643,17 +759,32 @@ async function main() {
         const pb = rec.protobufEvents === rec.events;
         if (!pb) log(`offline: the protobuf recording has ${rec.protobufEvents} events, the JSON one ${rec.events}; its rows are left out`);
         const pbVariants = [
-          { client: 'floor: our protobuf decoder alone, protobuf recording', run: () => runChild(node, [ours, 'parse', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'parse-protobuf' }) },
-          { client: 'ours, protobuf recording', run: () => runChild(node, [...oursFlags, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'ours-protobuf' }) },
-          { client: 'client-go, protobuf recording', run: () => runChild(go, ['offline', '-encoding', 'protobuf', '-file', pbFile, '-expect', e], { env: listEnv, label: 'client-go-protobuf' }) },
+          {
+            client: 'floor: our protobuf decoder alone, protobuf recording',
+            run: () => runChild(node, [ours, 'parse', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'parse-protobuf' }),
+          },
+          {
+            client: 'ours, protobuf recording',
+            run: () => runChild(node, [...oursFlags, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'ours-protobuf' }),
+          },
+          {
+            client: 'client-go, protobuf recording',
+            run: () => runChild(go, ['offline', '-encoding', 'protobuf', '-file', pbFile, '-expect', e], { env: listEnv, label: 'client-go-protobuf' }),
+          },
         ];
         const variants = [
           { client: 'floor: JSON.parse of the lines', run: () => runChild(node, [ours, 'parse', `--file=${file}`, `--expect=${e}`], { label: 'parse' }) },
-          { client: 'floor: JSON.parse + keep newest per key', run: () => runChild(node, [ours, 'parse', '--keep', `--file=${file}`, `--expect=${e}`], { label: 'parse-keep' }) },
+          {
+            client: 'floor: JSON.parse + keep newest per key',
+            run: () => runChild(node, [ours, 'parse', '--keep', `--file=${file}`, `--expect=${e}`], { label: 'parse-keep' }),
+          },
           { client: 'ours', run: () => runChild(node, [...oursFlags, ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours' }) },
           { client: 'ours, Node defaults', run: () => runChild(node, [ours, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'ours-defaults' }) },
           { client: 'client-node', run: () => runChild(node, [clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node' }) },
-          { client: `client-node, plugin flags (${FLAGS_NOTE})`, run: () => runChild(node, [...oursFlags, clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node-flags' }) },
+          {
+            client: `client-node, plugin flags (${FLAGS_NOTE})`,
+            run: () => runChild(node, [...oursFlags, clientNode, 'offline', `--file=${file}`, `--expect=${e}`], { label: 'client-node-flags' }),
+          },
           { client: 'client-go', run: () => runChild(go, ['offline', '-file', file, '-expect', e], { env: listEnv, label: 'client-go' }) },
           ...(pb ? pbVariants : []),
         ];
@@ -693,7 +824,9 @@ async function main() {
   if (startupTable) process.stdout.write(`\n${startupTable}\n\n`);
   if (discoveryTable) process.stdout.write(`\n${discoveryTable}\n\n`);
   if (tracerScaleTable) process.stdout.write(`\n${tracerScaleTable}\n\n`);
-  process.stdout.write(`${machine().summary}; ${QUICK ? 'quick mode, ' : ''}${REPS} repetitions, interleaved; took ${fmtNum((performance.now() - started) / 60_000, 1)} min\n`);
+  process.stdout.write(
+    `${machine().summary}; ${QUICK ? 'quick mode, ' : ''}${REPS} repetitions, interleaved; took ${fmtNum((performance.now() - started) / 60_000, 1)} min\n`,
+  );
   if (args.json) writeFileSync(args.json, JSON.stringify({ ...raw, rows }, null, 1));
 }
 
@@ -706,15 +839,26 @@ async function tracerScale(go, kubeconfig, cluster, raw) {
   const { client } = connect({ kubeconfig });
   const parked = (await Promise.all([WATCH_NS, SYNC_NS_A, SYNC_NS_B, SYNC_NS_C].map((ns) => countPods(client, ns).catch(() => 0)))).reduce((a, b) => a + b, 0);
   if (cluster && parked > 0) {
-    log(`tracer-scale skipped: the kept cluster holds ${fmtNum(parked, 0)} of the benchmark's Pods, which kwok would be busy with; run without --keep-cluster once`);
+    log(
+      `tracer-scale skipped: the kept cluster holds ${fmtNum(parked, 0)} of the benchmark's Pods, which kwok would be busy with; run without --keep-cluster once`,
+    );
     return undefined;
   }
   const stopped = cluster ? ['kube-controller-manager', 'kube-scheduler', 'kwok'].filter((c) => !cluster.pid(c)) : [];
   for (const c of stopped) await cluster.startComponentAgain(c);
   try {
-    const r = await measureTracerScale({ kubeconfig, go, replicas: Number(args['tracer-replicas'] ?? 1000), log, verbose: VERBOSE, cpuProfDir: args['cpu-prof'] });
+    const r = await measureTracerScale({
+      kubeconfig,
+      go,
+      replicas: Number(args['tracer-replicas'] ?? 1000),
+      log,
+      verbose: VERBOSE,
+      cpuProfDir: args['cpu-prof'],
+    });
     raw.results['tracer-scale'] = r;
-    log(`tracer-scale: ours ${fmtNum(r.ours.cpuS, 1)} CPU s, ${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB; floor ${fmtNum(r.floor.cpuS, 1)} CPU s, ${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB; hop lag p99 ${fmtNum(r.lagMs.p99, 0)} ms; TUI frame p99 ${fmtNum(r.tui.frameMs.p99, 1)} ms`);
+    log(
+      `tracer-scale: ours ${fmtNum(r.ours.cpuS, 1)} CPU s, ${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB; floor ${fmtNum(r.floor.cpuS, 1)} CPU s, ${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB; hop lag p99 ${fmtNum(r.lagMs.p99, 0)} ms; TUI frame p99 ${fmtNum(r.tui.frameMs.p99, 1)} ms`,
+    );
     return markdownTable(TRACER_SCALE_HEADER, tracerScaleRows(r));
   } catch (err) {
     log(`tracer-scale FAILED: ${err.message}`);
@@ -737,7 +881,9 @@ function machine() {
       return '?';
     }
   })();
-  const summary = `${c.length} × ${c[0]?.model ?? '?'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, node ${process.version}, ${go}, load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+  const summary = `${c.length} × ${c[0]?.model ?? '?'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, node ${process.version}, ${go}, load average at the end ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`;
   return { cpus: c.length, model: c[0]?.model, memGiB: totalmem() / 2 ** 30, node: process.version, go, summary };
 }
 

@@ -67,7 +67,11 @@ export async function ensureTarget(kubeconfig) {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: STARTUP_NS },
-    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } },
+    },
   });
 }
 
@@ -138,7 +142,10 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before, podsName
     { client: 'kubectl get deploy', run: () => once([kubectl, 'get', 'deploy', '-n', STARTUP_NS], { env, verbose }) },
     { client: 'ours: cache deploy', run: () => once([plugin, ...cache], { env, verbose }) },
     { client: 'ours: cache deploy, compile cache off', run: () => once([plugin, ...cache], { env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, verbose }) },
-    { client: 'ours: cache deploy, unbundled dist/', run: () => once([node, ...PLUGIN_NODE_FLAGS, '--input-type=module', '-e', unbundled, ...cache], { env, verbose }) },
+    {
+      client: 'ours: cache deploy, unbundled dist/',
+      run: () => once([node, ...PLUGIN_NODE_FLAGS, '--input-type=module', '-e', unbundled, ...cache], { env, verbose }),
+    },
     { client: 'ours: trace deploy/web --watch, until "watching"', run: () => once([plugin, ...trace], { env, until: /^watching /m, verbose }) },
     ...(podsNamespace
       ? [
@@ -147,7 +154,9 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before, podsName
           ...podsOutputs.flatMap((o) => [
             { client: `kubectl get pods -o ${o}`, run: () => once([kubectl, 'get', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) },
             { client: `ours: cache pods -o ${o}`, run: () => once([plugin, 'cache', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) },
-            ...(earlier ? [{ client: `before: cache pods -o ${o}`, run: () => once([earlier, 'cache', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) }] : []),
+            ...(earlier
+              ? [{ client: `before: cache pods -o ${o}`, run: () => once([earlier, 'cache', 'pods', '-n', podsNamespace, '-o', o], { env, verbose }) }]
+              : []),
           ]),
         ]
       : []),
@@ -180,7 +189,12 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
   for (let r = 0; r < Math.min(3, runs); r++) {
     const dir = mkdtempSync(join(tmpdir(), 'informer-trace-compile-cache-'));
     try {
-      fresh.push(await once([join(root, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS], { env: { KUBECONFIG: kubeconfig, NODE_COMPILE_CACHE: dir }, verbose }));
+      fresh.push(
+        await once([join(root, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS], {
+          env: { KUBECONFIG: kubeconfig, NODE_COMPILE_CACHE: dir },
+          verbose,
+        }),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -199,8 +213,23 @@ export function startupRows(samples) {
     const refRss = median(ref.map((s) => s.peakRssKB / 1024));
     const ms = list.map((s) => s.ms);
     const rss = list.map((s) => s.peakRssKB / 1024).filter(Number.isFinite);
-    rows.push(['startup: wall time', client, `${fmtNum(median(ms), 0)} ms`, `${fmtNum(Math.min(...ms), 0)}–${fmtNum(Math.max(...ms), 0)}`, fmtRatio(median(ms) / refMs), String(list.length)]);
-    if (rss.length) rows.push(['startup: peak RSS', client, `${fmtNum(median(rss), 0)} MiB`, `${fmtNum(Math.min(...rss), 0)}–${fmtNum(Math.max(...rss), 0)}`, fmtRatio(median(rss) / refRss), String(rss.length)]);
+    rows.push([
+      'startup: wall time',
+      client,
+      `${fmtNum(median(ms), 0)} ms`,
+      `${fmtNum(Math.min(...ms), 0)}–${fmtNum(Math.max(...ms), 0)}`,
+      fmtRatio(median(ms) / refMs),
+      String(list.length),
+    ]);
+    if (rss.length)
+      rows.push([
+        'startup: peak RSS',
+        client,
+        `${fmtNum(median(rss), 0)} MiB`,
+        `${fmtNum(Math.min(...rss), 0)}–${fmtNum(Math.max(...rss), 0)}`,
+        fmtRatio(median(rss) / refRss),
+        String(rss.length),
+      ]);
   }
   return rows;
 }
@@ -211,7 +240,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
   const runs = Number(args.runs ?? 10);
   if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1) {
-    process.stderr.write('usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--json FILE] [--verbose]\n');
+    process.stderr.write(
+      'usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--json FILE] [--verbose]\n',
+    );
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[startup ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -220,7 +251,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.stderr.write('--pods-output takes json, yaml or json,yaml, and needs --pods-namespace\n');
     process.exit(2);
   }
-  measureStartup({ kubeconfig: args.kubeconfig, kubectl: findKubectl(args.kubectl), runs, log, verbose: args.verbose === 'true', before: args.before, podsNamespace: args['pods-namespace'], podsOutputs }).then(
+  measureStartup({
+    kubeconfig: args.kubeconfig,
+    kubectl: findKubectl(args.kubectl),
+    runs,
+    log,
+    verbose: args.verbose === 'true',
+    before: args.before,
+    podsNamespace: args['pods-namespace'],
+    podsOutputs,
+  }).then(
     (samples) => {
       process.stdout.write(`\n${markdownTable(STARTUP_HEADER, startupRows(samples))}\n`);
       if (args.json) writeFileSync(args.json, JSON.stringify(Object.fromEntries(samples), null, 1));

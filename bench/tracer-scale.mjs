@@ -120,11 +120,18 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     const t0 = performance.now();
     log(`tracer-scale: creating Deployment ${ns}/${NAME} with ${fmtNum(replicas, 0)} replicas and waiting until they are available`);
     await client.json(path, { method: 'POST', body: deployment(replicas) });
-    await until('the Deployment to be available', SETUP_TIMEOUT_MS, async () => {
-      const d = await client.json(`${path}/${NAME}`);
-      const s = d.status ?? {};
-      return (s.availableReplicas === replicas && s.updatedReplicas === replicas && s.replicas === replicas) || `${s.availableReplicas ?? 0}/${replicas} available`;
-    }, log);
+    await until(
+      'the Deployment to be available',
+      SETUP_TIMEOUT_MS,
+      async () => {
+        const d = await client.json(`${path}/${NAME}`);
+        const s = d.status ?? {};
+        return (
+          (s.availableReplicas === replicas && s.updatedReplicas === replicas && s.replicas === replicas) || `${s.availableReplicas ?? 0}/${replicas} available`
+        );
+      },
+      log,
+    );
     const generation = (await client.json(`${path}/${NAME}`)).metadata.generation;
     log(`  available after ${fmtNum((performance.now() - t0) / 1000, 0)} s`);
 
@@ -132,17 +139,36 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     let floorReady;
     const ready = new Promise((r) => (floorReady = r));
     let floorResult;
-    const floor = run(go, ['sync', '-follow', NAME, '-generation', String(generation + 1), '-namespace', ns, '-kubeconfig', kubeconfig, '-transform', 'strip', '-protobuf', '-timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`], {
-      env: { KUBE_FEATURE_WatchListClient: 'false' },
-      timeoutMs: ROLLOUT_TIMEOUT_MS + 60_000,
-      verbose,
-      label: 'floor',
-      onLine: (line) => {
-        const obj = JSON.parse(line);
-        if (obj.ready) floorReady();
-        else floorResult = obj;
+    const floor = run(
+      go,
+      [
+        'sync',
+        '-follow',
+        NAME,
+        '-generation',
+        String(generation + 1),
+        '-namespace',
+        ns,
+        '-kubeconfig',
+        kubeconfig,
+        '-transform',
+        'strip',
+        '-protobuf',
+        '-timeout',
+        `${ROLLOUT_TIMEOUT_MS / 1000}s`,
+      ],
+      {
+        env: { KUBE_FEATURE_WatchListClient: 'false' },
+        timeoutMs: ROLLOUT_TIMEOUT_MS + 60_000,
+        verbose,
+        label: 'floor',
+        onLine: (line) => {
+          const obj = JSON.parse(line);
+          if (obj.ready) floorReady();
+          else floorResult = obj;
+        },
       },
-    });
+    );
     await Promise.race([ready, floor.then((r) => Promise.reject(new Error(`the floor exited before it synced: ${r.stderr.trim().split('\n').at(-1)}`)))]);
 
     // ---- ours: the plugin, as installed, under /usr/bin/time --------------------------------------
@@ -151,19 +177,37 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     let end;
     let summary;
     const started = performance.now();
-    const ours = await run(TIME, ['-f', 'bench-time %e %U %S %M', join(root, 'bin', 'kubectl-informer_trace'), `deploy/${NAME}`, '-n', ns, '--restart', '-o', 'ndjson', '--timeout', `${ROLLOUT_TIMEOUT_MS / 1000}s`, '--kubeconfig', kubeconfig], {
-      // bin/ runs the `node` on PATH: this one.
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, ...(cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } : {}) },
-      timeoutMs: ROLLOUT_TIMEOUT_MS + 60_000,
-      verbose,
-      label: 'ours',
-      onLine: (line) => {
-        const e = JSON.parse(line);
-        if (e.type === 'hop') lags.push(e.hop.reconciledAt - e.hop.observedAt);
-        else if (e.type === 'end') end = e;
-        else if (e.type === 'summary') summary = e.summary;
+    const ours = await run(
+      TIME,
+      [
+        '-f',
+        'bench-time %e %U %S %M',
+        join(root, 'bin', 'kubectl-informer_trace'),
+        `deploy/${NAME}`,
+        '-n',
+        ns,
+        '--restart',
+        '-o',
+        'ndjson',
+        '--timeout',
+        `${ROLLOUT_TIMEOUT_MS / 1000}s`,
+        '--kubeconfig',
+        kubeconfig,
+      ],
+      {
+        // bin/ runs the `node` on PATH: this one.
+        env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, ...(cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } : {}) },
+        timeoutMs: ROLLOUT_TIMEOUT_MS + 60_000,
+        verbose,
+        label: 'ours',
+        onLine: (line) => {
+          const e = JSON.parse(line);
+          if (e.type === 'hop') lags.push(e.hop.reconciledAt - e.hop.observedAt);
+          else if (e.type === 'end') end = e;
+          else if (e.type === 'summary') summary = e.summary;
+        },
       },
-    });
+    );
     const oursWallS = (performance.now() - started) / 1000;
     const timeLine = /bench-time (\S+) (\S+) (\S+) (\d+)/.exec(ours.stderr);
     if (ours.code !== 0 || !timeLine) throw new Error(`the trace exited with ${ours.code}: ${ours.stderr.trim().split('\n').slice(-3).join(' | ')}`);
@@ -267,10 +311,25 @@ export function tracerScaleRows(r) {
   const what = `rolling restart of ${fmtNum(r.replicas, 0)} replicas (${r.outcome}, ${fmtNum(r.hops, 0)} hops, converged in ${fmtNum(r.convergeS, 1)} s)`;
   return [
     [`${what}: CPU (user + system)`, `${fmtNum(r.ours.cpuS, 2)} s`, `${fmtNum(r.floor.cpuS, 2)} s`, fmtRatio(r.ours.cpuS / r.floor.cpuS)],
-    [`${what}: peak RSS`, `${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB`, `${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB`, fmtRatio(r.ours.peakRssKB / r.floor.peakRssKB)],
+    [
+      `${what}: peak RSS`,
+      `${fmtNum(r.ours.peakRssKB / 1024, 0)} MiB`,
+      `${fmtNum(r.floor.peakRssKB / 1024, 0)} MiB`,
+      fmtRatio(r.ours.peakRssKB / r.floor.peakRssKB),
+    ],
     [`${what}: wall time of the process`, `${fmtNum(r.ours.wallS, 1)} s`, `${fmtNum(r.floor.wallS, 1)} s (from synced)`, ''],
-    [`${what}: CPU ÷ wall time`, `${fmtNum((r.ours.cpuS / r.ours.wallS) * 100, 0)} % of a core`, `${fmtNum((r.floor.cpuS / r.floor.wallS) * 100, 0)} % of a core`, ''],
-    [`${what}: hop emission lag (received → emitted) p50 / p99 / max`, `${fmtNum(r.lagMs.p50, 0)} / ${fmtNum(r.lagMs.p99, 0)} / ${fmtNum(r.lagMs.max, 0)} ms`, '', ''],
+    [
+      `${what}: CPU ÷ wall time`,
+      `${fmtNum((r.ours.cpuS / r.ours.wallS) * 100, 0)} % of a core`,
+      `${fmtNum((r.floor.cpuS / r.floor.wallS) * 100, 0)} % of a core`,
+      '',
+    ],
+    [
+      `${what}: hop emission lag (received → emitted) p50 / p99 / max`,
+      `${fmtNum(r.lagMs.p50, 0)} / ${fmtNum(r.lagMs.p99, 0)} / ${fmtNum(r.lagMs.max, 0)} ms`,
+      '',
+      '',
+    ],
     ...tuiRows(`a second rolling restart in the TUI at ${r.tui.columns}x${r.tui.rows}`, r.tui),
     ...(r.tuiYielded ? tuiRows('a third, the control plane at nice 19', r.tuiYielded) : []),
   ];
@@ -278,8 +337,18 @@ export function tracerScaleRows(r) {
 
 function tuiRows(what, t) {
   return [
-    [`${what} (${fmtNum(t.frames, 0)} frames in ${fmtNum(t.wallS, 0)} s): frame time p50 / p99 / max`, `${fmtNum(t.frameMs.p50, 1)} / ${fmtNum(t.frameMs.p99, 1)} / ${fmtNum(t.frameMs.max, 1)} ms`, '', ''],
-    [`the same frames: the main thread's CPU time p50 / p99 / max (the machine's CPUs ${fmtNum(t.machineBusy * 100, 0)} % busy meanwhile)`, `${fmtNum(t.frameCpuMs.p50, 1)} / ${fmtNum(t.frameCpuMs.p99, 1)} / ${fmtNum(t.frameCpuMs.max, 1)} ms`, '', ''],
+    [
+      `${what} (${fmtNum(t.frames, 0)} frames in ${fmtNum(t.wallS, 0)} s): frame time p50 / p99 / max`,
+      `${fmtNum(t.frameMs.p50, 1)} / ${fmtNum(t.frameMs.p99, 1)} / ${fmtNum(t.frameMs.max, 1)} ms`,
+      '',
+      '',
+    ],
+    [
+      `the same frames: the main thread's CPU time p50 / p99 / max (the machine's CPUs ${fmtNum(t.machineBusy * 100, 0)} % busy meanwhile)`,
+      `${fmtNum(t.frameCpuMs.p50, 1)} / ${fmtNum(t.frameCpuMs.p99, 1)} / ${fmtNum(t.frameCpuMs.max, 1)} ms`,
+      '',
+      '',
+    ],
   ];
 }
 
@@ -290,7 +359,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[tracer-scale ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-  measureTracerScale({ kubeconfig: args.kubeconfig, go: args.go, replicas: Number(args.replicas ?? 1000), log, verbose: args.verbose === 'true', cpuProfDir: args['cpu-prof'] }).then(
+  measureTracerScale({
+    kubeconfig: args.kubeconfig,
+    go: args.go,
+    replicas: Number(args.replicas ?? 1000),
+    log,
+    verbose: args.verbose === 'true',
+    cpuProfDir: args['cpu-prof'],
+  }).then(
     async (r) => {
       process.stdout.write(`\n${markdownTable(TRACER_SCALE_HEADER, tracerScaleRows(r))}\n`);
       if (args.json) (await import('node:fs')).writeFileSync(args.json, JSON.stringify(r, null, 1));

@@ -49,12 +49,18 @@ function measure(frame) {
   }
   const wall = performance.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
-  return { median: median(times), p95: percentile(times, 95), max: Math.max(...times), cpuPerFrame: (cpu.user + cpu.system) / 1000 / FRAMES, cpuShare: (cpu.user + cpu.system) / 1000 / wall };
+  return {
+    median: median(times),
+    p95: percentile(times, 95),
+    max: Math.max(...times),
+    cpuPerFrame: (cpu.user + cpu.system) / 1000 / FRAMES,
+    cpuShare: (cpu.user + cpu.system) / 1000 / wall,
+  };
 }
 
 /** The trace as the TUI sees it mid-rollout: the first k of the hops, still running. */
 function prefix(i) {
-  const k = Math.max(1, Math.round(((i % 20) + 1) / 20 * trace.hops.length));
+  const k = Math.max(1, Math.round((((i % 20) + 1) / 20) * trace.hops.length));
   const hops = trace.hops.slice(0, k);
   const done = k === trace.hops.length;
   return { snapshot: { ...trace, hops, outcome: done ? trace.outcome : undefined }, now: trace.trigger.at + hops[hops.length - 1].sinceTriggerMs };
@@ -71,18 +77,31 @@ for (const [width, height] of [
   const scenarios = [
     ['view model only', () => buildWaterfallView(trace, { maxLanes: lanes, now: end })],
     ['view model + text (-o waterfall)', () => waterfallText(buildWaterfallView(trace, { maxLanes: lanes, now: end }), { width })],
-    ['view model + ink pane', () => renderToString(createElement(WaterfallPane, { view: buildWaterfallView(trace, { maxLanes: lanes, now: end }), width, height }), { columns: width })],
+    [
+      'view model + ink pane',
+      () => renderToString(createElement(WaterfallPane, { view: buildWaterfallView(trace, { maxLanes: lanes, now: end }), width, height }), { columns: width }),
+    ],
     [
       'live: growing trace, view model + ink pane',
       (i) => {
         const p = prefix(i);
-        return renderToString(createElement(WaterfallPane, { view: buildWaterfallView(p.snapshot, { maxLanes: lanes, now: p.now }), width, height }), { columns: width });
+        return renderToString(createElement(WaterfallPane, { view: buildWaterfallView(p.snapshot, { maxLanes: lanes, now: p.now }), width, height }), {
+          columns: width,
+        });
       },
     ],
   ];
   for (const [name, frame] of scenarios) {
     const m = measure(frame);
-    rows.push([`${name}, ${size}`, `${fmtNum(trace.hops.length, 0)} hops`, fmtNum(m.median), fmtNum(m.p95), fmtNum(m.max), fmtNum(m.cpuPerFrame), `${fmtNum(m.cpuShare * 100, 0)}%`]);
+    rows.push([
+      `${name}, ${size}`,
+      `${fmtNum(trace.hops.length, 0)} hops`,
+      fmtNum(m.median),
+      fmtNum(m.p95),
+      fmtNum(m.max),
+      fmtNum(m.cpuPerFrame),
+      `${fmtNum(m.cpuShare * 100, 0)}%`,
+    ]);
   }
   if (width === 80) shown = waterfallText(buildWaterfallView(trace, { maxLanes: lanes }), { width });
 }
@@ -90,7 +109,9 @@ for (const [width, height] of [
 const mem = process.memoryUsage();
 process.stderr.write(
   [
-    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmtNum(totalmem() / 2 ** 30, 0)} GiB, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
     `${REPLICAS} replicas: ${trace.hops.length} hops; ${FRAMES} frames per scenario after ${WARMUP} warm-up frames`,
     `RSS at the end ${fmtNum(mem.rss / 2 ** 20, 0)} MiB, heap used ${fmtNum(mem.heapUsed / 2 ** 20, 0)} MiB`,
     '',

@@ -24,10 +24,13 @@ class RealClock implements Clock {
   setTimer(ms: number, fn: () => void): Timer {
     let fired = false;
     let stopped = false;
-    const handle = setTimeout(() => {
-      fired = true;
-      fn();
-    }, Math.max(0, ms));
+    const handle = setTimeout(
+      () => {
+        fired = true;
+        fn();
+      },
+      Math.max(0, ms),
+    );
     return {
       stop: () => {
         if (fired || stopped) return false;
@@ -45,10 +48,13 @@ class RealClock implements Clock {
         clearTimeout(handle);
         resolve();
       };
-      const handle = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const handle = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

@@ -32,17 +32,29 @@ async function main(): Promise<number> {
   }
   const kube = connect({});
   process.stderr.write(`demo: cluster ${kube.connection.server} (context ${kube.connection.contextName})\n`);
-  await ensure(kube, `/api/v1/namespaces/${namespace}`, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, `namespace ${namespace}`);
-  await ensure(kube, `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, `/apis/apps/v1/namespaces/${namespace}/deployments`, {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, labels: { app: name } },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'registry.k8s.io/pause:3.10' }] } },
+  await ensure(
+    kube,
+    `/api/v1/namespaces/${namespace}`,
+    '/api/v1/namespaces',
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    `namespace ${namespace}`,
+  );
+  await ensure(
+    kube,
+    `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+    `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels: { app: name } },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'registry.k8s.io/pause:3.10' }] } },
+      },
     },
-  }, `deployment ${namespace}/${name} (3 replicas)`);
+    `deployment ${namespace}/${name} (3 replicas)`,
+  );
 
   // Wait for the Deployment to be available, so the restart traces a whole rolling update.
   for (let i = 0; i < 240; i++) {

@@ -33,7 +33,16 @@ import { protobufDecodeOptions } from '../../dist/kube/lister-watcher.js';
 import { WatchStream } from '../../dist/kube/watch-stream.js';
 import { emit, exitWhenFlushed, eventRecorder, fail, parseArgs, peakRssKB, until } from './common.mjs';
 
-const podsResource = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], singularName: 'pod', verbs: ['list', 'watch'] };
+const podsResource = {
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  kind: 'Pod',
+  namespaced: true,
+  shortNames: ['po'],
+  singularName: 'pod',
+  verbs: ['list', 'watch'],
+};
 const args = parseArgs(process.argv.slice(2));
 const mode = args._[0];
 
@@ -137,7 +146,11 @@ async function events() {
   emit({ ready: true });
   await rec.start();
   inProcess.sort((a, b) => a - b);
-  const result = { ...rec.result(), inProcessP50: inProcess[Math.floor(inProcess.length * 0.5)], inProcessP99: inProcess[Math.min(inProcess.length - 1, Math.ceil(inProcess.length * 0.99) - 1)] };
+  const result = {
+    ...rec.result(),
+    inProcessP50: inProcess[Math.floor(inProcess.length * 0.5)],
+    inProcessP99: inProcess[Math.min(inProcess.length - 1, Math.ceil(inProcess.length * 0.99) - 1)],
+  };
   ac.abort();
   await running;
   emit(result);

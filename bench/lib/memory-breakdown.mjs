@@ -36,7 +36,9 @@ function breakdown() {
     .filter((s) => s.space_size >= 2 ** 20)
     .map((s) => `${s.space_name} ${MiB(s.space_size / 1024)}`)
     .join(', ');
-  const parts = Object.entries(groups).map(([k, v]) => `${k} ${MiB(v)}`).join(', ');
+  const parts = Object.entries(groups)
+    .map(([k, v]) => `${k} ${MiB(v)}`)
+    .join(', ');
   return `memory: peak RSS ${MiB(kb('VmHWM'))} MiB; at exit RSS ${MiB(kb('VmRSS'))} MiB: ${parts}; V8 heap spaces: ${spaces}`;
 }
 

@@ -19,7 +19,16 @@ export async function startReplayServer({ namespace, pods }) {
     const url = new URL(req.url ?? '/', 'http://replay');
     if (url.pathname !== path || req.method !== 'GET') {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${req.method} ${url.pathname} is not served here` }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'NotFound',
+          code: 404,
+          message: `${req.method} ${url.pathname} is not served here`,
+        }),
+      );
       return;
     }
     const watch = url.searchParams.get('watch');

@@ -20,7 +20,8 @@ for (const mod of [http, https]) {
   const request = mod.request;
   mod.request = function timedRequest(...args) {
     const [first, second] = args;
-    const path = first instanceof URL ? first.pathname + first.search : typeof first === 'string' ? new URL(first).pathname + new URL(first).search : (first?.path ?? '');
+    const path =
+      first instanceof URL ? first.pathname + first.search : typeof first === 'string' ? new URL(first).pathname + new URL(first).search : (first?.path ?? '');
     const method = (first instanceof URL || typeof first === 'string' ? second?.method : first?.method) ?? 'GET';
     const entry = { path, method, startMs: performance.now() };
     requests.push(entry);

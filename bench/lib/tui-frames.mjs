@@ -48,7 +48,13 @@ export async function traceInTerminal(argv, { columns, rows }) {
   // The main thread's CPU time in each frame, where Node can tell (process.threadCpuUsage, Node
   // 23.9+): a frame's wall time less this is time the thread waited for a core or was paused.
   const cpuFrames = [];
-  const threadCpu = typeof process.threadCpuUsage === 'function' ? () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; } : undefined;
+  const threadCpu =
+    typeof process.threadCpuUsage === 'function'
+      ? () => {
+          const u = process.threadCpuUsage();
+          return (u.user + u.system) / 1000;
+        }
+      : undefined;
   let span; // { start, cpu, wrote }
   let onScreen = true;
   let bytes = 0;

@@ -12,7 +12,10 @@ function problems(text: string): string[] {
     read(text);
   } catch (err) {
     expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message.split('\n').slice(1).map((l) => l.trim());
+    return (err as Error).message
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim());
   }
   throw new Error('expected the config to be refused');
 }
@@ -59,8 +62,22 @@ describe('check config files', () => {
       timeoutMs: 60_000,
       origin: { source: 'health.yaml', line: 2, column: 5 },
     });
-    expect(specs[1]).toMatchObject({ name: 'db scales', namespace: 'data', trigger: { kind: 'scale', replicas: 3 }, maxConvergeMs: undefined, timeoutMs: 300_000 });
-    expect(specs[2]).toMatchObject({ kind: 'lease', name: 'lease kube-system/kube-controller-manager', namespace: 'kube-system', lease: 'kube-controller-manager', maxRenewAgeMs: 20_000, maxTransitions: 2, windowMs: 300_000 });
+    expect(specs[1]).toMatchObject({
+      name: 'db scales',
+      namespace: 'data',
+      trigger: { kind: 'scale', replicas: 3 },
+      maxConvergeMs: undefined,
+      timeoutMs: 300_000,
+    });
+    expect(specs[2]).toMatchObject({
+      kind: 'lease',
+      name: 'lease kube-system/kube-controller-manager',
+      namespace: 'kube-system',
+      lease: 'kube-controller-manager',
+      maxRenewAgeMs: 20_000,
+      maxTransitions: 2,
+      windowMs: 300_000,
+    });
     expect(specs[3]).toMatchObject({
       kind: 'queue',
       metrics: ['apiserver', 'https://10.0.0.1:10257/metrics'],
@@ -130,7 +147,9 @@ describe('check config files', () => {
       'health.yaml:1:1: checks: missing: a list of checks, each with a kind (rollout, lease or queue)',
     ]);
     expect(problems('checks: []\n')).toEqual(['health.yaml:1:9: checks: expected a non-empty list of checks']);
-    expect(problems('checks:\n  - kind: lease\n    lease: a/b\n    lease: c/d\n    maxRenewAge: 1s\n')[0]).toMatch(/^health\.yaml:4:5: YAML: Map keys must be unique/);
+    expect(problems('checks:\n  - kind: lease\n    lease: a/b\n    lease: c/d\n    maxRenewAge: 1s\n')[0]).toMatch(
+      /^health\.yaml:4:5: YAML: Map keys must be unique/,
+    );
   });
 
   it('refuses two checks with the same name', () => {
@@ -152,19 +171,26 @@ describe('check config files', () => {
       },
       namespaceFlag: undefined,
     };
-    const readApply = (text: string, namespace?: string) => readCheckSpecs({ flags: {}, config: { file: 'ci/health.yaml', text }, namespace, access, manifests });
+    const readApply = (text: string, namespace?: string) =>
+      readCheckSpecs({ flags: {}, config: { file: 'ci/health.yaml', text }, namespace, access, manifests });
     const applyProblems = (text: string): string[] => {
       try {
         readApply(text);
       } catch (err) {
         expect(err).toBeInstanceOf(UsageError);
-        return (err as Error).message.split('\n').slice(1).map((l) => l.trim());
+        return (err as Error).message
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim());
       }
       throw new Error('expected the config to be refused');
     };
 
     it('reads the manifest beside the config file (or at an absolute path); the object it holds is the target', () => {
-      const specs = readApply('checks:\n  - kind: rollout\n    trigger: apply\n    manifest: web.yaml\n    maxConverge: 2m\n  - kind: rollout\n    trigger: apply\n    manifest: /abs/db.yaml\n', 'demo');
+      const specs = readApply(
+        'checks:\n  - kind: rollout\n    trigger: apply\n    manifest: web.yaml\n    maxConverge: 2m\n  - kind: rollout\n    trigger: apply\n    manifest: /abs/db.yaml\n',
+        'demo',
+      );
       expect(specs[0]).toEqual({
         kind: 'rollout',
         name: 'rollout deployment/web in demo',

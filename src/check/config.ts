@@ -76,7 +76,8 @@ class Reader {
   ) {}
 
   pos(node: Node | Pair | null | undefined): { line: number; column: number } {
-    const range = node && 'range' in node && node.range ? node.range : node && 'key' in node && (node.key as Node | null)?.range ? (node.key as Node).range : undefined;
+    const range =
+      node && 'range' in node && node.range ? node.range : node && 'key' in node && (node.key as Node | null)?.range ? (node.key as Node).range : undefined;
     if (!range) return { line: 1, column: 1 };
     const p = this.lines.linePos(range[0]);
     return { line: p.line, column: p.col };
@@ -144,7 +145,9 @@ class Reader {
         if (v) out.push(v);
       }
     } else if (isSeq(n)) {
-      n.items.forEach((item, i) => one(item, `${path}[${i}]`));
+      n.items.forEach((item, i) => {
+        one(item, `${path}[${i}]`);
+      });
     } else {
       one(n, path);
     }
@@ -214,11 +217,12 @@ export function readConfig(text: string, file: string, defaults: ConfigDefaults)
   const list = r.resolve(checksNode);
   if (checksNode === undefined) r.problem(root, 'checks', 'missing: a list of checks, each with a kind (rollout, lease or queue)');
   else if (!isSeq(list) || list.items.length === 0) r.problem(list, 'checks', 'expected a non-empty list of checks');
-  else list.items.forEach((item, i) => {
-    const path = `checks[${i}]`;
-    const spec = readCheck(r, r.resolve(item), path, file, defaults);
-    if (spec) checks.push({ spec, path });
-  });
+  else
+    list.items.forEach((item, i) => {
+      const path = `checks[${i}]`;
+      const spec = readCheck(r, r.resolve(item), path, file, defaults);
+      if (spec) checks.push({ spec, path });
+    });
   return { file, checks, problems: r.problems };
 }
 
@@ -338,7 +342,11 @@ function reportUnknownKeys(c: CheckEntry, kind: Kind): void {
   for (const key of c.keys()) {
     if (known.includes(key)) continue;
     const other = (Object.keys(KEYS) as Kind[]).find((k) => (KEYS[k] as readonly string[]).includes(key));
-    c.r.problem(c.keyNode(key), c.at(key), `unknown key for a ${kind} check${suggest(key, known)}${other ? ` ("${key}" belongs to ${other} checks)` : ''}; known: ${known.join(', ')}`);
+    c.r.problem(
+      c.keyNode(key),
+      c.at(key),
+      `unknown key for a ${kind} check${suggest(key, known)}${other ? ` ("${key}" belongs to ${other} checks)` : ''}; known: ${known.join(', ')}`,
+    );
   }
 }
 
@@ -384,7 +392,12 @@ function readTrigger(c: CheckEntry): RolloutTrigger | 'apply' | undefined {
  * missing or malformed one is a problem of the config. The object it holds is the target, so a
  * `target:` is refused rather than compared; a `namespace:` is where an object without one goes.
  */
-function readManifest(c: CheckEntry, common: Common, file: string, manifests: ManifestInputs): Pick<RolloutCheckSpec, 'target' | 'namespace' | 'trigger'> | undefined {
+function readManifest(
+  c: CheckEntry,
+  common: Common,
+  file: string,
+  manifests: ManifestInputs,
+): Pick<RolloutCheckSpec, 'target' | 'namespace' | 'trigger'> | undefined {
   if (c.has('target')) c.r.problem(c.keyNode('target'), c.at('target'), 'trigger: apply takes its target from the manifest: drop target');
   if (!c.has('manifest')) {
     c.missing('manifest', 'the file to apply, one object, YAML or JSON (trigger: apply)');

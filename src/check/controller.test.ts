@@ -11,8 +11,17 @@ import { describeSpec } from './describe.js';
 import { specsFromFlags } from './flags.js';
 
 const T0 = Date.UTC(2026, 0, 1);
-const info = (clock: FakeClock): NotificationInfo => ({ receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false });
-const lease: Lease = { metadata: { namespace: 'kube-system', name: 'kube-controller-manager', resourceVersion: '1' }, spec: { holderIdentity: 'vm_1', leaseDurationSeconds: 15, renewTime: formatMicroTime(T0), leaseTransitions: 1 } };
+const info = (clock: FakeClock): NotificationInfo => ({
+  receivedAt: clock.now(),
+  distributedAt: clock.now(),
+  deltaType: undefined,
+  eventType: undefined,
+  isSync: false,
+});
+const lease: Lease = {
+  metadata: { namespace: 'kube-system', name: 'kube-controller-manager', resourceVersion: '1' },
+  spec: { holderIdentity: 'vm_1', leaseDurationSeconds: 15, renewTime: formatMicroTime(T0), leaseTransitions: 1 },
+};
 const expo = (depth: number, retries: number) =>
   `# TYPE workqueue_depth gauge\nworkqueue_depth{name="deployment"} ${depth}\n# TYPE workqueue_retries_total counter\nworkqueue_retries_total{name="deployment"} ${retries}\n# TYPE leader_election_master_status gauge\nleader_election_master_status{name="kube-controller-manager"} 1\n`;
 
@@ -79,17 +88,34 @@ describe('evaluateController', () => {
 describe('check flags: --controller', () => {
   const access = { insecureSkipTlsVerify: false, kubeconfigCredentials: false, token: undefined, timeoutMs: 5_000 };
   it('one controller check per --controller, with the queue limits and the window; --metrics adds sources to it, no queue check', () => {
-    const specs = specsFromFlags({ controller: ['kube-controller-manager', 'shop/op-lock'], maxRetryRate: ['1/s'], metrics: ['kube-controller-manager=https://10.0.0.1:10257/metrics'], window: '30s' }, undefined, access);
+    const specs = specsFromFlags(
+      {
+        controller: ['kube-controller-manager', 'shop/op-lock'],
+        maxRetryRate: ['1/s'],
+        metrics: ['kube-controller-manager=https://10.0.0.1:10257/metrics'],
+        window: '30s',
+      },
+      undefined,
+      access,
+    );
     expect(specs.map((s) => [s.kind, s.name])).toEqual([
       ['controller', 'controller kube-controller-manager'],
       ['controller', 'controller shop/op-lock'],
     ]);
-    expect(specs[0]).toMatchObject({ controller: 'kube-controller-manager', windowMs: 30_000, maxDepth: [], maxRetryRate: [{ queue: '*', limit: 1 }], metrics: ['kube-controller-manager=https://10.0.0.1:10257/metrics'] });
+    expect(specs[0]).toMatchObject({
+      controller: 'kube-controller-manager',
+      windowMs: 30_000,
+      maxDepth: [],
+      maxRetryRate: [{ queue: '*', limit: 1 }],
+      metrics: ['kube-controller-manager=https://10.0.0.1:10257/metrics'],
+    });
     expect(describeSpec(specs[0]!)).toBe('watch kube-controller-manager for 30.0s; a leader throughout, retry rate ≤ 1/s');
   });
 
   it('bad names and queue limits without a subject are usage errors that name --controller', () => {
-    expect(() => specsFromFlags({ controller: ['Kube Controller'] }, undefined, access)).toThrow('--controller "Kube Controller" is not a component or Lease name');
+    expect(() => specsFromFlags({ controller: ['Kube Controller'] }, undefined, access)).toThrow(
+      '--controller "Kube Controller" is not a component or Lease name',
+    );
     let err: unknown;
     try {
       specsFromFlags({ maxDepth: ['5'] }, undefined, access);

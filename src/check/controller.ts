@@ -53,14 +53,27 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
   }
   const results: CheckResult[] = [];
   if (!c.lease) {
-    results.push({ ...limits[0]!, passed: false, status: 'failed', measured: null, message: `${c.name} has no leader Lease (runs without leader election, or none was matched to it)` });
+    results.push({
+      ...limits[0]!,
+      passed: false,
+      status: 'failed',
+      measured: null,
+      message: `${c.name} has no leader Lease (runs without leader election, or none was matched to it)`,
+    });
   } else {
     const passed = w.leaderlessMs === 0 && c.state !== 'no leader';
     const what = `${passed ? 'held' : 'not held'} throughout ${formatDuration(w.windowMs)}: ${formatDuration(w.leaderlessMs)} without a valid holder; now ${c.lease.holder ?? 'no holder'} (${c.lease.state}), ${c.lease.transitions} transitions`;
     results.push({ ...limits[0]!, passed, status: passed ? 'passed' : 'failed', measured: w.leaderlessMs, message: what });
   }
   const leader = c.replicas.find((r) => r.source === c.leader) ?? (c.replicas.length === 1 ? c.replicas[0] : undefined);
-  const unreadable = c.replicas.length === 0 ? `no metrics source was found for ${c.name}` : leader && leader.state !== 'ok' ? `${leader.source}: ${leader.error ?? leader.state}` : c.queues.length === 0 ? (c.note ?? `${c.name} exports no work queues`) : undefined;
+  const unreadable =
+    c.replicas.length === 0
+      ? `no metrics source was found for ${c.name}`
+      : leader && leader.state !== 'ok'
+        ? `${leader.source}: ${leader.error ?? leader.state}`
+        : c.queues.length === 0
+          ? (c.note ?? `${c.name} exports no work queues`)
+          : undefined;
   const firstQueues = new Map((findComponent(w.first, spec.controller)?.queues ?? []).map((q) => [`${q.controller ?? ''}/${q.name}`, q]));
   for (const l of spec.maxDepth) {
     const name = queueLimitName('depth', l);
@@ -71,19 +84,45 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
     let best: { depth: number; queue: string } | undefined;
     for (const q of c.queues) {
       if (l.queue !== '*' && l.queue !== q.name) continue;
-      for (const d of [q.depth, firstQueues.get(`${q.controller ?? ''}/${q.name}`)?.depth ?? null]) if (d !== null && (!best || d > best.depth)) best = { depth: d, queue: q.name };
+      for (const d of [q.depth, firstQueues.get(`${q.controller ?? ''}/${q.name}`)?.depth ?? null])
+        if (d !== null && (!best || d > best.depth)) best = { depth: d, queue: q.name };
     }
     if (!best) {
-      results.push({ name, passed: false, status: 'failed', measured: null, limit: l.limit, unit: 'count', message: `no queue "${l.queue}" with workqueue_depth in ${c.name} (queues: ${c.queues.map((q) => q.name).join(', ')})` });
+      results.push({
+        name,
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit: l.limit,
+        unit: 'count',
+        message: `no queue "${l.queue}" with workqueue_depth in ${c.name} (queues: ${c.queues.map((q) => q.name).join(', ')})`,
+      });
       continue;
     }
     const passed = best.depth <= l.limit;
-    results.push({ name, passed, status: passed ? 'passed' : 'failed', measured: best.depth, limit: l.limit, unit: 'count', message: `highest depth ${best.depth} (queue ${best.queue}) of ${c.name}${passed ? '' : `, over the limit of ${l.limit}`}` });
+    results.push({
+      name,
+      passed,
+      status: passed ? 'passed' : 'failed',
+      measured: best.depth,
+      limit: l.limit,
+      unit: 'count',
+      message: `highest depth ${best.depth} (queue ${best.queue}) of ${c.name}${passed ? '' : `, over the limit of ${l.limit}`}`,
+    });
   }
   for (const l of spec.maxRetryRate) {
     const name = queueLimitName('retry rate', l);
     if (unreadable) {
-      results.push({ name, passed: false, status: 'error', measured: null, limit: l.limit, unit: 'per-second', message: unreadable, exitCode: ExitCode.Cluster });
+      results.push({
+        name,
+        passed: false,
+        status: 'error',
+        measured: null,
+        limit: l.limit,
+        unit: 'per-second',
+        message: unreadable,
+        exitCode: ExitCode.Cluster,
+      });
       continue;
     }
     let best: { rate: number; queue: string } | undefined;
@@ -92,18 +131,40 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
       if (q.retriesPerSecond !== null && (!best || q.retriesPerSecond > best.rate)) best = { rate: q.retriesPerSecond, queue: q.name };
     }
     if (!best) {
-      results.push({ name, passed: false, status: 'failed', measured: null, limit: l.limit, unit: 'per-second', message: `no queue "${l.queue}" with a retry rate in ${c.name} (a rate needs two scrapes)` });
+      results.push({
+        name,
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit: l.limit,
+        unit: 'per-second',
+        message: `no queue "${l.queue}" with a retry rate in ${c.name} (a rate needs two scrapes)`,
+      });
       continue;
     }
     const passed = best.rate <= l.limit + 1e-9;
-    results.push({ name, passed, status: passed ? 'passed' : 'failed', measured: best.rate, limit: l.limit, unit: 'per-second', message: `fastest: queue ${best.queue} of ${c.name}, ${formatValue(best.rate, 'per-second')} over ${formatDuration(w.windowMs)}${passed ? '' : `, over the limit of ${formatValue(l.limit, 'per-second')}`}` });
+    results.push({
+      name,
+      passed,
+      status: passed ? 'passed' : 'failed',
+      measured: best.rate,
+      limit: l.limit,
+      unit: 'per-second',
+      message: `fastest: queue ${best.queue} of ${c.name}, ${formatValue(best.rate, 'per-second')} over ${formatDuration(w.windowMs)}${passed ? '' : `, over the limit of ${formatValue(l.limit, 'per-second')}`}`,
+    });
   }
   return results;
 }
 
 export async function runControllerCheck(kube: Kube, spec: ControllerCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
   const { clock, signal } = ctx;
-  const session = await startTopSession(kube, { signal, syncTimeoutMs: ctx.syncTimeoutMs, intervalMs: spec.windowMs, userSpecs: spec.metrics, access: spec.access });
+  const session = await startTopSession(kube, {
+    signal,
+    syncTimeoutMs: ctx.syncTimeoutMs,
+    intervalMs: spec.windowMs,
+    userSpecs: spec.metrics,
+    access: spec.access,
+  });
   try {
     if (session.leaseError) ctx.log(`leases: ${session.leaseError}`);
     for (const e of session.discoveryErrors) ctx.log(`discovery: ${e}`);

@@ -52,18 +52,44 @@ describe('limits as users write them', () => {
 describe('checks from flags', () => {
   it('makes one rollout check per --restart/--scale, one lease check per --lease and one queue check over all --metrics', () => {
     const specs = specsFromFlags(
-      { restart: ['deploy/web'], scale: ['sts/db=2'], maxConverge: '60s', maxHop: '20s', lease: ['kube-system/kcm', 'other'], maxRenewAge: '20s', window: '5m', metrics: ['apiserver', 'pod/kube-system/kcm:10257'], maxDepth: ['deployment=10'], maxRetryRate: ['1/s'] },
+      {
+        restart: ['deploy/web'],
+        scale: ['sts/db=2'],
+        maxConverge: '60s',
+        maxHop: '20s',
+        lease: ['kube-system/kcm', 'other'],
+        maxRenewAge: '20s',
+        window: '5m',
+        metrics: ['apiserver', 'pod/kube-system/kcm:10257'],
+        maxDepth: ['deployment=10'],
+        maxRetryRate: ['1/s'],
+      },
       'demo',
       access,
     );
-    expect(specs.map((s) => s.name)).toEqual(['rollout deploy/web in demo', 'rollout sts/db in demo', 'lease kube-system/kcm', 'lease demo/other', 'queues of apiserver, pod/kube-system/kcm:10257']);
-    expect(specs[1]).toMatchObject({ trigger: { kind: 'scale', replicas: 2 }, maxConvergeMs: 60_000, maxHopMs: 20_000, timeoutMs: 60_000, origin: { source: 'flags' } });
+    expect(specs.map((s) => s.name)).toEqual([
+      'rollout deploy/web in demo',
+      'rollout sts/db in demo',
+      'lease kube-system/kcm',
+      'lease demo/other',
+      'queues of apiserver, pod/kube-system/kcm:10257',
+    ]);
+    expect(specs[1]).toMatchObject({
+      trigger: { kind: 'scale', replicas: 2 },
+      maxConvergeMs: 60_000,
+      maxHopMs: 20_000,
+      timeoutMs: 60_000,
+      origin: { source: 'flags' },
+    });
     expect(specs[3]).toMatchObject({ kind: 'lease', namespace: 'demo', lease: 'other', maxRenewAgeMs: 20_000, maxTransitions: undefined, windowMs: 300_000 });
     expect(specs[4]).toMatchObject({ kind: 'queue', access, windowMs: 300_000, sampleIntervalMs: 10_000, maxRetryRate: [{ queue: '*', limit: 1 }] });
   });
 
   it('takes --timeout over --max-converge for the deadline, 5m without either', () => {
-    expect(specsFromFlags({ restart: ['deploy/web'], maxConverge: '1m', timeout: '3m' }, undefined, access)[0]).toMatchObject({ timeoutMs: 180_000, name: 'rollout deploy/web' });
+    expect(specsFromFlags({ restart: ['deploy/web'], maxConverge: '1m', timeout: '3m' }, undefined, access)[0]).toMatchObject({
+      timeoutMs: 180_000,
+      name: 'rollout deploy/web',
+    });
     expect(specsFromFlags({ restart: ['deploy/web'] }, undefined, access)[0]).toMatchObject({ timeoutMs: 300_000, maxConvergeMs: undefined });
   });
 
@@ -118,7 +144,11 @@ describe('checks from flags', () => {
         ['rollout statefulset/db in data', 'statefulset/db', 'data'],
         ['rollout deployment/piped in demo', 'deployment/piped', 'demo'],
       ]);
-      expect(specs[0]).toMatchObject({ trigger: { kind: 'apply', file: 'web.yaml', manifest: { kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2 } } }, maxConvergeMs: 120_000, timeoutMs: 120_000 });
+      expect(specs[0]).toMatchObject({
+        trigger: { kind: 'apply', file: 'web.yaml', manifest: { kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2 } } },
+        maxConvergeMs: 120_000,
+        timeoutMs: 120_000,
+      });
       expect(describeSpec(specs[0]!)).toBe('apply web.yaml; converge ≤ 2m');
       expect(describeSpec(specs[2]!)).toBe('apply stdin; converge ≤ 2m');
       // The manifest's own namespace wins over the context's, and agrees with a -n that names it.

@@ -74,7 +74,11 @@ export const fileManifests: ManifestInputs = { readFile: (path) => readFileSync(
  * (a namespaced object without one goes to `namespace`, as with kubectl apply). Errors start with
  * the file's name.
  */
-export function readApply(file: string, namespace: string | undefined, inputs: ManifestInputs): { target: string; namespace: string | undefined; trigger: RolloutTrigger } {
+export function readApply(
+  file: string,
+  namespace: string | undefined,
+  inputs: ManifestInputs,
+): { target: string; namespace: string | undefined; trigger: RolloutTrigger } {
   const source = file === '-' ? 'stdin' : file;
   let text: string;
   try {
@@ -101,7 +105,12 @@ export function readLease(text: string): { namespace: string | undefined; name: 
 }
 
 /** The checks the flags ask for; [] when they ask for none (a --config may). */
-export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefined, access: MetricsAccess, manifests: ManifestInputs = fileManifests): CheckSpec[] {
+export function specsFromFlags(
+  opts: CheckFlagValues,
+  namespace: string | undefined,
+  access: MetricsAccess,
+  manifests: ManifestInputs = fileManifests,
+): CheckSpec[] {
   const origin = { source: 'flags' };
   const specs: CheckSpec[] = [];
   const restarts = opts.restart ?? [];
@@ -125,18 +134,30 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('-f -: stdin can be read once');
   const rollouts = restarts.length + scales.length + files.length > 0;
   if (!rollouts) {
-    for (const [set, name] of [[maxConvergeMs, '--max-converge'], [maxHopMs, '--max-hop'], [timeoutMs, '--timeout']] as const) {
+    for (const [set, name] of [
+      [maxConvergeMs, '--max-converge'],
+      [maxHopMs, '--max-hop'],
+      [timeoutMs, '--timeout'],
+    ] as const) {
       if (set !== undefined) throw new UsageError(`${name} applies to a rollout check: give --restart TYPE/NAME, --scale TYPE/NAME=N or --apply -f FILE`);
     }
   }
   if (leases.length === 0) {
-    for (const [set, name] of [[maxRenewAgeMs, '--max-renew-age'], [maxTransitions, '--max-transitions']] as const) {
+    for (const [set, name] of [
+      [maxRenewAgeMs, '--max-renew-age'],
+      [maxTransitions, '--max-transitions'],
+    ] as const) {
       if (set !== undefined) throw new UsageError(`${name} applies to a lease check: give --lease NAMESPACE/NAME`);
     }
   }
   if (metrics.length === 0 && controllers.length === 0) {
-    for (const [set, name] of [[maxDepth.length || undefined, '--max-depth'], [maxRetryRate.length || undefined, '--max-retry-rate'], [sampleIntervalMs, '--sample-interval']] as const) {
-      if (set !== undefined) throw new UsageError(`${name} applies to a queue check: give --metrics SOURCE`, { hint: 'or to a controller check: --controller NAME' });
+    for (const [set, name] of [
+      [maxDepth.length || undefined, '--max-depth'],
+      [maxRetryRate.length || undefined, '--max-retry-rate'],
+      [sampleIntervalMs, '--sample-interval'],
+    ] as const) {
+      if (set !== undefined)
+        throw new UsageError(`${name} applies to a queue check: give --metrics SOURCE`, { hint: 'or to a controller check: --controller NAME' });
     }
   }
   if (windowMs !== undefined && leases.length === 0 && metrics.length === 0 && controllers.length === 0) {
@@ -163,7 +184,9 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
   }
 
   if (leases.length > 0 && maxRenewAgeMs === undefined && maxTransitions === undefined) {
-    throw new UsageError('a lease check needs a limit: --max-renew-age DURATION and/or --max-transitions N', { hint: 'e.g. --lease kube-system/kube-controller-manager --max-renew-age 20s --max-transitions 2 --window 5m' });
+    throw new UsageError('a lease check needs a limit: --max-renew-age DURATION and/or --max-transitions N', {
+      hint: 'e.g. --lease kube-system/kube-controller-manager --max-renew-age 20s --max-transitions 2 --window 5m',
+    });
   }
   for (const text of leases) {
     const lease = flag('--lease', () => readLease(text));
@@ -173,13 +196,18 @@ export function specsFromFlags(opts: CheckFlagValues, namespace: string | undefi
   // With --controller, --metrics adds sources to what is found for the controllers (as for `top`).
   for (const text of controllers) {
     const name = text.trim();
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name)) throw new UsageError(`--controller "${text}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name))
+      throw new UsageError(`--controller "${text}" is not a component or Lease name`, {
+        hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE',
+      });
     specs.push(controllerSpec({ controller: name, metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }));
   }
   if (metrics.length > 0 && controllers.length === 0) {
     for (const m of metrics) parseMetricsSpec(m);
     if (maxDepth.length === 0 && maxRetryRate.length === 0) {
-      throw new UsageError('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE', { hint: 'e.g. --metrics https://127.0.0.1:10257/metrics --max-depth deployment=10 --max-retry-rate 1/s --window 60s' });
+      throw new UsageError('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE', {
+        hint: 'e.g. --metrics https://127.0.0.1:10257/metrics --max-depth deployment=10 --max-retry-rate 1/s --window 60s',
+      });
     }
     specs.push(queueSpec({ metrics, access, maxDepth, maxRetryRate, windowMs, sampleIntervalMs, origin }));
   }

@@ -8,7 +8,16 @@ import { LeaseWindow, watchLease, type StartInformer } from './lease.js';
 import type { CheckResult, LeaseCheckSpec } from './types.js';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
-const spec: LeaseCheckSpec = { kind: 'lease', name: 'lease kube-system/kcm', namespace: 'kube-system', lease: 'kcm', maxRenewAgeMs: 10_000, maxTransitions: 1, windowMs: 30_000, origin: { source: 'flags' } };
+const spec: LeaseCheckSpec = {
+  kind: 'lease',
+  name: 'lease kube-system/kcm',
+  namespace: 'kube-system',
+  lease: 'kcm',
+  maxRenewAgeMs: 10_000,
+  maxTransitions: 1,
+  windowMs: 30_000,
+  origin: { source: 'flags' },
+};
 
 function snap(now: number, observedTime: number, extra: Partial<LeaseSnapshot> = {}): LeaseSnapshot {
   return {
@@ -52,7 +61,9 @@ describe('what a lease did over the window', () => {
     expect(w.exceeded()).toBe('the renew age limit was exceeded');
     const [age] = w.results(T + 250);
     expect(age).toMatchObject({ status: 'failed', measured: 3_600_000 });
-    expect(age!.message).toBe('no renewal for 1h since 2026-01-01T11:00:00.000Z, over the 10.0s limit (holder a, valid) (watched 250ms of the 30.0s window: the renew age limit was exceeded)');
+    expect(age!.message).toBe(
+      'no renewal for 1h since 2026-01-01T11:00:00.000Z, over the 10.0s limit (holder a, valid) (watched 250ms of the 30.0s window: the renew age limit was exceeded)',
+    );
   });
 
   it('after a change only our clock counts, and a holder that stops renewing fails the check early', () => {
@@ -69,7 +80,16 @@ describe('what a lease did over the window', () => {
   it('counts holder changes, and leaseTransitions increases it did not see as events', () => {
     const w = new LeaseWindow(spec, T);
     w.sample(snap(T, T), T);
-    w.acquired({ type: 'acquired', lease: { namespace: 'kube-system', name: 'kcm' }, at: T + 5_000, holder: 'b', previousHolder: 'a', failoverGapMs: 1_000, transitions: 5, acquireTime: null });
+    w.acquired({
+      type: 'acquired',
+      lease: { namespace: 'kube-system', name: 'kcm' },
+      at: T + 5_000,
+      holder: 'b',
+      previousHolder: 'a',
+      failoverGapMs: 1_000,
+      transitions: 5,
+      acquireTime: null,
+    });
     w.sample(snap(T + 5_000, T + 5_000, { holder: 'b', transitions: 5 }), T + 5_000);
     expect(w.exceeded()).toBeUndefined();
     // A relist: the lease went b → c → d between two events we saw.
@@ -82,7 +102,8 @@ describe('what a lease did over the window', () => {
       measured: 3,
       limit: 1,
       unit: 'count',
-      message: '3 holder changes in 9.00s: a → b at 2026-01-01T12:00:05.000Z, over the limit of 1 (watched 9.00s of the 30.0s window: the transitions limit was exceeded)',
+      message:
+        '3 holder changes in 9.00s: a → b at 2026-01-01T12:00:05.000Z, over the limit of 1 (watched 9.00s of the 30.0s window: the transitions limit was exceeded)',
     });
   });
 

@@ -83,7 +83,10 @@ export class LeaseWindow {
 
   results(now: number): CheckResult[] {
     const watched = now - this.startedAt;
-    const cut = watched + 500 < this.spec.windowMs ? ` (watched ${formatDuration(watched)} of the ${formatDuration(this.spec.windowMs)} window: ${this.exceeded() ?? 'interrupted'})` : '';
+    const cut =
+      watched + 500 < this.spec.windowMs
+        ? ` (watched ${formatDuration(watched)} of the ${formatDuration(this.spec.windowMs)} window: ${this.exceeded() ?? 'interrupted'})`
+        : '';
     const out: CheckResult[] = [];
     const gone = this.deletedAt !== undefined ? `the lease was deleted at ${new Date(this.deletedAt).toISOString()}` : undefined;
     if (this.spec.maxRenewAgeMs !== undefined) {
@@ -94,16 +97,36 @@ export class LeaseWindow {
       if (gone) message = gone;
       else if (!m) message = 'the lease was never seen';
       else if (passed) message = `longest without a renewal: ${formatDuration(m.value)} (holder ${m.holder ?? 'none'})`;
-      else message = `no renewal for ${formatDuration(m.value)} since ${new Date(m.since).toISOString()}, over the ${formatDuration(limit)} limit (holder ${m.holder ?? 'none'}, ${m.state})`;
-      out.push({ name: 'renew age', passed, status: passed ? 'passed' : 'failed', measured: gone ? null : (m?.value ?? null), limit, unit: 'ms', message: message + cut });
+      else
+        message = `no renewal for ${formatDuration(m.value)} since ${new Date(m.since).toISOString()}, over the ${formatDuration(limit)} limit (holder ${m.holder ?? 'none'}, ${m.state})`;
+      out.push({
+        name: 'renew age',
+        passed,
+        status: passed ? 'passed' : 'failed',
+        measured: gone ? null : (m?.value ?? null),
+        limit,
+        unit: 'ms',
+        message: message + cut,
+      });
     }
     if (this.spec.maxTransitions !== undefined) {
       const limit = this.spec.maxTransitions;
       const n = this.transitions();
       const passed = !gone && n <= limit;
       const list = this.changes.map((c) => `${c.previousHolder ?? 'none'} → ${c.holder} at ${new Date(c.at).toISOString()}`).join(', ');
-      const seen = n === 0 ? `no holder change in ${formatDuration(watched)} (holder ${this.lastHolder ?? 'none'})` : `${n} holder change${n === 1 ? '' : 's'} in ${formatDuration(watched)}${list ? `: ${list}` : ''}`;
-      out.push({ name: 'transitions', passed, status: passed ? 'passed' : 'failed', measured: n, limit, unit: 'count', message: (gone ?? (passed ? seen : `${seen}, over the limit of ${limit}`)) + cut });
+      const seen =
+        n === 0
+          ? `no holder change in ${formatDuration(watched)} (holder ${this.lastHolder ?? 'none'})`
+          : `${n} holder change${n === 1 ? '' : 's'} in ${formatDuration(watched)}${list ? `: ${list}` : ''}`;
+      out.push({
+        name: 'transitions',
+        passed,
+        status: passed ? 'passed' : 'failed',
+        measured: n,
+        limit,
+        unit: 'count',
+        message: (gone ?? (passed ? seen : `${seen}, over the limit of ${limit}`)) + cut,
+      });
     }
     return out;
   }
@@ -175,8 +198,12 @@ export async function watchLease(lw: ListerWatcher, namespace: string, spec: Lea
     if (!first) {
       const message = `lease ${namespace}/${spec.lease} not found`;
       return [
-        ...(spec.maxRenewAgeMs !== undefined ? [{ name: 'renew age', passed: false, status: 'failed' as const, measured: null, limit: spec.maxRenewAgeMs, unit: 'ms' as const, message }] : []),
-        ...(spec.maxTransitions !== undefined ? [{ name: 'transitions', passed: false, status: 'failed' as const, measured: null, limit: spec.maxTransitions, unit: 'count' as const, message }] : []),
+        ...(spec.maxRenewAgeMs !== undefined
+          ? [{ name: 'renew age', passed: false, status: 'failed' as const, measured: null, limit: spec.maxRenewAgeMs, unit: 'ms' as const, message }]
+          : []),
+        ...(spec.maxTransitions !== undefined
+          ? [{ name: 'transitions', passed: false, status: 'failed' as const, measured: null, limit: spec.maxTransitions, unit: 'count' as const, message }]
+          : []),
       ];
     }
     const w = new LeaseWindow(spec, startedAt);

@@ -40,7 +40,10 @@ function queuesSeen(samples: readonly SourceSamples[]): string[] {
 
 function absent(limit: QueueLimit, samples: readonly SourceSamples[], series: string): string {
   const seen = queuesSeen(samples);
-  const sources = samples.filter((s) => s.scrapes.length > 0).map((s) => s.source).join(', ');
+  const sources = samples
+    .filter((s) => s.scrapes.length > 0)
+    .map((s) => s.source)
+    .join(', ');
   if (seen.length === 0) return `no workqueue metrics (${series}) in ${sources}`;
   const near = limit.queue === '*' ? [] : closest(limit.queue, seen, 3);
   const list = seen.length > 60 ? `${seen.slice(0, 60).join(', ')}, … (${seen.length})` : seen.join(', ');
@@ -55,7 +58,16 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
   for (const s of samples) {
     if (s.scrapes.length === 0) {
       const why = s.lastError ? `${s.lastError.error}${s.lastError.hint ? ` (${s.lastError.hint})` : ''}` : 'no scrape was made';
-      results.push({ name: `scrape ${s.source}`, passed: false, status: 'error', measured: null, limit: null, unit: 'count', message: `no scrape of ${s.source} succeeded: ${why}`, exitCode: s.lastError?.kind === 'aborted' ? ExitCode.Interrupted : ExitCode.Cluster });
+      results.push({
+        name: `scrape ${s.source}`,
+        passed: false,
+        status: 'error',
+        measured: null,
+        limit: null,
+        unit: 'count',
+        message: `no scrape of ${s.source} succeeded: ${why}`,
+        exitCode: s.lastError?.kind === 'aborted' ? ExitCode.Interrupted : ExitCode.Cluster,
+      });
     }
   }
   if (good.length === 0) return results;
@@ -73,19 +85,44 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
     }
     const scrapes = good.reduce((n, s) => n + s.scrapes.length, 0);
     if (!best) {
-      results.push({ name, passed: false, status: 'failed', measured: null, limit: limit.limit, unit: 'count', message: absent(limit, good, 'workqueue_depth') });
+      results.push({
+        name,
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit: limit.limit,
+        unit: 'count',
+        message: absent(limit, good, 'workqueue_depth'),
+      });
       continue;
     }
     const passed = best.value <= limit.limit;
     const what = `highest depth ${best.value}${limit.queue === '*' ? ` (queue ${best.queue})` : ''} in ${scrapes} sample${scrapes === 1 ? '' : 's'}, at ${new Date(best.atMs).toISOString()} from ${best.source}`;
-    results.push({ name, passed, status: passed ? 'passed' : 'failed', measured: best.value, limit: limit.limit, unit: 'count', message: passed ? what : `${what}, over the limit of ${limit.limit}` });
+    results.push({
+      name,
+      passed,
+      status: passed ? 'passed' : 'failed',
+      measured: best.value,
+      limit: limit.limit,
+      unit: 'count',
+      message: passed ? what : `${what}, over the limit of ${limit.limit}`,
+    });
   }
 
   for (const limit of spec.maxRetryRate) {
     const name = queueLimitName('retry rate', limit);
     const windows = good.filter((s) => s.scrapes.length >= 2);
     if (windows.length === 0) {
-      results.push({ name, passed: false, status: 'error', measured: null, limit: limit.limit, unit: 'per-second', message: 'a rate needs two good scrapes of a source, and no source had them', exitCode: ExitCode.Cluster });
+      results.push({
+        name,
+        passed: false,
+        status: 'error',
+        measured: null,
+        limit: limit.limit,
+        unit: 'per-second',
+        message: 'a rate needs two good scrapes of a source, and no source had them',
+        exitCode: ExitCode.Cluster,
+      });
       continue;
     }
     let best: { rate: number; queue: string; source: string; seconds: number } | undefined;
@@ -97,13 +134,29 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
       }
     }
     if (!best) {
-      results.push({ name, passed: false, status: 'failed', measured: null, limit: limit.limit, unit: 'per-second', message: absent(limit, windows, 'workqueue_retries_total') });
+      results.push({
+        name,
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit: limit.limit,
+        unit: 'per-second',
+        message: absent(limit, windows, 'workqueue_retries_total'),
+      });
       continue;
     }
     const passed = best.rate <= limit.limit + 1e-9;
     const retries = Math.round(best.rate * best.seconds);
     const what = `${limit.queue === '*' ? `highest: ${best.queue}, ` : ''}${retries} retr${retries === 1 ? 'y' : 'ies'} in ${formatDuration(best.seconds * 1000)} = ${formatValue(best.rate, 'per-second')} (${best.source})`;
-    results.push({ name, passed, status: passed ? 'passed' : 'failed', measured: best.rate, limit: limit.limit, unit: 'per-second', message: passed ? what : `${what}, over the limit of ${formatValue(limit.limit, 'per-second')}` });
+    results.push({
+      name,
+      passed,
+      status: passed ? 'passed' : 'failed',
+      measured: best.rate,
+      limit: limit.limit,
+      unit: 'per-second',
+      message: passed ? what : `${what}, over the limit of ${formatValue(limit.limit, 'per-second')}`,
+    });
   }
   return results;
 }

@@ -19,7 +19,17 @@ const spec: RolloutCheckSpec = {
 
 function hop(id: string, kind: string, object: string, at: number, previous?: string): Hop {
   const [k, name] = object.split('/') as [string, string];
-  return { id, kind, object: { kind: k, name, uid: id }, observedAt: T + at, reconciledAt: T + at, sinceTriggerMs: at, previousId: previous, sincePreviousMs: 0, events: [] };
+  return {
+    id,
+    kind,
+    object: { kind: k, name, uid: id },
+    observedAt: T + at,
+    reconciledAt: T + at,
+    sinceTriggerMs: at,
+    previousId: previous,
+    sincePreviousMs: 0,
+    events: [],
+  };
 }
 
 function snapshot(outcome: TraceOutcome | undefined, hops: Hop[], endMessage?: string, tree?: TreeNode): TraceSnapshot {
@@ -56,20 +66,46 @@ describe('rollout check verdicts', () => {
   it('passes a rollout that converged in time with no slow hop, measuring up to convergence', () => {
     const results = evaluateRollout(spec, snapshot('converged', chain, 'Deployment/web converged: 1 updated'), T + 35_000);
     expect(results).toEqual([
-      { name: 'time to converge', passed: true, status: 'passed', measured: 4_000, limit: 10_000, unit: 'ms', message: 'converged in 4.00s (Deployment/web converged: 1 updated)' },
-      { name: 'slowest hop', passed: true, status: 'passed', measured: 2_300, limit: 3_000, unit: 'ms', message: 'slowest: Pod/web-2-a scheduled, 2.30s after Pod/web-2-a created' },
+      {
+        name: 'time to converge',
+        passed: true,
+        status: 'passed',
+        measured: 4_000,
+        limit: 10_000,
+        unit: 'ms',
+        message: 'converged in 4.00s (Deployment/web converged: 1 updated)',
+      },
+      {
+        name: 'slowest hop',
+        passed: true,
+        status: 'passed',
+        measured: 2_300,
+        limit: 3_000,
+        unit: 'ms',
+        message: 'slowest: Pod/web-2-a scheduled, 2.30s after Pod/web-2-a created',
+      },
     ]);
   });
 
   it('fails a slow convergence and a slow hop with the measured values', () => {
     const results = evaluateRollout({ ...spec, maxConvergeMs: 3_000, maxHopMs: 2_000, timeoutMs: 60_000 }, snapshot('converged', chain), T + 5_000);
     expect(results[0]).toMatchObject({ passed: false, status: 'failed', measured: 4_000, limit: 3_000, message: 'converged in 4.00s, over the 3.00s limit' });
-    expect(results[1]).toMatchObject({ passed: false, status: 'failed', measured: 2_300, message: 'over the 2.00s limit: Pod/web-2-a scheduled, 2.30s after Pod/web-2-a created' });
+    expect(results[1]).toMatchObject({
+      passed: false,
+      status: 'failed',
+      measured: 2_300,
+      message: 'over the 2.00s limit: Pod/web-2-a scheduled, 2.30s after Pod/web-2-a created',
+    });
   });
 
   it('fails a timeout, counting the stall since the last hop as a hop, and says where it is stuck', () => {
     const stuckAt = chain.slice(0, 3);
-    const results = evaluateRollout(spec, snapshot('timeout', stuckAt, 'no convergence within 10.0s'), T + 10_000, 'Deployment/web 0/1 ready; 1 Pod not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available)');
+    const results = evaluateRollout(
+      spec,
+      snapshot('timeout', stuckAt, 'no convergence within 10.0s'),
+      T + 10_000,
+      'Deployment/web 0/1 ready; 1 Pod not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available)',
+    );
     expect(results[0]).toEqual({
       name: 'time to converge',
       passed: false,
@@ -77,7 +113,8 @@ describe('rollout check verdicts', () => {
       measured: null,
       limit: 10_000,
       unit: 'ms',
-      message: 'not converged within the 10.0s limit (3 hops seen); Deployment/web 0/1 ready; 1 Pod not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available)',
+      message:
+        'not converged within the 10.0s limit (3 hops seen); Deployment/web 0/1 ready; 1 Pod not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available)',
     });
     expect(results[1]).toMatchObject({ status: 'failed', measured: 9_400, message: 'over the 3.00s limit: no progress for 9.40s after Pod/web-2-a created' });
   });
@@ -85,19 +122,53 @@ describe('rollout check verdicts', () => {
   it('without --max-converge the timeout is the limit; a controller-reported failure and a deletion fail; an interrupt is an error', () => {
     const noLimit = { ...spec, maxConvergeMs: undefined, maxHopMs: undefined, timeoutMs: 120_000 };
     expect(evaluateRollout(noLimit, snapshot('timeout', []), T + 120_000)).toEqual([
-      { name: 'time to converge', passed: false, status: 'failed', measured: null, limit: 120_000, unit: 'ms', message: 'not converged within the 2m timeout (0 hops seen)' },
+      {
+        name: 'time to converge',
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit: 120_000,
+        unit: 'ms',
+        message: 'not converged within the 2m timeout (0 hops seen)',
+      },
     ]);
-    expect(evaluateRollout(noLimit, snapshot('failed', [hop('f', 'failed', 'Deployment/web', 600)], 'ProgressDeadlineExceeded'), T)[0]).toMatchObject({ status: 'failed', message: 'the rollout failed: ProgressDeadlineExceeded' });
-    expect(evaluateRollout(noLimit, snapshot('deleted', [], 'Deployment/web was deleted'), T)[0]).toMatchObject({ status: 'failed', message: 'the workload was deleted during the rollout: Deployment/web was deleted' });
+    expect(evaluateRollout(noLimit, snapshot('failed', [hop('f', 'failed', 'Deployment/web', 600)], 'ProgressDeadlineExceeded'), T)[0]).toMatchObject({
+      status: 'failed',
+      message: 'the rollout failed: ProgressDeadlineExceeded',
+    });
+    expect(evaluateRollout(noLimit, snapshot('deleted', [], 'Deployment/web was deleted'), T)[0]).toMatchObject({
+      status: 'failed',
+      message: 'the workload was deleted during the rollout: Deployment/web was deleted',
+    });
     expect(evaluateRollout(noLimit, snapshot('interrupted', []), T)).toEqual([
-      { name: 'time to converge', passed: false, status: 'error', measured: null, limit: 120_000, unit: 'ms', message: 'interrupted before the rollout ended', exitCode: 130 },
+      {
+        name: 'time to converge',
+        passed: false,
+        status: 'error',
+        measured: null,
+        limit: 120_000,
+        unit: 'ms',
+        message: 'interrupted before the rollout ended',
+        exitCode: 130,
+      },
     ]);
-    expect(evaluateRollout(noLimit, snapshot('no-rollout', [], 'metadata-only change'), T)[0]).toMatchObject({ status: 'passed', measured: null, message: 'no rollout followed the write: metadata-only change' });
+    expect(evaluateRollout(noLimit, snapshot('no-rollout', [], 'metadata-only change'), T)[0]).toMatchObject({
+      status: 'passed',
+      measured: null,
+      message: 'no rollout followed the write: metadata-only change',
+    });
   });
 });
 
 describe('where a rollout is stuck', () => {
-  const node = (kind: string, name: string, extra: Partial<TreeNode> = {}): TreeNode => ({ ref: { kind, name, uid: `${name}-uid` }, status: '', ready: true, deleting: false, children: [], ...extra });
+  const node = (kind: string, name: string, extra: Partial<TreeNode> = {}): TreeNode => ({
+    ref: { kind, name, uid: `${name}-uid` },
+    status: '',
+    ready: true,
+    deleting: false,
+    children: [],
+    ...extra,
+  });
   const tree = node('Deployment', 'web', {
     status: '1/3 ready',
     children: [
@@ -115,10 +186,18 @@ describe('where a rollout is stuck', () => {
   it('lists the Pods that are not ready (not those going away) with their newest Warning event', () => {
     const events = [
       { type: 'Warning', reason: 'FailedScheduling', note: 'old', eventTime: '2026-01-01T00:00:01Z', regarding: { uid: 'web-2-a-uid' } },
-      { type: 'Warning', reason: 'FailedScheduling', note: '0/2 nodes are available: 2 Insufficient cpu.', eventTime: '2026-01-01T00:00:05Z', regarding: { uid: 'web-2-a-uid' } },
+      {
+        type: 'Warning',
+        reason: 'FailedScheduling',
+        note: '0/2 nodes are available: 2 Insufficient cpu.',
+        eventTime: '2026-01-01T00:00:05Z',
+        regarding: { uid: 'web-2-a-uid' },
+      },
       { type: 'Normal', reason: 'Scheduled', note: 'ignored', eventTime: '2026-01-01T00:00:09Z', regarding: { uid: 'web-2-b-uid' } },
     ];
-    expect(describeStuck(tree, events)).toBe('Deployment/web 1/3 ready; 2 Pods not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available: 2 Insufficient cpu.); Pod/web-2-b Pending');
+    expect(describeStuck(tree, events)).toBe(
+      'Deployment/web 1/3 ready; 2 Pods not ready: Pod/web-2-a Pending (FailedScheduling: 0/2 nodes are available: 2 Insufficient cpu.); Pod/web-2-b Pending',
+    );
     expect(describeStuck(undefined, events)).toBeUndefined();
     expect(describeStuck(node('Deployment', 'web', { status: '0/0 ready' }), [])).toBe('Deployment/web 0/0 ready');
   });

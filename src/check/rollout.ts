@@ -42,7 +42,16 @@ export function evaluateRollout(spec: RolloutCheckSpec, snap: TraceSnapshot, end
   const limitWords = spec.maxConvergeMs !== undefined ? `the ${formatDuration(limit)} limit` : `the ${formatDuration(limit)} timeout`;
   const where = stuck ? `; ${stuck}` : '';
   if (outcome === 'interrupted') {
-    results.push({ name: 'time to converge', passed: false, status: 'error', measured: null, limit, unit: 'ms', message: 'interrupted before the rollout ended', exitCode: ExitCode.Interrupted });
+    results.push({
+      name: 'time to converge',
+      passed: false,
+      status: 'error',
+      measured: null,
+      limit,
+      unit: 'ms',
+      message: 'interrupted before the rollout ended',
+      exitCode: ExitCode.Interrupted,
+    });
     return results;
   }
   switch (outcome) {
@@ -57,21 +66,58 @@ export function evaluateRollout(spec: RolloutCheckSpec, snap: TraceSnapshot, end
         measured: elapsed,
         limit,
         unit: 'ms',
-        message: elapsed === null ? `converged, but the time is unknown${how}` : passed ? `converged in ${formatDuration(elapsed)}${how}` : `converged in ${formatDuration(elapsed)}, over ${limitWords}${how}`,
+        message:
+          elapsed === null
+            ? `converged, but the time is unknown${how}`
+            : passed
+              ? `converged in ${formatDuration(elapsed)}${how}`
+              : `converged in ${formatDuration(elapsed)}, over ${limitWords}${how}`,
       });
       break;
     }
     case 'no-rollout':
-      results.push({ name: 'time to converge', passed: true, status: 'passed', measured: null, limit, unit: 'ms', message: `no rollout followed the write: ${snap.endMessage ?? ''}`.trim() });
+      results.push({
+        name: 'time to converge',
+        passed: true,
+        status: 'passed',
+        measured: null,
+        limit,
+        unit: 'ms',
+        message: `no rollout followed the write: ${snap.endMessage ?? ''}`.trim(),
+      });
       break;
     case 'timeout':
-      results.push({ name: 'time to converge', passed: false, status: 'failed', measured: null, limit, unit: 'ms', message: `not converged within ${limitWords} (${snap.hops.length} hops seen)${where}` });
+      results.push({
+        name: 'time to converge',
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit,
+        unit: 'ms',
+        message: `not converged within ${limitWords} (${snap.hops.length} hops seen)${where}`,
+      });
       break;
     case 'failed':
-      results.push({ name: 'time to converge', passed: false, status: 'failed', measured: null, limit, unit: 'ms', message: `the rollout failed: ${snap.endMessage ?? 'the controller reported failure'}${where}` });
+      results.push({
+        name: 'time to converge',
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit,
+        unit: 'ms',
+        message: `the rollout failed: ${snap.endMessage ?? 'the controller reported failure'}${where}`,
+      });
       break;
     case 'deleted':
-      results.push({ name: 'time to converge', passed: false, status: 'failed', measured: null, limit, unit: 'ms', message: `the workload was deleted during the rollout: ${snap.endMessage ?? ''}`.trim() });
+      results.push({
+        name: 'time to converge',
+        passed: false,
+        status: 'failed',
+        measured: null,
+        limit,
+        unit: 'ms',
+        message: `the workload was deleted during the rollout: ${snap.endMessage ?? ''}`.trim(),
+      });
       break;
   }
   if (spec.maxHopMs !== undefined) results.push(slowestHop(spec.maxHopMs, snap, end, outcome === 'converged' || outcome === 'no-rollout', endedAt));
@@ -143,7 +189,10 @@ export function describeStuck(tree: TreeNode | undefined, events: readonly Event
 }
 
 /** The workload and the write: named by the spec, or by the manifest an apply check applies. */
-async function rolloutTarget(kube: Kube, spec: RolloutCheckSpec): Promise<{ info: ResourceInfo; namespace: string | undefined; name: string; trigger: TriggerRequest }> {
+async function rolloutTarget(
+  kube: Kube,
+  spec: RolloutCheckSpec,
+): Promise<{ info: ResourceInfo; namespace: string | undefined; name: string; trigger: TriggerRequest }> {
   const t = spec.trigger;
   if (t.kind === 'apply') {
     const source = t.file === '-' ? 'stdin' : t.file;
@@ -194,7 +243,9 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
     const graceMs = Math.min(DEFAULT_GRACE_MS, (spec.maxConvergeMs ?? spec.timeoutMs) / 2);
     const stuck = finished
       ? undefined
-      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal }).then(diagnosisBrief, () => describeStuck(snap.tree, events));
+      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal }).then(diagnosisBrief, () =>
+          describeStuck(snap.tree, events),
+        );
     return evaluateRollout(spec, snap, session.endedAt ?? Date.now(), stuck);
   } finally {
     session.close();

@@ -46,7 +46,10 @@ export interface RunChecksOptions {
 function limitsOf(spec: CheckSpec): { name: string; limit: number | null; unit: Unit }[] {
   switch (spec.kind) {
     case 'rollout':
-      return [{ name: 'time to converge', limit: spec.maxConvergeMs ?? spec.timeoutMs, unit: 'ms' }, ...(spec.maxHopMs !== undefined ? [{ name: 'slowest hop', limit: spec.maxHopMs, unit: 'ms' as const }] : [])];
+      return [
+        { name: 'time to converge', limit: spec.maxConvergeMs ?? spec.timeoutMs, unit: 'ms' },
+        ...(spec.maxHopMs !== undefined ? [{ name: 'slowest hop', limit: spec.maxHopMs, unit: 'ms' as const }] : []),
+      ];
     case 'lease':
       return [
         ...(spec.maxRenewAgeMs !== undefined ? [{ name: 'renew age', limit: spec.maxRenewAgeMs, unit: 'ms' as const }] : []),
@@ -68,7 +71,11 @@ function limitsOf(spec: CheckSpec): { name: string; limit: number | null; unit: 
 
 function errorResults(spec: CheckSpec, err: unknown, interrupted: boolean): CheckResult[] {
   const mapped = toCliError(err);
-  const message = interrupted ? 'interrupted' : formatError(mapped, false).replace(/^error: /, '').replace(/\nhint: /, ' — hint: ');
+  const message = interrupted
+    ? 'interrupted'
+    : formatError(mapped, false)
+        .replace(/^error: /, '')
+        .replace(/\nhint: /, ' — hint: ');
   const exitCode = interrupted ? ExitCode.Interrupted : mapped instanceof CliError ? mapped.exitCode : ExitCode.Cluster;
   // A missing object is a finding about the cluster (exit 1), not an error of the check.
   const status = exitCode === ExitCode.CheckFailed ? 'failed' : 'error';
@@ -107,9 +114,19 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
     results = errorResults(spec, err, options.signal.aborted);
   }
   if (options.signal.aborted) {
-    results = results.map((r) => (r.status === 'failed' ? r : { ...r, passed: false, status: 'error', exitCode: ExitCode.Interrupted, message: `interrupted: ${r.message}` }));
+    results = results.map((r) =>
+      r.status === 'failed' ? r : { ...r, passed: false, status: 'error', exitCode: ExitCode.Interrupted, message: `interrupted: ${r.message}` },
+    );
   }
-  const run: CheckRun = { name: spec.name, kind: spec.kind, description: describeSpec(spec), origin: spec.origin, startedAt: new Date(started).toISOString(), durationMs: clock.now() - started, results };
+  const run: CheckRun = {
+    name: spec.name,
+    kind: spec.kind,
+    description: describeSpec(spec),
+    origin: spec.origin,
+    startedAt: new Date(started).toISOString(),
+    durationMs: clock.now() - started,
+    results,
+  };
   if (artifacts.length > 0) run.artifacts = artifacts;
   options.onDone?.(run);
   return run;

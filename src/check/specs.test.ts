@@ -17,20 +17,22 @@ function refusal(run: () => unknown): UsageError {
 }
 
 describe('the checks of one run', () => {
-  it('puts the flags\' checks first, then the file\'s', () => {
+  it("puts the flags' checks first, then the file's", () => {
     const specs = readCheckSpecs({ flags: { restart: ['deploy/web'] }, config: { file: 'health.yaml', text: LEASE }, namespace: 'demo', access });
     expect(specs.map((s) => `${s.name} (${s.origin.source})`)).toEqual(['rollout deploy/web in demo (flags)', 'lease demo/web (health.yaml)']);
   });
 
   it('refuses a name the flags and the file share, and one two flags share', () => {
-    const shared = refusal(() => readCheckSpecs({ flags: { lease: ['demo/web'], maxRenewAge: '1s' }, config: { file: 'health.yaml', text: LEASE }, namespace: undefined, access }));
+    const shared = refusal(() =>
+      readCheckSpecs({ flags: { lease: ['demo/web'], maxRenewAge: '1s' }, config: { file: 'health.yaml', text: LEASE }, namespace: undefined, access }),
+    );
     expect(shared.message).toBe('two checks are named "lease demo/web"');
     expect(shared.hint).toMatch(/distinct name/);
     const twice = refusal(() => readCheckSpecs({ flags: { restart: ['deploy/web', 'deploy/web'] }, namespace: 'demo', access }));
     expect(twice.message).toBe('two checks are named "rollout deploy/web in demo"');
   });
 
-  it('reports a name used twice in the file with the file\'s other problems, in file order', () => {
+  it("reports a name used twice in the file with the file's other problems, in file order", () => {
     const text = `${LEASE}  - kind: lease\n    lease: demo/web\n    maxTransitions: 1\n  - kind: rollout\n    target: web\n`;
     const err = refusal(() => readCheckSpecs({ flags: {}, config: { file: 'health.yaml', text }, namespace: undefined, access }));
     expect(err.message.split('\n')).toEqual([

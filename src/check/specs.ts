@@ -43,7 +43,12 @@ function rejectDuplicateNames(placed: readonly PlacedSpec[], fromFile: ConfigChe
       first.set(p.spec.name, p);
     } else if (fromFile && before.path !== undefined && p.path !== undefined) {
       const { line = 1, column = 1 } = p.spec.origin;
-      fromFile.problems.push({ line, column, path: `${p.path}.name`, message: `"${p.spec.name}" is also the name of ${before.path}: give one of them a different name` });
+      fromFile.problems.push({
+        line,
+        column,
+        path: `${p.path}.name`,
+        message: `"${p.spec.name}" is also the name of ${before.path}: give one of them a different name`,
+      });
     } else {
       shared ??= p.spec.name;
     }

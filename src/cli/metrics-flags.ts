@@ -38,7 +38,10 @@ export function addMetricsFlags(cmd: Command, what: string): Command {
     .option('--metrics <spec>', `${what} (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics`, collect, [])
     .option('--metrics-token <token>', 'bearer token for https:// metrics endpoints')
     .option('--metrics-kubeconfig-credentials', "send the kubeconfig user's credentials (client certificate, token, exec plugin) to https:// metrics endpoints")
-    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too')
+    .option(
+      '--metrics-insecure-skip-tls-verify',
+      'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too',
+    )
     .option('--metrics-timeout <duration>', 'how long one scrape of one source may take', '5s');
 }
 
@@ -51,7 +54,7 @@ export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
   if (!direct && specs.length > 0 && (opts.metricsToken !== undefined || opts.metricsKubeconfigCredentials)) {
     const flag = opts.metricsToken !== undefined ? '--metrics-token' : '--metrics-kubeconfig-credentials';
     throw new UsageError(`${flag} applies to https://HOST:PORT/metrics sources, and none is given`, {
-      hint: 'apiserver, pod/ and svc/ sources go through the API server with the kubeconfig\'s credentials already',
+      hint: "apiserver, pod/ and svc/ sources go through the API server with the kubeconfig's credentials already",
     });
   }
   if (opts.metricsToken !== undefined && opts.metricsToken.trim() === '') throw new UsageError('--metrics-token is empty');

@@ -16,7 +16,9 @@ describe('requireFolderOf', () => {
   });
 
   it('names the flag and the folder that is missing or is a file', () => {
-    expect(() => requireFolderOf('--svg', join(dir, 'nope', 'w.svg'))).toThrow(new UsageError(`--svg ${join(dir, 'nope', 'w.svg')}: the folder ${join(dir, 'nope')} does not exist`));
+    expect(() => requireFolderOf('--svg', join(dir, 'nope', 'w.svg'))).toThrow(
+      new UsageError(`--svg ${join(dir, 'nope', 'w.svg')}: the folder ${join(dir, 'nope')} does not exist`),
+    );
     writeFileSync(join(dir, 'file'), '');
     expect(() => requireFolderOf('--junit', join(dir, 'file', 'r.xml'))).toThrow(/^--junit .*: the folder .*file does not exist$/);
   });

@@ -7,7 +7,10 @@ import { kwokStagesYaml, SIMULATE_ANNOTATION } from './kwok-stages.js';
 
 interface Stage {
   metadata: { name: string };
-  spec: { selector: { matchExpressions: { key: string; operator: string; values?: string[] }[] }; next: { statusTemplate?: string; event?: { reason: string } } };
+  spec: {
+    selector: { matchExpressions: { key: string; operator: string; values?: string[] }[] };
+    next: { statusTemplate?: string; event?: { reason: string } };
+  };
 }
 
 /** A stage folder holding kwok's pod-ready stage as kwok ships it (trimmed to its selector). */
@@ -72,7 +75,8 @@ describe('kwokStagesYaml', () => {
 
   it('selects each simulated failure by the annotation value', () => {
     const all = stages();
-    const value = (name: string): string[] | undefined => all.find((s) => s.metadata.name === name)!.spec.selector.matchExpressions.find((m) => m.key === key)!.values;
+    const value = (name: string): string[] | undefined =>
+      all.find((s) => s.metadata.name === name)!.spec.selector.matchExpressions.find((m) => m.key === key)!.values;
     expect(value('pod-simulate-never-ready')).toEqual(['never-ready']);
     expect(value('pod-simulate-err-image-pull')).toEqual(['image-pull-error']);
     expect(value('pod-simulate-image-pull-backoff')).toEqual(['image-pull-error']);

@@ -85,8 +85,12 @@ function warningEvent(reason: string, message: string): string {
 function falseCondition(type: string, reason: string, message?: string): string {
   return `
       - lastProbeTime: null
-        lastTransitionTime: {{ $now | Quote }}${message === undefined ? '' : `
-        message: '${message}'`}
+        lastTransitionTime: {{ $now | Quote }}${
+          message === undefined
+            ? ''
+            : `
+        message: '${message}'`
+        }
         reason: ${reason}
         status: "False"
         type: ${type}`;
@@ -226,5 +230,5 @@ export function kwokStagesYaml(stagesDir: string): string {
     return (f.endsWith('/pod-ready.yaml') ? withoutSimulated(text, f) : text).trim();
   });
   if (docs.length === 0) throw new Error(`no kwok stage files under ${stagesDir}`);
-  return [...docs, ...OUR_STAGES.map((s) => s.trim())].join('\n---\n') + '\n';
+  return `${[...docs, ...OUR_STAGES.map((s) => s.trim())].join('\n---\n')}\n`;
 }

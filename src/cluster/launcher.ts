@@ -50,13 +50,7 @@ const identities: ClientIdentity[] = [
   restrictedUsers.namespaceReader,
 ];
 
-export type ComponentName =
-  | 'etcd'
-  | 'kube-apiserver'
-  | 'kube-controller-manager'
-  | 'kube-controller-manager-2'
-  | 'kube-scheduler'
-  | 'kwok';
+export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-controller-manager-2' | 'kube-scheduler' | 'kwok';
 
 interface ComponentState {
   pid: number;
@@ -116,7 +110,11 @@ export class LocalCluster {
   }
   /** https://127.0.0.1:PORT/metrics of a component, served with a self-signed certificate. */
   metricsUrl(component: 'kube-controller-manager' | 'kube-controller-manager-2' | 'kube-scheduler'): string {
-    const port = { 'kube-controller-manager': this.state.ports.kcm, 'kube-controller-manager-2': this.state.ports.kcm2, 'kube-scheduler': this.state.ports.scheduler }[component];
+    const port = {
+      'kube-controller-manager': this.state.ports.kcm,
+      'kube-controller-manager-2': this.state.ports.kcm2,
+      'kube-scheduler': this.state.ports.scheduler,
+    }[component];
     return `https://127.0.0.1:${port}/metrics`;
   }
   pid(component: ComponentName): number | undefined {
@@ -147,7 +145,9 @@ export class LocalCluster {
       if (await existing.healthy()) {
         log(`local cluster: already running (${existing.server}); reusing it`);
         // A cluster started by an older version has not published them yet; not worth failing for.
-        await existing.publishControlPlaneEndpoints().catch((err: unknown) => log(`local cluster: could not publish the control-plane endpoints: ${err instanceof Error ? err.message : String(err)}`));
+        await existing
+          .publishControlPlaneEndpoints()
+          .catch((err: unknown) => log(`local cluster: could not publish the control-plane endpoints: ${err instanceof Error ? err.message : String(err)}`));
         await existing.ensureKwokStages();
         return existing;
       }
@@ -428,7 +428,14 @@ export class LocalCluster {
   async adminRequest(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: string }> {
     const pki = join(this.dir, 'pki');
     const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f))));
-    return httpsRequest(`${this.server}${path}`, { method, ca: ca!, cert: cert!, key: key!, body: body === undefined ? undefined : JSON.stringify(body), contentType });
+    return httpsRequest(`${this.server}${path}`, {
+      method,
+      ca: ca!,
+      cert: cert!,
+      key: key!,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      contentType,
+    });
   }
 
   private async applyBootstrapObjects(): Promise<void> {
@@ -473,7 +480,18 @@ export class LocalCluster {
         status: {
           allocatable: { cpu: '64', memory: '256Gi', pods: '1000' },
           capacity: { cpu: '64', memory: '256Gi', pods: '1000' },
-          nodeInfo: { architecture: 'amd64', kubeletVersion: 'fake', operatingSystem: 'linux', kernelVersion: '', kubeProxyVersion: '', osImage: '', containerRuntimeVersion: '', bootID: '', machineID: '', systemUUID: '' },
+          nodeInfo: {
+            architecture: 'amd64',
+            kubeletVersion: 'fake',
+            operatingSystem: 'linux',
+            kernelVersion: '',
+            kubeProxyVersion: '',
+            osImage: '',
+            containerRuntimeVersion: '',
+            bootID: '',
+            machineID: '',
+            systemUUID: '',
+          },
           phase: 'Running',
         },
       };
@@ -524,7 +542,10 @@ export class LocalCluster {
       const pending = [];
       for (const lease of leases) if (!(await renewedSinceReady(lease).catch(() => false))) pending.push(lease);
       if (pending.length === 0) break;
-      if (Date.now() > deadline) throw new Error(`local cluster: the ${pending.join(' and ')} Lease was not renewed within ${timeoutMs / 1000}s of kube-apiserver's restart; logs in ${this.logDir}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `local cluster: the ${pending.join(' and ')} Lease was not renewed within ${timeoutMs / 1000}s of kube-apiserver's restart; logs in ${this.logDir}`,
+        );
       await delay(250);
     }
     await restartExited();

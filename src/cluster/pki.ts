@@ -65,12 +65,7 @@ export async function makeServingCert(dir: string): Promise<void> {
 
 export async function makeClientCert(dir: string, id: ClientIdentity): Promise<void> {
   const subject = `/CN=${id.user}${id.groups.map((g) => `/O=${g}`).join('')}`;
-  await signed(
-    dir,
-    id.file,
-    subject,
-    ['basicConstraints=CA:FALSE', 'keyUsage=digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'),
-  );
+  await signed(dir, id.file, subject, ['basicConstraints=CA:FALSE', 'keyUsage=digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth', ''].join('\n'));
 }
 
 export async function makeServiceAccountKeys(dir: string): Promise<void> {

@@ -47,20 +47,34 @@ describe('cache against an API server whose objects hold escape sequences', () =
           : url.pathname === '/apis'
             ? { kind: 'APIGroupList', apiVersion: 'v1', groups: [] }
             : url.pathname === '/api/v1'
-              ? { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch', 'get'], shortNames: ['cm'] }] }
+              ? {
+                  kind: 'APIResourceList',
+                  groupVersion: 'v1',
+                  resources: [
+                    { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch', 'get'], shortNames: ['cm'] },
+                  ],
+                }
               : { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items };
       res.end(JSON.stringify(body));
     });
     dir = mkdtempSync(join(tmpdir(), 'cache-'));
     kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server.base}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: demo}}]\ncurrent-context: x\n`);
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server.base}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: demo}}]\ncurrent-context: x\n`,
+    );
   });
   afterAll(async () => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
   // HOME and XDG_CACHE_HOME in the test's folder: nothing of the discovery is kept elsewhere.
-  const cache = (output: string) => runCli(createInformerTraceProgram, ['cache', 'configmaps', '-o', output, '--index', 'app=metadata.labels.app', '--kubeconfig', kubeconfig], { CI: 'true', HOME: dir, XDG_CACHE_HOME: dir });
+  const cache = (output: string) =>
+    runCli(createInformerTraceProgram, ['cache', 'configmaps', '-o', output, '--index', 'app=metadata.labels.app', '--kubeconfig', kubeconfig], {
+      CI: 'true',
+      HOME: dir,
+      XDG_CACHE_HOME: dir,
+    });
 
   it('-o table and -o name show names and index values escaped', async () => {
     const table = await cache('table');
@@ -77,7 +91,10 @@ describe('cache against an API server whose objects hold escape sequences', () =
       const r = await cache(output);
       expect(r.code, r.stderr).toBe(0);
       const { parse } = await import('yaml');
-      const list = parse(r.stdout) as { items: { metadata: { name: string; labels: Record<string, string> } }[]; indexes: Record<string, Record<string, string[]>> };
+      const list = parse(r.stdout) as {
+        items: { metadata: { name: string; labels: Record<string, string> } }[];
+        indexes: Record<string, Record<string, string[]>>;
+      };
       expect(list.items[0]!.metadata).toMatchObject({ name: `x${HOSTILE}`, labels: { app: `v${ATTACKS.csi}` } });
       expect(list.indexes.app).toEqual({ [`v${ATTACKS.csi}`]: [`demo/x${HOSTILE}`] });
     }

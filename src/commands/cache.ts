@@ -87,10 +87,18 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--index <name=field.path>', 'add a custom index on a field path (repeatable), e.g. node=spec.nodeName', collect, [])
     .option('--by-index <name=value>', `print only the objects an index maps to this value (built-in indexes: ${Object.keys(builtInIndexes).join(', ')})`)
     .option('--for <duration>', 'after the cache synced, keep watching this long before printing (e.g. 30s)')
-    .addOption(new Option('-o, --output <format>', 'tui: the live view (default on a terminal); table (default otherwise), json, yaml or name (kind/name, as kubectl get -o name): the cache once; ndjson: one line per delta').choices(['tui', 'table', 'json', 'yaml', 'name', 'ndjson']))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'tui: the live view (default on a terminal); table (default otherwise), json, yaml or name (kind/name, as kubectl get -o name): the cache once; ndjson: one line per delta',
+      ).choices(['tui', 'table', 'json', 'yaml', 'name', 'ndjson']),
+    )
     .option('-w, --watch', 'with -o ndjson: after the initial state, stream every delta until interrupted (or --for ends it)')
     .option('--resync <duration>', 'resync period: the informer re-delivers its cache as Sync deltas this often (e.g. 30s)')
-    .option('--verify', 'at the end, list the resource fresh from the API server at the cache\'s resourceVersion and report every key or resourceVersion that differs (exit 1 when any)')
+    .option(
+      '--verify',
+      "at the end, list the resource fresh from the API server at the cache's resourceVersion and report every key or resourceVersion that differs (exit 1 when any)",
+    )
     .option('--verify-every <duration>', 'with --watch or --for: also compare this often while watching (implies --verify)')
     .option('--keys-only', 'print only keys and resourceVersions')
     .option('--metadata-only', 'watch PartialObjectMetadata only (always on for secrets)')
@@ -127,7 +135,10 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
         const { runCacheTui } = await import('../tui/cache-app.js');
         await runCacheTui(model, io, { title: informer.name, namespaced: info.namespaced, narrow: plan.byIndex, signal: controller.signal, forMs: plan.forMs });
         const stats = informer.stats();
-        say(io, `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs`);
+        say(
+          io,
+          `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs`,
+        );
       } else {
         await keepWatching(plan, io, controller.signal, verify);
       }
@@ -174,7 +185,13 @@ async function listableResource(kube: Kube, resource: string): Promise<ResourceI
 }
 
 /** The informer the flags ask for: its namespace, selectors, indexes, and what it keeps of each object. */
-function cacheInformer(kube: Kube, info: ResourceInfo, opts: CacheOptions, plan: Plan, io: CommandIO): { informer: SharedIndexInformer; namespace: string | undefined } {
+function cacheInformer(
+  kube: Kube,
+  info: ResourceInfo,
+  opts: CacheOptions,
+  plan: Plan,
+  io: CommandIO,
+): { informer: SharedIndexInformer; namespace: string | undefined } {
   const isSecret = info.group === '' && info.resource === 'secrets';
   if (isSecret && !opts.metadataOnly) io.stderr.write('note: secrets are watched as metadata only; their data is never fetched or printed\n');
   const metaOnly = Boolean(opts.metadataOnly) || isSecret;
@@ -203,16 +220,28 @@ function cacheInformer(kube: Kube, info: ResourceInfo, opts: CacheOptions, plan:
 }
 
 /** Runs the informer until its cache has synced, saying how that went, then (--for) keeps it watching. */
-async function fillCache(kube: Kube, informer: SharedIndexInformer, info: ResourceInfo, opts: CacheOptions, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<void> {
+async function fillCache(
+  kube: Kube,
+  informer: SharedIndexInformer,
+  info: ResourceInfo,
+  opts: CacheOptions,
+  plan: Plan,
+  io: CommandIO,
+  signal: AbortSignal,
+): Promise<void> {
   const started = realClock.now();
   const progress = (e: InformerEvent): void => {
-    if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced') say(io, `${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}`);
+    if (e.level === 'warning' || e.level === 'error' || e.kind === 'listed' || e.kind === 'synced')
+      say(io, `${e.kind === 'synced' ? '' : `${e.level}: `}${e.message}`);
   };
   await runUntilSynced(kube, [informer], { signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress }).catch((err: unknown) => {
     throw explainSelectorError(err, opts);
   });
   const stats = informer.stats();
-  say(io, `synced ${stats.objects} ${groupResource(info)} in ${formatDuration(realClock.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})`);
+  say(
+    io,
+    `synced ${stats.objects} ${groupResource(info)} in ${formatDuration(realClock.now() - started)} (${stats.listRequests} list request${stats.listRequests === 1 ? '' : 's'}, resourceVersion ${stats.lastSyncResourceVersion})`,
+  );
 }
 
 /**
@@ -270,7 +299,10 @@ async function verifyAgainstServer(informer: SharedIndexInformer, info: Resource
     say(io, `verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})`);
     return true;
   }
-  say(io, `verify: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} with the API server at resourceVersion ${result.resourceVersion} (${result.cached} cached, ${result.listed} listed):`);
+  say(
+    io,
+    `verify: ${diffs.length} difference${diffs.length === 1 ? '' : 's'} with the API server at resourceVersion ${result.resourceVersion} (${result.cached} cached, ${result.listed} listed):`,
+  );
   for (const d of diffs.slice(0, 20)) say(io, `  ${describeDifference(d)}`);
   if (diffs.length > 20) io.stderr.write(`  … and ${diffs.length - 20} more\n`);
   return false;
@@ -297,7 +329,10 @@ function selectItems(indexer: Indexer, plan: Plan, info: ResourceInfo, io: Comma
     items = indexer.byIndex(plan.byIndex.name, plan.byIndex.value) as KubeObject[];
     if (items.length === 0) {
       setExitCode(ExitCode.CheckFailed);
-      say(io, `no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}`);
+      say(
+        io,
+        `no ${groupResource(info)} under index ${plan.byIndex.name}=${plan.byIndex.value}; values present: ${indexer.listIndexFuncValues(plan.byIndex.name).sort().slice(0, 10).join(', ') || 'none'}`,
+      );
     }
   } else {
     items = indexer.list() as KubeObject[];
@@ -327,7 +362,7 @@ function compareKeys(a: string, b: string): number {
  */
 function explainSelectorError(err: unknown, opts: CacheOptions): unknown {
   const api = err instanceof UsageError && err.cause instanceof ApiError ? err.cause : undefined;
-  if (!api || api.code !== 400 || (!opts.selector && !opts.fieldSelector)) return err;
+  if (api?.code !== 400 || (!opts.selector && !opts.fieldSelector)) return err;
   const field = opts.fieldSelector !== undefined && (opts.selector === undefined || /field/i.test(api.message));
   const [flag, value] = field ? ['--field-selector', opts.fieldSelector] : ['-l/--selector', opts.selector];
   return new UsageError(`invalid ${flag} ${JSON.stringify(value)}: the API server says: ${escapeTerminal(api.message)}`, {
@@ -362,10 +397,12 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
   const customIndexNames: string[] = [];
   for (const spec of opts.index) {
     const eq = spec.indexOf('=');
-    if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--index "${spec}" is not NAME=FIELD.PATH`, { hint: 'e.g. --index node=spec.nodeName or --index app=metadata.labels.app' });
+    if (eq <= 0 || eq === spec.length - 1)
+      throw new UsageError(`--index "${spec}" is not NAME=FIELD.PATH`, { hint: 'e.g. --index node=spec.nodeName or --index app=metadata.labels.app' });
     const name = spec.slice(0, eq);
     const path = spec.slice(eq + 1);
-    if (indexers[name]) throw new UsageError(`--index name "${name}" is already taken`, { hint: `built-in indexes: ${Object.keys(builtInIndexes).join(', ')}` });
+    if (indexers[name])
+      throw new UsageError(`--index name "${name}" is already taken`, { hint: `built-in indexes: ${Object.keys(builtInIndexes).join(', ')}` });
     try {
       parseFieldPath(path);
     } catch (err) {
@@ -380,14 +417,18 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
     if (eq <= 0) throw new UsageError(`--by-index "${opts.byIndex}" is not NAME=VALUE`);
     byIndex = { name: opts.byIndex.slice(0, eq), value: opts.byIndex.slice(eq + 1) };
     if (!indexers[byIndex.name]) {
-      throw new UsageError(`--by-index: no index named "${byIndex.name}"`, { hint: `indexes: ${Object.keys(indexers).join(', ')} (add one with --index NAME=FIELD.PATH)` });
+      throw new UsageError(`--by-index: no index named "${byIndex.name}"`, {
+        hint: `indexes: ${Object.keys(indexers).join(', ')} (add one with --index NAME=FIELD.PATH)`,
+      });
     }
   }
   const duration = durationFlag;
   const output = opts.output ?? (terminal ? 'tui' : 'table');
   const watch = Boolean(opts.watch);
   if (watch && output !== 'ndjson' && output !== 'tui') {
-    throw new UsageError(`--watch streams deltas: use it with -o ndjson (-o ${output} prints the cache once)`, { hint: 'to watch a while before that print, use --for DURATION' });
+    throw new UsageError(`--watch streams deltas: use it with -o ndjson (-o ${output} prints the cache once)`, {
+      hint: 'to watch a while before that print, use --for DURATION',
+    });
   }
   const forMs = duration('--for', opts.for);
   const verifyEveryMs = duration('--verify-every', opts.verifyEvery);
@@ -410,7 +451,12 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
 }
 
 /** What -o json and -o yaml print: the cache as a List, with the values of its custom indexes. */
-function structuredList(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, rv: string, opts: CacheOptions): { items: unknown[] } & Record<string, unknown> {
+function structuredList(
+  items: KubeObject[],
+  indexes: Record<string, Record<string, string[]>>,
+  rv: string,
+  opts: CacheOptions,
+): { items: unknown[] } & Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'List',
@@ -421,7 +467,13 @@ function structuredList(items: KubeObject[], indexes: Record<string, Record<stri
 }
 
 /** The cache as a table, or as kind/name lines. */
-function render(items: KubeObject[], indexes: Record<string, Record<string, string[]>>, opts: CacheOptions, output: 'table' | 'name', info: ResourceInfo): string {
+function render(
+  items: KubeObject[],
+  indexes: Record<string, Record<string, string[]>>,
+  opts: CacheOptions,
+  output: 'table' | 'name',
+  info: ResourceInfo,
+): string {
   if (output === 'name') return items.map((o) => `${escapeTerminal(kindSlashName(info, o.metadata.name ?? ''))}\n`).join('');
   const { namespaced } = info;
   const now = Date.now();
@@ -434,8 +486,10 @@ function render(items: KubeObject[], indexes: Record<string, Record<string, stri
   ]);
   let out = items.length ? `${renderTable(head, rows)}\n` : '';
   for (const [name, values] of Object.entries(indexes)) {
-    out += `\n${renderTable(['index ' + name, 'keys'], Object.entries(values).map(([v, keys]) => [v, keys.length > 5 ? `${keys.slice(0, 5).join(', ')} (+${keys.length - 5})` : keys.join(', ')]))}\n`;
+    out += `\n${renderTable(
+      [`index ${name}`, 'keys'],
+      Object.entries(values).map(([v, keys]) => [v, keys.length > 5 ? `${keys.slice(0, 5).join(', ')} (+${keys.length - 5})` : keys.join(', ')]),
+    )}\n`;
   }
   return out;
 }
-

@@ -52,7 +52,22 @@ describe('check: a source that answers escape sequences', () => {
       const summary = join(out, 'summary.md');
       const r = await runCli(
         createInformerTraceProgram,
-        ['check', '--metrics', `${server.base}/page`, '--metrics', `${server.base}/refused`, '--max-depth', '5', '--window', '200ms', '--junit', junit, '-o', 'json', ...NO_CLUSTER],
+        [
+          'check',
+          '--metrics',
+          `${server.base}/page`,
+          '--metrics',
+          `${server.base}/refused`,
+          '--max-depth',
+          '5',
+          '--window',
+          '200ms',
+          '--junit',
+          junit,
+          '-o',
+          'json',
+          ...NO_CLUSTER,
+        ],
         { CI: 'true', GITHUB_STEP_SUMMARY: summary },
       );
       // Nothing could be measured: exit 3.

@@ -80,15 +80,32 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   addMetricsFlags(cmd, 'queue check: scrape workqueue metrics from');
   cmd
     .option('--max-depth <[QUEUE=]N>', 'queue check: the highest workqueue depth allowed, for one queue or (without QUEUE=) each (repeatable)', collect, [])
-    .option('--max-retry-rate <[QUEUE=]RATE>', 'queue check: the most retries per second allowed over the window, e.g. 1/s or replicaset=30/m (repeatable)', collect, [])
+    .option(
+      '--max-retry-rate <[QUEUE=]RATE>',
+      'queue check: the most retries per second allowed over the window, e.g. 1/s or replicaset=30/m (repeatable)',
+      collect,
+      [],
+    )
     .option('--sample-interval <duration>', 'queue check: time between scrapes for the highest depth (default: a sixth of the window, 1s–10s)')
-    .option('--controller <name>', 'controller check: a component as `top` shows it (e.g. kube-controller-manager) must have a leader throughout, its queues held to --max-depth and --max-retry-rate (repeatable)', collect, [])
+    .option(
+      '--controller <name>',
+      'controller check: a component as `top` shows it (e.g. kube-controller-manager) must have a leader throughout, its queues held to --max-depth and --max-retry-rate (repeatable)',
+      collect,
+      [],
+    )
     .option('--window <duration>', 'lease, queue and controller checks: how long to watch', '60s')
-    .addOption(new Option('-o, --output <format>', 'print the report on stdout as json or yaml (the summary goes to stderr either way)').choices(['json', 'yaml']))
+    .addOption(
+      new Option('-o, --output <format>', 'print the report on stdout as json or yaml (the summary goes to stderr either way)').choices(['json', 'yaml']),
+    )
     .option('--junit <file>', 'write the report as JUnit XML to FILE')
     .option('--artifacts <dir>', 'write files for CI into DIR (made if need be): the waterfall of each rollout check, as an SVG named after the check')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
-    .addHelpText('after', ['', 'Examples:', ...EXAMPLES[program], '', 'With $GITHUB_STEP_SUMMARY set (GitHub Actions), a Markdown table of the results is appended to it.'].join('\n'));
+    .addHelpText(
+      'after',
+      ['', 'Examples:', ...EXAMPLES[program], '', 'With $GITHUB_STEP_SUMMARY set (GitHub Actions), a Markdown table of the results is appended to it.'].join(
+        '\n',
+      ),
+    );
   addConnectionFlags(cmd);
   cmd.action(async (_local: CheckOptions, command: Command) => {
     const opts = withParentConnectionFlags(command) as unknown as CheckOptions;
@@ -99,7 +116,20 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   return cmd;
 }
 
-const CONNECTION_KEYS = ['kubeconfig', 'context', 'cluster', 'user', 'server', 'token', 'certificateAuthority', 'insecureSkipTlsVerify', 'requestTimeout', 'disableCompression', 'namespace', 'v'];
+const CONNECTION_KEYS = [
+  'kubeconfig',
+  'context',
+  'cluster',
+  'user',
+  'server',
+  'token',
+  'certificateAuthority',
+  'insecureSkipTlsVerify',
+  'requestTimeout',
+  'disableCompression',
+  'namespace',
+  'v',
+];
 
 /**
  * This command's own options, plus the connection flags given before `check` (kubectl informer-trace
@@ -150,7 +180,9 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
   const manifests = await manifestInputs(io, opts);
   let specs = readCheckSpecs({ flags, config, namespace: opts.namespace, access, manifests });
   if (specs.length === 0) {
-    throw new UsageError('nothing to check', { hint: 'give --restart TYPE/NAME, --scale TYPE/NAME=N, --apply -f FILE, --lease NAMESPACE/NAME, --metrics SOURCE, or --config FILE (see --help)' });
+    throw new UsageError('nothing to check', {
+      hint: 'give --restart TYPE/NAME, --scale TYPE/NAME=N, --apply -f FILE, --lease NAMESPACE/NAME, --metrics SOURCE, or --config FILE (see --help)',
+    });
   }
   if (opts.junit !== undefined) requireFolderOf('--junit', opts.junit);
   const artifacts = opts.artifacts !== undefined ? ArtifactsDir.prepare(opts.artifacts) : undefined;

@@ -37,14 +37,19 @@ export const diagnosisExitCode: Record<Diagnosis['verdict'], ExitCode> = {
 
 export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('diagnose')
-    .description("no write: where TYPE/NAME's reconcile chain is stuck — the first broken link, its evidence and the next command to run (exit 0 healthy, 1 broken, 3 could not tell)")
+    .description(
+      "no write: where TYPE/NAME's reconcile chain is stuck — the first broken link, its evidence and the next command to run (exit 0 healthy, 1 broken, 3 could not tell)",
+    )
     .argument('<target>', 'TYPE/NAME (deployment/web, deploy/web, sts/db, job/y, a CRD)')
     .argument('[name]', 'NAME, when the target is given as TYPE NAME')
     .addOption(new Option('-o, --output <format>', 'output format; json/yaml print { diagnosis: … }').choices(['text', 'json', 'yaml']).default('text'))
     .option('--grace <duration>', 'how long a step may take before it counts as stuck rather than in progress', formatDuration(DEFAULT_GRACE_MS))
     .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
-    .addHelpText('after', '\nExamples:\n  kubectl informer-trace diagnose deploy/web -n demo\n  kubectl informer-trace diagnose job/migrate -n demo -o json --grace 10s\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kubectl informer-trace diagnose deploy/web -n demo\n  kubectl informer-trace diagnose job/migrate -n demo -o json --grace 10s\n',
+    );
   addMetricsFlags(cmd, "the controllers' work queues as evidence (depth, retries)");
   addConnectionFlags(cmd);
   cmd.action(async (first: string, second: string | undefined, _o: unknown, command: Command) => {
@@ -58,7 +63,11 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const info = await kube.discovery.resolve(target.type);
     const namespace = info.namespaced ? kube.connection.namespace : undefined;
     const extraChildren: ResourceInfo[] = [];
-    for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
+    for (const k of (opts.children ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      extraChildren.push(await kube.discovery.resolve(k));
 
     const controller = new AbortController();
     const stop = (): void => controller.abort();
@@ -79,8 +88,16 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
           },
         }),
       );
-      const read = metrics.specs.length > 0 ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal) : undefined;
-      const diagnosis = await diagnoseChain(kube, tracer.caches(), { info, namespace, name: target.name }, { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal });
+      const read =
+        metrics.specs.length > 0
+          ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal)
+          : undefined;
+      const diagnosis = await diagnoseChain(
+        kube,
+        tracer.caches(),
+        { info, namespace, name: target.name },
+        { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal },
+      );
       if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
       else io.stdout.write(diagnosisText(diagnosis));
       setExitCode(diagnosisExitCode[diagnosis.verdict]);
@@ -111,7 +128,10 @@ async function eventsRefused(kube: Kube, namespace: string | undefined, signal: 
  * Two scrapes a second apart (rates need two): every answering source's queues, or why none
  * answered, and the scrapes themselves (an operator's queue over that second).
  */
-async function readQueues(poller: MetricsPoller, signal: AbortSignal): Promise<{ queues: Seen<QueueRow[]>; scrapes: { before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } }> {
+async function readQueues(
+  poller: MetricsPoller,
+  signal: AbortSignal,
+): Promise<{ queues: Seen<QueueRow[]>; scrapes: { before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } }> {
   const scrapes = { before: new Map<string, TimedScrape>(), after: new Map<string, TimedScrape>() };
   const keep = (snap: MetricsSnapshot, into: Map<string, TimedScrape>): void => {
     for (const s of snap.sources) {

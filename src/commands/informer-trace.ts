@@ -41,7 +41,9 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
         '  kubectl informer-trace probe -n informer-trace-probe --interval 30s --otlp-endpoint http://jaeger-collector:4318',
       ].join('\n'),
     );
-  program.argument('[target]', 'what to trace: TYPE/NAME (deployment/web, deploy/web, sts/db, ds/x, job/y, cronjob/z, a CRD)').argument('[name]', 'NAME, when the target is given as TYPE NAME');
+  program
+    .argument('[target]', 'what to trace: TYPE/NAME (deployment/web, deploy/web, sts/db, ds/x, job/y, cronjob/z, a CRD)')
+    .argument('[name]', 'NAME, when the target is given as TYPE NAME');
   addTraceOptions(program);
   addConnectionFlags(program);
   program.action(async (target: string | undefined, name: string | undefined, _opts: TraceOptions, command: Command) => {

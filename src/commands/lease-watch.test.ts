@@ -73,7 +73,15 @@ describe('metricsInput', () => {
       atMs: 0,
       intervalMs: 2_000,
       sources: [
-        { source: 'a', ok: true, stale: false, error: null, kind: null, hint: null, stats: { leaderElection: [{ name: 'kube-scheduler', isLeader: true, value: 1 }] } },
+        {
+          source: 'a',
+          ok: true,
+          stale: false,
+          error: null,
+          kind: null,
+          hint: null,
+          stats: { leaderElection: [{ name: 'kube-scheduler', isLeader: true, value: 1 }] },
+        },
         { source: 'b', ok: false, stale: false, error: 'TLS failed', kind: 'tls', hint: 'skip verification', stats: null },
       ],
     } as unknown as MetricsSnapshot;
@@ -87,7 +95,10 @@ describe('metricsInput', () => {
 describe('kubectl lease-watch against an API server whose Leases hold escape sequences', () => {
   // Answers every list with the same Leases, and holds every watch open.
   const leases = [
-    { metadata: { namespace: 'kube-system', name: `evil${HOSTILE}`, resourceVersion: '5' }, spec: { holderIdentity: HOSTILE, leaseDurationSeconds: 15, renewTime: new Date().toISOString().replace('Z', '000Z') } },
+    {
+      metadata: { namespace: 'kube-system', name: `evil${HOSTILE}`, resourceVersion: '5' },
+      spec: { holderIdentity: HOSTILE, leaseDurationSeconds: 15, renewTime: new Date().toISOString().replace('Z', '000Z') },
+    },
   ];
   let server: LoopbackServer;
   let dir: string;
@@ -100,7 +111,10 @@ describe('kubectl lease-watch against an API server whose Leases hold escape seq
     });
     dir = mkdtempSync(join(tmpdir(), 'lease-watch-'));
     kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server.base}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: kube-system}}]\ncurrent-context: x\n`);
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server.base}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u, namespace: kube-system}}]\ncurrent-context: x\n`,
+    );
   });
   afterAll(async () => {
     await server.close();

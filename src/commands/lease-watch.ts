@@ -17,7 +17,7 @@ import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
-import { ApiError, connect, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
+import { ApiError, connect, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
@@ -30,7 +30,6 @@ import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { createCheckCommand } from './check.js';
 import { createTopCommand } from './top.js';
-
 
 type OutputFormat = 'tui' | 'table' | 'json' | 'ndjson';
 
@@ -70,12 +69,25 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
     .argument('[lease]', 'one Lease: NAMESPACE/NAME, or NAME in the -n namespace (default: every Lease)')
     .option('-A, --all-namespaces', 'watch Leases in every namespace (the default without -n)')
     .option('-l, --selector <selector>', 'label selector for the Leases, e.g. app=web')
-    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json, ndjson (one object per holder change)').choices(['tui', 'table', 'json', 'ndjson']))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'output: tui (default on a terminal), table (default otherwise), json, ndjson (one object per holder change)',
+      ).choices(['tui', 'table', 'json', 'ndjson']),
+    )
     .option('-w, --watch', 'with -o table: after the snapshot, print a line for each holder change')
     .option('--for <duration>', 'end by itself after this long once the cache has synced (e.g. 30s, 2m)')
     .option('--since <duration>', 'show only the holder history of the last DURATION (e.g. 10m)')
-    .option('--metrics <spec>', 'scrape leader_election_master_status from a component (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics', collect, [])
-    .option('--metrics-insecure-skip-tls-verify', 'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too')
+    .option(
+      '--metrics <spec>',
+      'scrape leader_election_master_status from a component (repeatable): apiserver, pod/NS/NAME[:PORT], svc/NS/NAME[:PORT], https://HOST:PORT/metrics',
+      collect,
+      [],
+    )
+    .option(
+      '--metrics-insecure-skip-tls-verify',
+      'do not check the certificates of https:// metrics endpoints (components serve self-signed ones); --insecure-skip-tls-verify covers them too',
+    )
     .option('--metrics-interval <duration>', 'how often metrics are scraped', '2s')
     .option('--sync-timeout <duration>', 'how long to wait for the cache to sync', '60s')
     .addHelpText(
@@ -117,8 +129,10 @@ export function parseLeaseArg(arg: string): { namespace: string | undefined; nam
   else if (parts.length === 2 && LEASE_TYPE_NAMES.has(parts[0]!.toLowerCase())) name = parts[1]!;
   else if (parts.length === 2) [namespace, name] = parts as [string, string];
   else throw new UsageError(`"${arg}" is not a Lease`, { hint: 'write NAMESPACE/NAME (e.g. kube-system/kube-controller-manager), or NAME with -n NAMESPACE' });
-  if (namespace !== undefined && !DNS_LABEL.test(namespace)) throw new UsageError(`"${namespace}" in "${arg}" is not a namespace name`, { hint: 'write NAMESPACE/NAME, e.g. kube-system/kube-controller-manager' });
-  if (!DNS_SUBDOMAIN.test(name)) throw new UsageError(`"${name}" is not a Lease name`, { hint: 'Lease names are lower-case DNS names, e.g. kube-controller-manager' });
+  if (namespace !== undefined && !DNS_LABEL.test(namespace))
+    throw new UsageError(`"${namespace}" in "${arg}" is not a namespace name`, { hint: 'write NAMESPACE/NAME, e.g. kube-system/kube-controller-manager' });
+  if (!DNS_SUBDOMAIN.test(name))
+    throw new UsageError(`"${name}" is not a Lease name`, { hint: 'Lease names are lower-case DNS names, e.g. kube-controller-manager' });
   return { namespace, name };
 }
 
@@ -128,13 +142,19 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
   const lease = leaseArg === undefined ? undefined : parseLeaseArg(leaseArg);
   if (lease && opts.allNamespaces) throw new UsageError('a Lease name and --all-namespaces cannot be used together');
   if (lease?.namespace && opts.namespace && lease.namespace !== opts.namespace) {
-    throw new UsageError(`the Lease ${lease.namespace}/${lease.name} is not in namespace ${opts.namespace} (-n)`, { hint: 'drop -n, or the namespace in the Lease argument' });
+    throw new UsageError(`the Lease ${lease.namespace}/${lease.name} is not in namespace ${opts.namespace} (-n)`, {
+      hint: 'drop -n, or the namespace in the Lease argument',
+    });
   }
   if (lease && opts.selector) throw new UsageError('a Lease name and --selector cannot be used together');
   const duration = durationFlag;
   const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
-  if (opts.watch && mode === 'json') throw new UsageError('--watch does not apply to -o json, which prints one snapshot', { hint: 'use -o ndjson to stream holder changes, or -o table --watch' });
+  if (mode === 'tui' && !io.stdout.isTTY)
+    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  if (opts.watch && mode === 'json')
+    throw new UsageError('--watch does not apply to -o json, which prints one snapshot', {
+      hint: 'use -o ndjson to stream holder changes, or -o table --watch',
+    });
   const sinceMs = opts.since === undefined ? null : duration('--since', opts.since);
   if (sinceMs !== null && sinceMs <= 0) throw new UsageError('--since must be a positive duration, e.g. 10m');
   for (const spec of opts.metrics) parseMetricsSpec(spec);
@@ -185,7 +205,9 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     model.markSynced();
     model.start();
     const stats = informer.stats();
-    io.stderr.write(`synced ${stats.objects} lease${stats.objects === 1 ? '' : 's'} ${namespace ? `in ${namespace}` : 'in all namespaces'} in ${formatDuration(Date.now() - started)}\n`);
+    io.stderr.write(
+      `synced ${stats.objects} lease${stats.objects === 1 ? '' : 's'} ${namespace ? `in ${namespace}` : 'in all namespaces'} in ${formatDuration(Date.now() - started)}\n`,
+    );
 
     if (plan.lease) {
       const ns = plan.lease.namespace ?? kube.connection.namespace;
@@ -250,12 +272,18 @@ function until(ms: number, signal: AbortSignal): Promise<void> {
 async function notFound(kube: Kube, namespace: string, name: string, signal: AbortSignal): Promise<CheckFailedError> {
   let names: string[] | undefined;
   try {
-    const list = await kube.client.json<{ items?: { metadata?: { name?: string } }[] }>(`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`, {
-      signal,
-      describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
-    });
+    const list = await kube.client.json<{ items?: { metadata?: { name?: string } }[] }>(
+      `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
+      {
+        signal,
+        describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
+      },
+    );
     // Printed in the hint: escaped as every text output is.
-    names = (list.items ?? []).map((i) => escapeTerminal(i.metadata?.name ?? '')).filter(Boolean).sort();
+    names = (list.items ?? [])
+      .map((i) => escapeTerminal(i.metadata?.name ?? ''))
+      .filter(Boolean)
+      .sort();
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }

@@ -50,12 +50,16 @@ function positiveDuration(flag: string, value: string): number {
 
 export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Command {
   const cmd = new Command('probe')
-    .description('writes only its canary: every --interval, restart (or scale) a canary Deployment, trace the reconcile chain to convergence, and serve the latencies as Prometheus metrics and OpenTelemetry traces; runs until SIGTERM')
+    .description(
+      'writes only its canary: every --interval, restart (or scale) a canary Deployment, trace the reconcile chain to convergence, and serve the latencies as Prometheus metrics and OpenTelemetry traces; runs until SIGTERM',
+    )
     .option('--target <TYPE/NAME>', 'probe this existing Deployment instead of the canary (it is written each round, never created or deleted)')
     .option('--canary-name <name>', 'name of the canary Deployment the probe creates when missing, in -n', DEFAULT_CANARY_NAME)
     .option('--canary-image <image>', "the canary's container image", DEFAULT_CANARY_IMAGE)
     .option('--replicas <n>', 'replicas of the canary when it is created', '1')
-    .addOption(new Option('--mode <mode>', 'each round restarts the rollout, or scales between the two --sizes').choices(['restart', 'scale']).default('restart'))
+    .addOption(
+      new Option('--mode <mode>', 'each round restarts the rollout, or scales between the two --sizes').choices(['restart', 'scale']).default('restart'),
+    )
     .option('--sizes <a,b>', 'the two replica counts of --mode scale', '1,2')
     .option('--interval <duration>', 'time from the start of one round to the start of the next', '1m')
     .option('--timeout <duration>', 'how long a round waits for convergence before it counts as timed out', '5m')
@@ -63,7 +67,10 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
     .option('--shutdown-grace <duration>', 'on SIGTERM, how long the round in progress may go on before it is abandoned', '20s')
     .option('--rounds <n>', 'stop after this many rounds (default: run until stopped)')
     .option('--listen <host:port>', 'serve /metrics, /healthz and /readyz here', ':8080')
-    .option('--otlp-endpoint <url>', 'export each round as an OpenTelemetry trace over OTLP/HTTP to this base URL (/v1/traces is added); default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT')
+    .option(
+      '--otlp-endpoint <url>',
+      'export each round as an OpenTelemetry trace over OTLP/HTTP to this base URL (/v1/traces is added); default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT',
+    )
     .option('--cluster-name <name>', "the k8s.cluster.name resource attribute of exported traces (default: the kubeconfig context's name)")
     .addHelpText(
       'after',
@@ -82,7 +89,11 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
     const opts = mergedOptions<ProbeFlags & Record<string, unknown>>(command);
     // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
     // to load than a one-shot command takes to run.
-    const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([import('../output/otlp.js'), import('../probe/metrics.js'), import('../probe/probe.js')]);
+    const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
+      import('../output/otlp.js'),
+      import('../probe/metrics.js'),
+      import('../probe/probe.js'),
+    ]);
     const intervalMs = positiveDuration('--interval', opts.interval);
     const timeoutMs = positiveDuration('--timeout', opts.timeout);
     const syncTimeoutMs = positiveDuration('--sync-timeout', opts.syncTimeout);
@@ -108,10 +119,12 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
         throw new UsageError(`--target ${(err as Error).message}`);
       }
       const info = await kube.discovery.resolve(t.type);
-      if (info.group !== 'apps' || info.resource !== 'deployments') throw new UsageError(`--target ${opts.target}: the probe restarts or scales a Deployment, not ${info.kind}`);
+      if (info.group !== 'apps' || info.resource !== 'deployments')
+        throw new UsageError(`--target ${opts.target}: the probe restarts or scales a Deployment, not ${info.kind}`);
       name = t.name;
     } else {
-      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.canaryName) || opts.canaryName.length > 63) throw new UsageError(`--canary-name "${opts.canaryName}" is not a valid Deployment name`);
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.canaryName) || opts.canaryName.length > 63)
+        throw new UsageError(`--canary-name "${opts.canaryName}" is not a valid Deployment name`);
       name = opts.canaryName;
     }
     const info = await kube.discovery.resolve('deployments.apps');

@@ -17,7 +17,16 @@ function run(argv: string[]): Promise<CliResult> {
 }
 
 interface QueuesJson {
-  sources: { source: string; ok: boolean; state: string; error: string | null; kind: string | null; windowSeconds: number | null; leader: string | null; queues: QueueRow[] }[];
+  sources: {
+    source: string;
+    ok: boolean;
+    state: string;
+    error: string | null;
+    kind: string | null;
+    windowSeconds: number | null;
+    leader: string | null;
+    queues: QueueRow[];
+  }[];
 }
 
 const first = metricsFixture('kube-controller-manager.prom');
@@ -94,7 +103,11 @@ describe('kubectl informer-trace queues: input checked before any request', () =
   });
 
   it('takes connection flags written before the subcommand too, while its own flags keep their values', async () => {
-    const { code, stderr: err } = await runCli(createInformerTraceProgram, ['--kubeconfig', '/nonexistent/before', 'queues', '--metrics', 'apiserver', '--metrics-timeout', '2s', '-o', 'json'], { CI: 'true' });
+    const { code, stderr: err } = await runCli(
+      createInformerTraceProgram,
+      ['--kubeconfig', '/nonexistent/before', 'queues', '--metrics', 'apiserver', '--metrics-timeout', '2s', '-o', 'json'],
+      { CI: 'true' },
+    );
     expect(code).toBe(2);
     expect(err).toContain('kubeconfig /nonexistent/before does not exist');
     // The root has --metrics and --metrics-timeout too (for the trace), with defaults that must not win.
@@ -105,7 +118,17 @@ describe('kubectl informer-trace queues: input checked before any request', () =
   it('--help lists the flags and examples', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--metrics <spec>', '--metrics-token <token>', '--metrics-kubeconfig-credentials', '--metrics-insecure-skip-tls-verify', '--interval <duration>', '--once', '--for <duration>', '--queue <names>']) expect(r.stdout).toContain(flag);
+    for (const flag of [
+      '--metrics <spec>',
+      '--metrics-token <token>',
+      '--metrics-kubeconfig-credentials',
+      '--metrics-insecure-skip-tls-verify',
+      '--interval <duration>',
+      '--once',
+      '--for <duration>',
+      '--queue <names>',
+    ])
+      expect(r.stdout).toContain(flag);
     expect(r.stdout).toContain('kubectl informer-trace queues --metrics apiserver -o json --for 30s');
   });
 });
@@ -134,7 +157,22 @@ describe('kubectl informer-trace queues against local endpoints', () => {
 
   it('HTML, 401 and a hang fail one line each on stderr while the working source keeps its rows: exit 0', async () => {
     const url = kcm();
-    const r = await run(['--metrics', url, '--metrics', `${base}/login`, '--metrics', `${base}/secret`, '--metrics', `${base}/hang`, '--metrics-timeout', '1500ms', '-o', 'json', '--interval', '1600ms']);
+    const r = await run([
+      '--metrics',
+      url,
+      '--metrics',
+      `${base}/login`,
+      '--metrics',
+      `${base}/secret`,
+      '--metrics',
+      `${base}/hang`,
+      '--metrics-timeout',
+      '1500ms',
+      '-o',
+      'json',
+      '--interval',
+      '1600ms',
+    ]);
     expect(r.code).toBe(0);
     const sources = (JSON.parse(r.stdout) as QueuesJson).sources;
     expect(sources.map((s) => [s.source, s.ok, s.kind])).toEqual([
@@ -147,7 +185,9 @@ describe('kubectl informer-trace queues against local endpoints', () => {
     expect(sources[3]!.error).toBe('no answer within 1500ms');
     const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
     expect(errors).toEqual([
-      expect.stringMatching(new RegExp(`^error: metrics ${base}/login: answered text/html, not Prometheus metrics .*\\(hint: is ${base}/login the metrics endpoint\\?`)),
+      expect.stringMatching(
+        new RegExp(`^error: metrics ${base}/login: answered text/html, not Prometheus metrics .*\\(hint: is ${base}/login the metrics endpoint\\?`),
+      ),
       `error: metrics ${base}/secret: 401 Unauthorized: Unauthorized (hint: the credentials were refused; check the kubeconfig user or --token)`,
       `error: metrics ${base}/hang: no answer within 1500ms (hint: the endpoint is slow or not answering; a larger timeout may help)`,
     ]);
@@ -169,12 +209,18 @@ describe('kubectl informer-trace queues against local endpoints', () => {
   });
 
   it('-o ndjson (and -o json --watch) print one snapshot per interval until --for ends it', async () => {
-    for (const flags of [['-o', 'ndjson'], ['-o', 'json', '--watch']]) {
+    for (const flags of [
+      ['-o', 'ndjson'],
+      ['-o', 'json', '--watch'],
+    ]) {
       const started = Date.now();
       const r = await run(['--metrics', kcm(), ...flags, '--interval', '100ms', '--for', '1500ms']);
       expect(r.code).toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as QueuesJson);
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as QueuesJson);
       // At most one line per interval (a round lasts at least that long), and more than one.
       expect(lines.length).toBeGreaterThanOrEqual(2);
       expect(lines.length).toBeLessThanOrEqual(15);

@@ -60,19 +60,35 @@ interface Plan {
 }
 
 function collectNames(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('queues')
     .description("Show controllers' work queues from their Prometheus metrics: depth, adds and retries per second, queue and work time, stuck work.")
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (one line per interval)').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (one line per interval)',
+      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson']),
+    )
     .option('-w, --watch', 'with -o json: one line per interval (ndjson)')
     .option('--once', 'with -o table: print one table (after two scrapes, so rates exist) and end')
     .option('--for <duration>', 'end by itself after this long (e.g. 30s); a single snapshot then covers the whole time')
     .option('--interval <duration>', 'time between scrapes; rates are measured over it', '2s')
-    .option('--queue <names>', 'only these queues or controllers (comma-separated, repeatable; * matches anything), e.g. deployment,replicaset', collectNames, [])
+    .option(
+      '--queue <names>',
+      'only these queues or controllers (comma-separated, repeatable; * matches anything), e.g. deployment,replicaset',
+      collectNames,
+      [],
+    )
     .option('-a, --all', 'include queues that never took an item (hidden from the table by default; json has them all)');
   addMetricsFlags(cmd, 'scrape workqueue metrics from a component');
   addConnectionFlags(cmd);
@@ -105,9 +121,11 @@ const duration = durationFlag;
 function validate(opts: QueuesOptions, io: CommandIO): Plan {
   const metrics = planMetrics(opts);
   let mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  if (mode === 'tui' && !io.stdout.isTTY)
+    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
   if (opts.watch && opts.once) throw new UsageError('--watch and --once cannot be used together');
-  if (opts.once && mode !== 'table') throw new UsageError(`--once applies to -o table; -o ${mode} ${mode === 'ndjson' || mode === 'tui' ? 'streams' : 'prints one snapshot already'}`);
+  if (opts.once && mode !== 'table')
+    throw new UsageError(`--once applies to -o table; -o ${mode} ${mode === 'ndjson' || mode === 'tui' ? 'streams' : 'prints one snapshot already'}`);
   if (opts.watch && mode === 'yaml') throw new UsageError('--watch does not apply to -o yaml', { hint: 'use -o ndjson (or -o json --watch) to stream' });
   if (opts.watch && mode === 'json') mode = 'ndjson';
   const intervalMs = duration('--interval', opts.interval);
@@ -175,7 +193,11 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
       return exitFor(snap, io);
     }
 
-    io.stderr.write(plan.forMs > 0 ? `every ${formatDuration(plan.intervalMs)} for ${formatDuration(plan.forMs)}…\n` : `every ${formatDuration(plan.intervalMs)}; Ctrl+C to stop\n`);
+    io.stderr.write(
+      plan.forMs > 0
+        ? `every ${formatDuration(plan.intervalMs)} for ${formatDuration(plan.forMs)}…\n`
+        : `every ${formatDuration(plan.intervalMs)}; Ctrl+C to stop\n`,
+    );
     let last = first;
     let printed = 0;
     while (!signal.aborted && realClock.now() < deadline) {

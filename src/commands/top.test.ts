@@ -44,7 +44,22 @@ describe('renderTopTable', () => {
     const expo = (adds: number, retries: number) =>
       `# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name="deployment"} ${adds}\nworkqueue_adds_total{name="cronjob"} 0\n# TYPE workqueue_retries_total counter\nworkqueue_retries_total{name="deployment"} ${retries}\n# TYPE workqueue_depth gauge\nworkqueue_depth{name="deployment"} 2\nworkqueue_depth{name="cronjob"} 0\n`;
     const { second } = await pollTwice({ apiserver: [expo(0, 0), expo(4, 2)] }, 2_000);
-    const view = buildTopView({ now: Date.UTC(2026, 0, 1), leases: [], metrics: second, targets: [{ source: 'apiserver', component: 'kube-apiserver', namespace: null, pod: null, host: null, lease: null, foundBy: ['the API server of the kubeconfig'] }] });
+    const view = buildTopView({
+      now: Date.UTC(2026, 0, 1),
+      leases: [],
+      metrics: second,
+      targets: [
+        {
+          source: 'apiserver',
+          component: 'kube-apiserver',
+          namespace: null,
+          pod: null,
+          host: null,
+          lease: null,
+          foundBy: ['the API server of the kubeconfig'],
+        },
+      ],
+    });
     const text = renderTopTable(view, false);
     const lines = text.split('\n');
     expect(lines[0]).toMatch(/^COMPONENT\s+STATE\s+HOLDER\s+RENEW\s+TRANS\s+LAST FAILOVER\s+REPLICAS\s+DEPTH\s+ADDS\/S\s+RETRIES\/S/);
@@ -65,7 +80,12 @@ describe('renderTopTable with hostile names and errors', () => {
     const { renderTopTable } = await import('./top.js');
     const source = `https://10.0.0.66/metrics?${HOSTILE}`;
     const { second } = await pollTwice({ [source]: [{ fail: 'not-metrics', reason: `answered ${HOSTILE}` }] }, 2_000);
-    const view = buildTopView({ now: Date.UTC(2026, 0, 1), leases: [], metrics: second, targets: [{ source, component: `op${HOSTILE}`, namespace: null, pod: null, host: null, lease: null, foundBy: [HOSTILE] }] });
+    const view = buildTopView({
+      now: Date.UTC(2026, 0, 1),
+      leases: [],
+      metrics: second,
+      targets: [{ source, component: `op${HOSTILE}`, namespace: null, pod: null, host: null, lease: null, foundBy: [HOSTILE] }],
+    });
     const text = renderTopTable(view, true);
     expect(controlsIn(text)).toEqual([]);
     expect(text).toContain(`op${HOSTILE_SHOWN}`);

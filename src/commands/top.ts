@@ -38,7 +38,17 @@ import { formatDuration } from '../util/duration.js';
 import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
 import type { LeaseChange } from '../view/lease-view.js';
 import { startTopSession, type TopSession } from '../live/index.js';
-import { COMPONENT_COLUMNS, componentCells, explainDiscovery, RECONCILE_COLUMNS, shownQueues, TOP_QUEUE_COLUMNS, topQueueCells, type TopComponent, type TopView } from '../view/top-view.js';
+import {
+  COMPONENT_COLUMNS,
+  componentCells,
+  explainDiscovery,
+  RECONCILE_COLUMNS,
+  shownQueues,
+  TOP_QUEUE_COLUMNS,
+  topQueueCells,
+  type TopComponent,
+  type TopView,
+} from '../view/top-view.js';
 
 type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
 
@@ -61,15 +71,31 @@ interface Plan {
 }
 
 function collectNames(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('top')
-    .description('Controller health on one screen: each component\'s leader Lease, the replica that leads, and its work queues, unhealthy first.')
+    .description("Controller health on one screen: each component's leader Lease, the replica that leads, and its work queues, unhealthy first.")
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('-o, --output <format>', 'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (a snapshot per scrape and per Lease change)').choices(['tui', 'table', 'json', 'yaml', 'ndjson']))
-    .option('--controller <names>', 'only these components (Lease or component names, comma-separated, repeatable), e.g. kube-controller-manager', collectNames, [])
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (a snapshot per scrape and per Lease change)',
+      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson']),
+    )
+    .option(
+      '--controller <names>',
+      'only these components (Lease or component names, comma-separated, repeatable), e.g. kube-controller-manager',
+      collectNames,
+      [],
+    )
     .option('--explain-discovery', 'print how each metrics source was found (on stderr)')
     .option('-a, --all', 'with -o table: list idle queues too')
     .option('--for <duration>', 'end by itself after this long; a json/yaml snapshot then covers the whole time')
@@ -108,14 +134,16 @@ function validate(opts: TopOptions, io: CommandIO): Plan {
   const user = (opts.metrics ?? []).map(parseUserSpec);
   planMetrics({ ...opts, metrics: user.map((u) => u.source) });
   const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY) throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  if (mode === 'tui' && !io.stdout.isTTY)
+    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
   const intervalMs = durationFlag('--interval', opts.interval);
   if (intervalMs <= 0) throw new UsageError('--interval must be a positive duration, e.g. 2s');
   const forMs = durationFlag('--for', opts.for);
   if (opts.for !== undefined && forMs <= 0) throw new UsageError('--for must be a positive duration, e.g. 30s');
   const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout);
   for (const c of opts.controller ?? []) {
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(c)) throw new UsageError(`--controller "${c}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(c))
+      throw new UsageError(`--controller "${c}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
   }
   return { mode, intervalMs, forMs, syncTimeoutMs: syncTimeoutMs || 30_000, controllers: opts.controller ?? [] };
 }
@@ -128,7 +156,13 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
   const metricsPlan = planMetrics({ ...opts, metrics: (opts.metrics ?? []).map((s) => parseUserSpec(s).source) });
   let session: TopSession | undefined;
   try {
-    session = await startTopSession(kube, { signal, syncTimeoutMs: plan.syncTimeoutMs, intervalMs: plan.intervalMs, userSpecs: opts.metrics ?? [], access: metricsPlan.access });
+    session = await startTopSession(kube, {
+      signal,
+      syncTimeoutMs: plan.syncTimeoutMs,
+      intervalMs: plan.intervalMs,
+      userSpecs: opts.metrics ?? [],
+      access: metricsPlan.access,
+    });
     if (session.leaseError) say(io, `error: leases: ${session.leaseError} (showing the queues without them)`);
     for (const e of session.discoveryErrors) say(io, `error: discovery: ${e}`);
     if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
@@ -252,7 +286,16 @@ export function renderTopTable(view: TopView, all: boolean): string {
     const qs = shownQueues(c, all);
     // controller-runtime's columns only when a queue has them.
     const width = qs.some((q) => q.reconcile !== null) ? TOP_QUEUE_COLUMNS.length : TOP_QUEUE_COLUMNS.length - RECONCILE_COLUMNS.length;
-    if (qs.length > 0) lines.push(renderTable(TOP_QUEUE_COLUMNS.slice(0, width), qs.map((q) => topQueueCells(q).slice(0, width))).split('\n').map((l) => `  ${l}`).join('\n'));
+    if (qs.length > 0)
+      lines.push(
+        renderTable(
+          TOP_QUEUE_COLUMNS.slice(0, width),
+          qs.map((q) => topQueueCells(q).slice(0, width)),
+        )
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n'),
+      );
     else if (c.queues.length > 0) lines.push(`  ${c.queues.length} queues, all idle (-a lists them)`);
   }
   return `${lines.join('\n')}\n`;

@@ -49,7 +49,8 @@ export function traceMetrics(kube: Kube, plan: MetricsPlan, opts: MetricsFlagVal
       if (!before || before.size === 0) return log(`note: no metrics source answered before the burst; the "${queue}" queue's adds are not measured`);
       const after = good(await poller.pollOnce(signal));
       const result = queueAddsBetween(before, after, queue);
-      if (result.adds === null) return log(`note: no metrics source exposes workqueue_adds_total{name="${queue}"} (is it kube-controller-manager, and the leader?)`);
+      if (result.adds === null)
+        return log(`note: no metrics source exposes workqueue_adds_total{name="${queue}"} (is it kube-controller-manager, and the leader?)`);
       tracer.setControllerQueueAdds(queue, result.adds);
     },
   };

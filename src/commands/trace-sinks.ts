@@ -72,7 +72,8 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
         saysWrite: false,
         started: (session) => void session.subscribe(line),
         stalled: (d, stalledMs) => line({ type: 'diagnosis', stalledMs, diagnosis: d }),
-        end: (e) => line({ type: 'summary', summary: e.summary, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }),
+        end: (e) =>
+          line({ type: 'summary', summary: e.summary, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }),
         close: noop,
       };
     }
@@ -82,7 +83,13 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
         saysWrite: true,
         started: noop,
         stalled: logStall,
-        end: (e) => void io.stdout.write(renderStructured({ summary: e.summary, ...e.snap, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }, output)),
+        end: (e) =>
+          void io.stdout.write(
+            renderStructured(
+              { summary: e.summary, ...e.snap, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) },
+              output,
+            ),
+          ),
         close: noop,
       };
     case 'waterfall':
@@ -91,7 +98,10 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
         started: noop,
         stalled: logStall,
         end(e) {
-          const size = waterfallTextSize(io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined, io.env.COLUMNS);
+          const size = waterfallTextSize(
+            io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined,
+            io.env.COLUMNS,
+          );
           io.stdout.write(waterfallText(buildWaterfallView(e.snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
           io.stderr.write(`${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`);
         },
@@ -103,7 +113,12 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
         saysWrite: true,
         started: noop,
         stalled: noop,
-        end: (e) => void io.stderr.write(`${summaryLines(e.summary).map((l) => escapeTerminal(l)).join('\n')}\n${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`),
+        end: (e) =>
+          void io.stderr.write(
+            `${summaryLines(e.summary)
+              .map((l) => escapeTerminal(l))
+              .join('\n')}\n${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`,
+          ),
         close: noop,
       };
   }

@@ -72,17 +72,34 @@ export function addTraceOptions(cmd: Command): Command {
     .option('-f, --filename <file>', 'the manifest for --apply: one object, YAML or JSON; - reads stdin')
     .option('-w, --watch', 'no write: trace the next change someone else makes (the default without a trigger)')
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
-    .addOption(new Option('-o, --output <format>', 'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it').choices(['tui', 'table', 'json', 'yaml', 'ndjson', 'waterfall']))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it',
+      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson', 'waterfall']),
+    )
     .option('--svg <file>', 'when the trace ends, also write its waterfall to FILE as a self-contained SVG')
     .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', `${DEFAULT_COALESCE_MS}ms`)
     .option('--settle <duration>', 'after a metadata-only change, how long to watch for a rollout before saying none follows', '3s')
-    .option('--children <kinds>', 'child resource types to follow, comma-separated, instead of those found through discovery for kinds the tool does not know (CRDs)')
+    .option(
+      '--children <kinds>',
+      'child resource types to follow, comma-separated, instead of those found through discovery for kinds the tool does not know (CRDs)',
+    )
     .option('--ready <expr>', 'the target is converged when this CEL expression over it is true (e.g. "status.phase == \'Running\'")')
-    .option('--health-rules <file>', 'readiness rules per apiVersion and kind, as CEL expressions in the shape of Flux\'s healthCheckExprs (default: $XDG_CONFIG_HOME/informer-trace/health-rules.yaml when it exists)')
+    .option(
+      '--health-rules <file>',
+      "readiness rules per apiVersion and kind, as CEL expressions in the shape of Flux's healthCheckExprs (default: $XDG_CONFIG_HOME/informer-trace/health-rules.yaml when it exists)",
+    )
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
-    .option('--stall <duration>', 'when no new hop arrives for this long before the trace ends, print a diagnosis of where the chain is stuck (on screen in the TUI; one is given at a timeout either way)')
+    .option(
+      '--stall <duration>',
+      'when no new hop arrives for this long before the trace ends, print a diagnosis of where the chain is stuck (on screen in the TUI; one is given at a timeout either way)',
+    )
     .option('--exit-on-converge', 'tui: leave the screen when the trace ends (converged, failed, timed out) instead of waiting for q')
-    .option('--otlp-endpoint <url>', 'also export the finished trace as OpenTelemetry spans over OTLP/HTTP to this base URL (/v1/traces is added); OTEL_EXPORTER_OTLP_ENDPOINT works too');
+    .option(
+      '--otlp-endpoint <url>',
+      'also export the finished trace as OpenTelemetry spans over OTLP/HTTP to this base URL (/v1/traces is added); OTEL_EXPORTER_OTLP_ENDPOINT works too',
+    );
 }
 
 /** An --apply is planned with its file; the manifest is read when the command runs. */
@@ -107,7 +124,14 @@ function positiveInt(flag: string, v: string, min: number): number {
 }
 
 export function planTrace(opts: TraceOptions): Plan {
-  const chosen = [opts.annotate !== undefined && '--annotate', opts.restart && '--restart', opts.scale !== undefined && '--scale', opts.burst !== undefined && '--burst', opts.apply && '--apply', opts.watch && '--watch'].filter(Boolean);
+  const chosen = [
+    opts.annotate !== undefined && '--annotate',
+    opts.restart && '--restart',
+    opts.scale !== undefined && '--scale',
+    opts.burst !== undefined && '--burst',
+    opts.apply && '--apply',
+    opts.watch && '--watch',
+  ].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`choose one trigger; got ${chosen.join(' and ')}`);
   if (opts.apply && opts.filename === undefined) throw new UsageError('--apply needs the manifest: -f FILE, or -f - for stdin');
   if (!opts.apply && opts.filename !== undefined) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
@@ -116,7 +140,8 @@ export function planTrace(opts: TraceOptions): Plan {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
     const key = opts.annotate.slice(0, eq);
-    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(key)) throw new UsageError(`--annotate: "${key}" is not a valid annotation key`);
+    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(key))
+      throw new UsageError(`--annotate: "${key}" is not a valid annotation key`);
     trigger = { kind: 'annotate', key, value: opts.annotate.slice(eq + 1) };
   } else if (opts.restart) trigger = { kind: 'restart' };
   else if (opts.scale !== undefined) trigger = { kind: 'scale', replicas: positiveInt('--scale', opts.scale, 0) };
@@ -162,7 +187,14 @@ export function splitTarget(first: string, second: string | undefined): { type: 
 }
 
 /** The finished trace as OpenTelemetry spans; a failed export is said, and does not change the exit code. */
-async function exportTrace(target: OtlpTarget, snap: TraceSnapshot, endedAt: number, kube: Kube, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+async function exportTrace(
+  target: OtlpTarget,
+  snap: TraceSnapshot,
+  endedAt: number,
+  kube: Kube,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<void> {
   // The OpenTelemetry SDK is loaded only when spans are exported.
   const { TraceSpanExporter } = await import('../output/otlp.js');
   const exporter = TraceSpanExporter.otlp(target, {
@@ -223,7 +255,14 @@ interface ResolvedTarget {
 }
 
 /** The target named on the command line, or by the manifest of --apply (which must agree with it). */
-async function resolveTarget(io: CommandIO, kube: Kube, first: string | undefined, second: string | undefined, planned: PlannedTrigger, opts: TraceOptions): Promise<ResolvedTarget> {
+async function resolveTarget(
+  io: CommandIO,
+  kube: Kube,
+  first: string | undefined,
+  second: string | undefined,
+  planned: PlannedTrigger,
+  opts: TraceOptions,
+): Promise<ResolvedTarget> {
   const named = first === undefined ? undefined : splitTarget(first, second);
   if (planned.kind !== 'apply') {
     if (!named) throw new UsageError('name the object to trace: TYPE/NAME', { hint: 'e.g. kubectl informer-trace deploy/web --restart' });
@@ -242,7 +281,13 @@ async function resolveTarget(io: CommandIO, kube: Kube, first: string | undefine
   return { info, namespace, name, trigger: { kind: 'apply', manifest: applied, source } };
 }
 
-export async function runTrace(io: CommandIO, first: string | undefined, second: string | undefined, opts: TraceOptions & Record<string, unknown>, setExitCode: (c: ExitCode) => void): Promise<void> {
+export async function runTrace(
+  io: CommandIO,
+  first: string | undefined,
+  second: string | undefined,
+  opts: TraceOptions & Record<string, unknown>,
+  setExitCode: (c: ExitCode) => void,
+): Promise<void> {
   const plan = planTrace(opts);
   const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
   if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
@@ -251,7 +296,11 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
   const kube = connect(connectionFlags(opts));
   const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
   const extraChildren: ResourceInfo[] = [];
-  for (const k of (opts.children ?? '').split(',').map((s) => s.trim()).filter(Boolean)) extraChildren.push(await kube.discovery.resolve(k));
+  for (const k of (opts.children ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean))
+    extraChildren.push(await kube.discovery.resolve(k));
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   const target: TraceTarget = { info, namespace, name };
   const session = new TraceSession({
@@ -281,7 +330,9 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     if (metrics && output === 'tui') void metrics.poller.run(session.signal);
     if (plan.trigger.kind === 'watch') {
       const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;
-      log(session.targetExists() ? `watching ${info.kind}/${name} for a change ${wait}` : `waiting for ${info.kind.toLowerCase()}/${name} to be created ${wait}`);
+      log(
+        session.targetExists() ? `watching ${info.kind}/${name} for a change ${wait}` : `waiting for ${info.kind.toLowerCase()}/${name} to be created ${wait}`,
+      );
     }
     const fired = await session.fire();
     if (fired && sink.saysWrite) log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
@@ -290,7 +341,11 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     // unchanged for the stall time (or half the timeout) counts as stuck.
     let diagnosis: Diagnosis | undefined;
     const diagnoseNow = async (): Promise<Diagnosis> =>
-      diagnoseChain(kube, session.caches(), target, { graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2), scrapes: await metrics?.sinceBaseline(session.signal), signal: session.signal });
+      diagnoseChain(kube, session.caches(), target, {
+        graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2),
+        scrapes: await metrics?.sinceBaseline(session.signal),
+        signal: session.signal,
+      });
     // The TUI holds stderr back until it exits: there the diagnoses go on screen instead.
     const toScreen = new Set<(p: PushedDiagnosis) => void>();
     const diagnoses: DiagnosisFeed = {
@@ -337,7 +392,10 @@ export async function runTrace(io: CommandIO, first: string | undefined, second:
     const sum = summarise(snap, Date.now());
     // Not converged: where it is stuck now (after an interrupt, the last stall's diagnosis if any;
     // in the TUI, the one it showed at the end).
-    if (snap.outcome === 'timeout' || snap.outcome === 'failed') diagnosis = atEnd ? ((await atEnd) ?? diagnosis) : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
+    if (snap.outcome === 'timeout' || snap.outcome === 'failed')
+      diagnosis = atEnd
+        ? ((await atEnd) ?? diagnosis)
+        : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
     const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
     const controller = isCustomResource(info) && !io.signal?.aborted ? await controllerBehind(kube, session, target, metrics, log) : undefined;
     sink.end({ snap, summary: sum, stuck, controller, now: Date.now() });
@@ -369,14 +427,22 @@ function noteUnknownReadiness(session: TraceSession, target: TraceTarget, settle
     if (session.snapshot().outcome !== undefined) return;
     const obj = chainFromCaches(session.caches(), target).object;
     if (!obj || Object.keys((obj.status ?? {}) as object).length > 0) return;
-    log(`note: no controller has written the status of ${target.info.kind}/${target.name} within ${formatDuration(settleMs)}: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE`);
+    log(
+      `note: no controller has written the status of ${target.info.kind}/${target.name} within ${formatDuration(settleMs)}: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE`,
+    );
   }, settleMs);
   timer.unref();
   void session.ended.then(() => clearTimeout(timer));
 }
 
 /** The operator behind a custom resource at the end of its trace; a failure to find it is said, not fatal. */
-async function controllerBehind(kube: Kube, session: TraceSession, target: TraceTarget, metrics: TraceMetrics | undefined, log: (line: string) => void): Promise<ControllerBehind | undefined> {
+async function controllerBehind(
+  kube: Kube,
+  session: TraceSession,
+  target: TraceTarget,
+  metrics: TraceMetrics | undefined,
+  log: (line: string) => void,
+): Promise<ControllerBehind | undefined> {
   const signal = AbortSignal.timeout(CONTROLLER_LOOKUP_MS);
   try {
     const scrapes = await metrics?.sinceBaseline(signal);

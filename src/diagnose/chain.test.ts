@@ -4,7 +4,16 @@ import type { KubeObject, ResourceInfo } from '../kube/index.js';
 import type { TraceCaches } from '../trace/tracer.js';
 import { chainFromCaches } from './chain.js';
 
-const info = (kind: string, resource: string, group = ''): ResourceInfo => ({ group, version: 'v1', resource, kind, namespaced: true, shortNames: [], singularName: kind.toLowerCase(), verbs: ['list', 'watch'] });
+const info = (kind: string, resource: string, group = ''): ResourceInfo => ({
+  group,
+  version: 'v1',
+  resource,
+  kind,
+  namespaced: true,
+  shortNames: [],
+  singularName: kind.toLowerCase(),
+  verbs: ['list', 'watch'],
+});
 
 function store(objs: KubeObject[]): Indexer {
   const s = newIndexer(metaNamespaceKeyFunc, { [OwnerUIDIndex]: ownerUIDIndexFunc });
@@ -12,7 +21,9 @@ function store(objs: KubeObject[]): Indexer {
   return s;
 }
 
-const owned = (name: string, uid: string, owner: string): KubeObject => ({ metadata: { name, namespace: 'demo', uid, ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'x', uid: owner, controller: true }] } });
+const owned = (name: string, uid: string, owner: string): KubeObject => ({
+  metadata: { name, namespace: 'demo', uid, ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'x', uid: owner, controller: true }] },
+});
 
 describe('chainFromCaches', () => {
   const target = { info: info('Deployment', 'deployments', 'apps'), namespace: 'demo', name: 'web' };

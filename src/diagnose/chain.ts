@@ -28,7 +28,11 @@ function why(kube: Kube, err: unknown): string {
 }
 
 /** The target, its descendants down the owner chain and the Events, as the caches hold them now. */
-export function chainFromCaches(caches: TraceCaches, target: TraceTarget, eventsUnseen?: string): Pick<DiagnoseInput, 'target' | 'object' | 'descendants' | 'events'> {
+export function chainFromCaches(
+  caches: TraceCaches,
+  target: TraceTarget,
+  eventsUnseen?: string,
+): Pick<DiagnoseInput, 'target' | 'object' | 'descendants' | 'events'> {
   const key = target.namespace && target.info.namespaced ? `${target.namespace}/${target.name}` : target.name;
   const object = caches.target.store.getByKey(key) as KubeObject | undefined;
   const descendants: DiagnoseInput['descendants'] = [];
@@ -57,11 +61,16 @@ export function chainFromCaches(caches: TraceCaches, target: TraceTarget, events
 
 /** The Nodes the Pods are bound to, each read once; a 404 is a Node that does not exist. */
 export async function readNodes(kube: Kube, pods: KubeObject[], signal?: AbortSignal): Promise<Seen<KubeObject[]>> {
-  const names = [...new Set(pods.map((p) => (p.spec as { nodeName?: string } | undefined)?.nodeName).filter((n): n is string => Boolean(n)))].slice(0, MAX_NODES);
+  const names = [...new Set(pods.map((p) => (p.spec as { nodeName?: string } | undefined)?.nodeName).filter((n): n is string => Boolean(n)))].slice(
+    0,
+    MAX_NODES,
+  );
   const nodes: KubeObject[] = [];
   for (const name of names) {
     try {
-      nodes.push(await kube.client.json<KubeObject>(`/api/v1/nodes/${encodeURIComponent(name)}`, { signal, describe: { verb: 'get', resource: 'nodes', name } }));
+      nodes.push(
+        await kube.client.json<KubeObject>(`/api/v1/nodes/${encodeURIComponent(name)}`, { signal, describe: { verb: 'get', resource: 'nodes', name } }),
+      );
     } catch (err) {
       if (isNotFound(err)) continue;
       return { seen: false, why: why(kube, err) };
@@ -105,5 +114,13 @@ export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: Tra
     custom ? readControllerBehind(kube, target.info.kind, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
   ]);
   const operatorLease = operator ? operatorLeaseInput(operator.behind, operator.lease) : undefined;
-  return diagnose({ ...chain, nodes, leases: operatorLease ? [...leases, operatorLease] : leases, queues: options.queues, operator: operator?.behind, graceMs: options.graceMs, now: options.now ?? Date.now() });
+  return diagnose({
+    ...chain,
+    nodes,
+    leases: operatorLease ? [...leases, operatorLease] : leases,
+    queues: options.queues,
+    operator: operator?.behind,
+    graceMs: options.graceMs,
+    now: options.now ?? Date.now(),
+  });
 }

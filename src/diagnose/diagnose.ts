@@ -27,7 +27,19 @@ import {
   since,
   type ContainerStatus,
 } from './evidence.js';
-import { LINKS, type ControllerBehind, type DiagnoseInput, type Diagnosis, type Evidence, type EvidenceObject, type LeaseInput, type LinkCheck, type LinkName, type LinkStatus, type Unseen } from './types.js';
+import {
+  LINKS,
+  type ControllerBehind,
+  type DiagnoseInput,
+  type Diagnosis,
+  type Evidence,
+  type EvidenceObject,
+  type LeaseInput,
+  type LinkCheck,
+  type LinkName,
+  type LinkStatus,
+  type Unseen,
+} from './types.js';
 
 export const DEFAULT_GRACE_MS = 30_000;
 
@@ -107,7 +119,7 @@ class Context {
 }
 
 const live = (o: KubeObject): boolean => !o.metadata.deletionTimestamp;
-const phaseOf = (pod: KubeObject): string => ((pod.status as { phase?: string } | undefined)?.phase ?? 'Pending');
+const phaseOf = (pod: KubeObject): string => (pod.status as { phase?: string } | undefined)?.phase ?? 'Pending';
 const num = (v: unknown, dflt = 0): number => (typeof v === 'number' ? v : dflt);
 
 /** When the object's spec last changed (its newest non-status write), else its creation. */
@@ -142,18 +154,33 @@ interface LeaseJudgement {
 function judgeLease(ctx: Context, component: LeaseInput['component']): LeaseJudgement {
   const input = ctx.lease(component);
   const next = input ? `kubectl get lease ${input.name} -n ${input.namespace} -o yaml` : `kubectl get lease ${component} -n kube-system -o yaml`;
-  if (!input || !input.lease.seen) return { healthy: undefined, evidence: undefined, next };
+  if (!input?.lease.seen) return { healthy: undefined, evidence: undefined, next };
   const object: EvidenceObject = { kind: 'Lease', namespace: input.namespace, name: input.name };
   const lease: Lease | undefined = input.lease.value;
   if (!lease) {
-    return { healthy: false, next, evidence: { object, source: 'lease', reason: 'NotFound', message: `no leader Lease: ${component} is not running with leader election, or never started` } };
+    return {
+      healthy: false,
+      next,
+      evidence: { object, source: 'lease', reason: 'NotFound', message: `no leader Lease: ${component} is not running with leader election, or never started` },
+    };
   }
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity ?? '';
   const duration = num(spec.leaseDurationSeconds);
   const renew = spec.renewTime ?? undefined;
   if (!holder) {
-    return { healthy: false, next, evidence: { object, source: 'lease', reason: 'Released', message: `no holder: ${component} released its leader Lease and no instance took it`, since: renew, forMs: since(renew, ctx.now) } };
+    return {
+      healthy: false,
+      next,
+      evidence: {
+        object,
+        source: 'lease',
+        reason: 'Released',
+        message: `no holder: ${component} released its leader Lease and no instance took it`,
+        since: renew,
+        forMs: since(renew, ctx.now),
+      },
+    };
   }
   const renewedAgo = since(renew, ctx.now);
   if (renewedAgo === undefined) {
@@ -178,7 +205,14 @@ function judgeLease(ctx: Context, component: LeaseInput['component']): LeaseJudg
   return {
     healthy: true,
     next,
-    evidence: { object, source: 'lease', reason: 'Renewed', message: `held by ${holder}, renewed ${formatDuration(renewedAgo)} ago (leaseDurationSeconds ${duration})`, since: renew, forMs: renewedAgo },
+    evidence: {
+      object,
+      source: 'lease',
+      reason: 'Renewed',
+      message: `held by ${holder}, renewed ${formatDuration(renewedAgo)} ago (leaseDurationSeconds ${duration})`,
+      since: renew,
+      forMs: renewedAgo,
+    },
   };
 }
 
@@ -214,8 +248,18 @@ function operatorQueueEvidence(ctx: Context): Evidence | undefined {
   if (!q) return undefined;
   const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
   const window = q.windowMs === null ? '' : ` in the last ${formatDuration(q.windowMs)}`;
-  const parts = [`depth ${q.depth ?? '-'}`, `${q.adds ?? '-'} adds`, `${q.retries ?? '-'} retries`, ...(results.length ? [`reconciles ${results.join(', ')}`] : [])];
-  return { object: { kind: 'WorkQueue', name: q.controller }, source: 'queue', reason: q.retries || q.reconciles.error ? 'Retrying' : 'Queue', message: `${parts.join(', ')}${window} (${q.source})` };
+  const parts = [
+    `depth ${q.depth ?? '-'}`,
+    `${q.adds ?? '-'} adds`,
+    `${q.retries ?? '-'} retries`,
+    ...(results.length ? [`reconciles ${results.join(', ')}`] : []),
+  ];
+  return {
+    object: { kind: 'WorkQueue', name: q.controller },
+    source: 'queue',
+    reason: q.retries || q.reconciles.error ? 'Retrying' : 'Queue',
+    message: `${parts.join(', ')}${window} (${q.source})`,
+  };
 }
 
 /**
@@ -238,16 +282,34 @@ function checkOperatorObserved(ctx: Context, kind: string, obj: KubeObject, conv
   const forMs = since(changed, ctx.now) ?? 0;
   const what = none ? 'no controller has written its status' : `observedGeneration ${observed} < generation ${gen}`;
   if (lagging) {
-    evidence.push({ object: refOf(kind, obj), source: 'field', type: 'status.observedGeneration', reason: 'GenerationNotObserved', message: what, since: changed, forMs });
+    evidence.push({
+      object: refOf(kind, obj),
+      source: 'field',
+      type: 'status.observedGeneration',
+      reason: 'GenerationNotObserved',
+      message: what,
+      since: changed,
+      forMs,
+    });
     evidence.push(...warningsAbout(ctx, kind, obj));
   }
   if (lease?.healthy === false && !converged) {
     evidence.push(lease.evidence!);
     if (q) evidence.push(q);
-    return { status: 'broken', detail: `${lagging ? `${what} for ${formatDuration(forMs)}, and ` : ''}${manager}'s leader Lease is ${lease.evidence!.reason === 'Expired' ? 'expired' : lease.evidence!.reason === 'NotFound' ? 'missing' : 'not held'}: no replica of it is reconciling ${kind}s`, evidence, next: [lease.next, ctx.kubectl('describe', kind, obj.metadata.name ?? '')] };
+    return {
+      status: 'broken',
+      detail: `${lagging ? `${what} for ${formatDuration(forMs)}, and ` : ''}${manager}'s leader Lease is ${lease.evidence!.reason === 'Expired' ? 'expired' : lease.evidence!.reason === 'NotFound' ? 'missing' : 'not held'}: no replica of it is reconciling ${kind}s`,
+      evidence,
+      next: [lease.next, ctx.kubectl('describe', kind, obj.metadata.name ?? '')],
+    };
   }
   if (!lagging) {
-    return { status: 'ok', detail: `observedGeneration ${observed ?? '-'} = generation${lease?.healthy ? `; ${manager}: ${lease.evidence!.message}` : ''}`, evidence: lease?.evidence ? [lease.evidence] : [], next: [] };
+    return {
+      status: 'ok',
+      detail: `observedGeneration ${observed ?? '-'} = generation${lease?.healthy ? `; ${manager}: ${lease.evidence!.message}` : ''}`,
+      evidence: lease?.evidence ? [lease.evidence] : [],
+      next: [],
+    };
   }
   if (forMs <= ctx.grace) return { status: 'progressing', detail: `waiting for its controller: ${what} (${formatDuration(forMs)})`, evidence, next };
   if (lease?.evidence) evidence.push(lease.evidence);
@@ -281,7 +343,13 @@ function childDiagnosis(ctx: Context, obj: KubeObject): LinkResult | undefined {
     below.push(...found);
     frontier = found.map((d) => d.obj.metadata.uid);
   }
-  const d = diagnose({ ...ctx.input, operator: undefined, target: { kind: stuck.kind, namespace: stuck.obj.metadata.namespace, name: stuck.obj.metadata.name ?? '' }, object: stuck.obj, descendants: below });
+  const d = diagnose({
+    ...ctx.input,
+    operator: undefined,
+    target: { kind: stuck.kind, namespace: stuck.obj.metadata.namespace, name: stuck.obj.metadata.name ?? '' },
+    object: stuck.obj,
+    descendants: below,
+  });
   if (d.verdict !== 'broken') return { status: 'progressing', detail: why, evidence: [], next: [] };
   return { status: 'broken', detail: `its ${d.summary}`, evidence: d.evidence, next: d.next };
 }
@@ -295,7 +363,17 @@ function checkSpec(ctx: Context, kind: string, obj: KubeObject, converged: boole
     return {
       status: 'broken',
       detail: 'the Deployment is paused: its controller does not roll out template changes until it is resumed',
-      evidence: [{ object: refOf(kind, obj), source: 'field', type: 'spec.paused', reason: 'Paused', message: 'spec.paused is true', since: lastSpecChange(obj), forMs: since(lastSpecChange(obj), ctx.now) }],
+      evidence: [
+        {
+          object: refOf(kind, obj),
+          source: 'field',
+          type: 'spec.paused',
+          reason: 'Paused',
+          message: 'spec.paused is true',
+          since: lastSpecChange(obj),
+          forMs: since(lastSpecChange(obj), ctx.now),
+        },
+      ],
       next: [`kubectl rollout resume deployment/${name}${ctx.nsFlag()}`],
     };
   }
@@ -303,7 +381,17 @@ function checkSpec(ctx: Context, kind: string, obj: KubeObject, converged: boole
     return {
       status: 'broken',
       detail: `the ${kind} is suspended: no Pods are created until spec.suspend is false`,
-      evidence: [{ object: refOf(kind, obj), source: 'field', type: 'spec.suspend', reason: 'Suspended', message: 'spec.suspend is true', since: lastSpecChange(obj), forMs: since(lastSpecChange(obj), ctx.now) }],
+      evidence: [
+        {
+          object: refOf(kind, obj),
+          source: 'field',
+          type: 'spec.suspend',
+          reason: 'Suspended',
+          message: 'spec.suspend is true',
+          since: lastSpecChange(obj),
+          forMs: since(lastSpecChange(obj), ctx.now),
+        },
+      ],
       next: [`kubectl patch ${kind.toLowerCase()} ${name}${ctx.nsFlag()} --type merge -p '{"spec":{"suspend":false}}'`],
     };
   }
@@ -347,27 +435,63 @@ function checkObserved(ctx: Context, kind: string, obj: KubeObject, converged: b
   if (lease?.healthy === false) {
     evidence.push(lease.evidence!);
     next.push(lease.next, ctx.kubectl('describe', kind, obj.metadata.name ?? ''));
-    const what = lagging.length > 0 ? `generation ${lagging[0]!.obj.metadata.generation} of ${lagging[0]!.kind}/${lagging[0]!.obj.metadata.name} is not observed and ` : converged ? 'the rollout converged earlier, but ' : '';
-    return { status: 'broken', detail: `${what}kube-controller-manager's leader Lease is ${lease.evidence!.reason === 'Expired' ? 'expired' : lease.evidence!.reason === 'NotFound' ? 'missing' : 'not held'}: no controller is reconciling ${kind}s`, evidence, next };
+    const what =
+      lagging.length > 0
+        ? `generation ${lagging[0]!.obj.metadata.generation} of ${lagging[0]!.kind}/${lagging[0]!.obj.metadata.name} is not observed and `
+        : converged
+          ? 'the rollout converged earlier, but '
+          : '';
+    return {
+      status: 'broken',
+      detail: `${what}kube-controller-manager's leader Lease is ${lease.evidence!.reason === 'Expired' ? 'expired' : lease.evidence!.reason === 'NotFound' ? 'missing' : 'not held'}: no controller is reconciling ${kind}s`,
+      evidence,
+      next,
+    };
   }
   if (lagging.length === 0) {
     if (isKcm && lease?.healthy === undefined && !converged) {
-      return { status: 'unknown', detail: "generation observed, but whether kube-controller-manager is running could not be seen (its Lease)", evidence, next: [lease!.next] };
+      return {
+        status: 'unknown',
+        detail: 'generation observed, but whether kube-controller-manager is running could not be seen (its Lease)',
+        evidence,
+        next: [lease!.next],
+      };
     }
-    const observedDetail = hasObservedGeneration(kind, obj) ? `observedGeneration ${(obj.status as { observedGeneration?: number } | undefined)?.observedGeneration ?? '-'} = generation` : 'no observedGeneration on this kind';
-    return { status: 'ok', detail: `${observedDetail}${lease?.healthy ? `; ${lease.evidence!.message}` : ''}`, evidence: lease?.evidence ? [lease.evidence] : [], next: [] };
+    const observedDetail = hasObservedGeneration(kind, obj)
+      ? `observedGeneration ${(obj.status as { observedGeneration?: number } | undefined)?.observedGeneration ?? '-'} = generation`
+      : 'no observedGeneration on this kind';
+    return {
+      status: 'ok',
+      detail: `${observedDetail}${lease?.healthy ? `; ${lease.evidence!.message}` : ''}`,
+      evidence: lease?.evidence ? [lease.evidence] : [],
+      next: [],
+    };
   }
   const longest = Math.max(...lagging.map((w) => w.forMs ?? 0));
   if (longest <= ctx.grace) {
-    return { status: 'progressing', detail: `waiting for the controller to observe generation ${lagging[0]!.obj.metadata.generation} (${formatDuration(longest)})`, evidence, next };
+    return {
+      status: 'progressing',
+      detail: `waiting for the controller to observe generation ${lagging[0]!.obj.metadata.generation} (${formatDuration(longest)})`,
+      evidence,
+      next,
+    };
   }
   const q = queueEvidence(ctx, lagging[0]!.kind);
   if (q) evidence.push(q);
   if (lease?.healthy) evidence.push(lease.evidence!);
   next.push(ctx.kubectl('describe', lagging[0]!.kind, lagging[0]!.obj.metadata.name ?? ''));
   if (isKcm) next.push(lease!.next);
-  const why = lease?.healthy ? `its controller holds its Lease but has not observed it` : lease?.healthy === undefined && isKcm ? `kube-controller-manager's Lease could not be read` : 'no controller has observed it';
-  return { status: 'broken', detail: `generation ${lagging[0]!.obj.metadata.generation} of ${lagging[0]!.kind}/${lagging[0]!.obj.metadata.name} not observed for ${formatDuration(longest)}: ${why}`, evidence, next };
+  const why = lease?.healthy
+    ? `its controller holds its Lease but has not observed it`
+    : lease?.healthy === undefined && isKcm
+      ? `kube-controller-manager's Lease could not be read`
+      : 'no controller has observed it';
+  return {
+    status: 'broken',
+    detail: `generation ${lagging[0]!.obj.metadata.generation} of ${lagging[0]!.kind}/${lagging[0]!.obj.metadata.name} not observed for ${formatDuration(longest)}: ${why}`,
+    evidence,
+    next,
+  };
 }
 
 /** How many running Pods a workload wants now; undefined for Jobs, which are judged by their Events. */
@@ -400,18 +524,29 @@ function checkChildren(ctx: Context, kind: string, obj: KubeObject, converged: b
     const failure = conditionOf(obj, 'ReplicaFailure');
     const rsEvents = ctx.eventsAbout(kind, obj, (e) => eventType(e) === 'Warning' && FAILED_CREATE_REASONS.has(eventReason(e)));
     const revision = obj.metadata.annotations?.['deployment.kubernetes.io/revision'];
-    const newRs = owners.find((o) => o.kind === 'ReplicaSet' && revision !== undefined && o.obj.metadata.annotations?.['deployment.kubernetes.io/revision'] === revision);
+    const newRs = owners.find(
+      (o) => o.kind === 'ReplicaSet' && revision !== undefined && o.obj.metadata.annotations?.['deployment.kubernetes.io/revision'] === revision,
+    );
     if (!newRs && failure?.status === 'True') {
       evidence.push(conditionEvidence(refOf(kind, obj), failure, ctx.now));
       for (const e of rsEvents.slice(0, 1)) evidence.push(eventEvidence(refOf(kind, obj), e, ctx.now));
-      return { status: 'broken', detail: `the new ReplicaSet was not created: ${failure.message ?? failure.reason ?? ''}`, evidence, next: [ctx.kubectl('describe', kind, obj.metadata.name ?? '')] };
+      return {
+        status: 'broken',
+        detail: `the new ReplicaSet was not created: ${failure.message ?? failure.reason ?? ''}`,
+        evidence,
+        next: [ctx.kubectl('describe', kind, obj.metadata.name ?? '')],
+      };
     }
   }
   for (const owner of owners) {
     const wanted = podsWanted(owner.kind, owner.obj);
     const pods = ctx.childrenOf(owner.obj, 'Pod').map((p) => p.obj);
     const active = pods.filter((p) => live(p) && phaseOf(p) !== 'Succeeded' && phaseOf(p) !== 'Failed');
-    const newestPod = pods.map((p) => p.metadata.creationTimestamp ?? '').sort().pop() ?? '';
+    const newestPod =
+      pods
+        .map((p) => p.metadata.creationTimestamp ?? '')
+        .sort()
+        .pop() ?? '';
     const failedCreates = ctx.eventsAbout(owner.kind, owner.obj, (e) => eventType(e) === 'Warning' && FAILED_CREATE_REASONS.has(eventReason(e)));
     const failure = conditionOf(owner.obj, 'ReplicaFailure');
     let missing = 0;
@@ -431,10 +566,13 @@ function checkChildren(ctx: Context, kind: string, obj: KubeObject, converged: b
     if (relevantEvents.length > 0 || failure?.status === 'True') {
       if (failure?.status === 'True') evidence.push(conditionEvidence(refOf(owner.kind, owner.obj), failure, ctx.now));
       for (const e of relevantEvents.slice(0, 2)) evidence.push(eventEvidence(refOf(owner.kind, owner.obj), e, ctx.now));
-      const message = relevantEvents[0] ? (eventEvidence(refOf(owner.kind, owner.obj), relevantEvents[0], ctx.now).message) : failure?.message ?? '';
+      const message = relevantEvents[0] ? eventEvidence(refOf(owner.kind, owner.obj), relevantEvents[0], ctx.now).message : (failure?.message ?? '');
       next.push(ctx.kubectl('describe', owner.kind, owner.obj.metadata.name ?? ''));
       if (/quota/i.test(message)) next.push(`kubectl describe resourcequota${ctx.nsFlag()}`);
-      if (/forbidden/i.test(message) && !/quota/i.test(message)) next.push(`kubectl auth can-i create pods${ctx.nsFlag()} --as=system:serviceaccount:kube-system:${owner.kind === 'Job' ? 'job-controller' : owner.kind === 'StatefulSet' ? 'statefulset-controller' : owner.kind === 'DaemonSet' ? 'daemon-set-controller' : 'replicaset-controller'}`);
+      if (/forbidden/i.test(message) && !/quota/i.test(message))
+        next.push(
+          `kubectl auth can-i create pods${ctx.nsFlag()} --as=system:serviceaccount:kube-system:${owner.kind === 'Job' ? 'job-controller' : owner.kind === 'StatefulSet' ? 'statefulset-controller' : owner.kind === 'DaemonSet' ? 'daemon-set-controller' : 'replicaset-controller'}`,
+        );
       return {
         status: 'broken',
         detail: `${owner.kind}/${owner.obj.metadata.name} could not create ${missing === 1 ? 'a Pod' : `${missing} Pods`}: ${message}`,
@@ -450,12 +588,29 @@ function checkChildren(ctx: Context, kind: string, obj: KubeObject, converged: b
   if (unexplained) {
     const { ref, forMs, missing } = unexplained;
     const lease = judgeLease(ctx, 'kube-controller-manager');
-    evidence.push({ object: refOf(ref.kind, ref.obj), source: 'field', type: 'status', reason: 'PodsMissing', message: `${plural(missing, 'Pod')} missing and no FailedCreate Event or ReplicaFailure condition explains it`, forMs });
+    evidence.push({
+      object: refOf(ref.kind, ref.obj),
+      source: 'field',
+      type: 'status',
+      reason: 'PodsMissing',
+      message: `${plural(missing, 'Pod')} missing and no FailedCreate Event or ReplicaFailure condition explains it`,
+      forMs,
+    });
     if (lease.evidence) evidence.push(lease.evidence);
     if (!ctx.input.events.seen) {
-      return { status: 'unknown', detail: `${ref.kind}/${ref.obj.metadata.name} is missing ${plural(missing, 'Pod')}; its Events could not be read`, evidence, next: [ctx.kubectl('describe', ref.kind, ref.obj.metadata.name ?? '')] };
+      return {
+        status: 'unknown',
+        detail: `${ref.kind}/${ref.obj.metadata.name} is missing ${plural(missing, 'Pod')}; its Events could not be read`,
+        evidence,
+        next: [ctx.kubectl('describe', ref.kind, ref.obj.metadata.name ?? '')],
+      };
     }
-    return { status: 'broken', detail: `${ref.kind}/${ref.obj.metadata.name} is missing ${plural(missing, 'Pod')} for ${formatDuration(forMs)}`, evidence, next: [ctx.kubectl('describe', ref.kind, ref.obj.metadata.name ?? ''), lease.next] };
+    return {
+      status: 'broken',
+      detail: `${ref.kind}/${ref.obj.metadata.name} is missing ${plural(missing, 'Pod')} for ${formatDuration(forMs)}`,
+      evidence,
+      next: [ctx.kubectl('describe', ref.kind, ref.obj.metadata.name ?? ''), lease.next],
+    };
   }
   if (progressing) return { status: 'progressing', detail: progressing, evidence: [], next: [] };
   return ok(converged ? 'all Pods created' : `${plural(ctx.pods.filter(live).length, 'Pod')} exist`);
@@ -473,7 +628,8 @@ function checkScheduled(ctx: Context): LinkResult {
   if (decided.length > 0) {
     for (const p of decided.slice(0, MAX_OBJECTS)) {
       evidence.push(conditionEvidence(refOf('Pod', p), conditionOf(p, 'PodScheduled')!, ctx.now));
-      for (const e of ctx.eventsAbout('Pod', p, (e) => eventReason(e) === 'FailedScheduling').slice(0, 1)) evidence.push(eventEvidence(refOf('Pod', p), e, ctx.now));
+      for (const e of ctx.eventsAbout('Pod', p, (e) => eventReason(e) === 'FailedScheduling').slice(0, 1))
+        evidence.push(eventEvidence(refOf('Pod', p), e, ctx.now));
     }
     const first = conditionOf(decided[0]!, 'PodScheduled')!;
     next.push(ctx.kubectl('describe', 'Pod', decided[0]!.metadata.name ?? ''));
@@ -482,15 +638,44 @@ function checkScheduled(ctx: Context): LinkResult {
   }
   const waited = unscheduled.map((p) => ({ p, forMs: since(p.metadata.creationTimestamp, ctx.now) ?? 0 })).sort((a, b) => b.forMs - a.forMs);
   const oldest = waited[0]!;
-  if (oldest.forMs <= ctx.grace) return { status: 'progressing', detail: `${plural(unscheduled.length, 'Pod')} waiting for the scheduler (${formatDuration(oldest.forMs)})`, evidence: [], next: [] };
+  if (oldest.forMs <= ctx.grace)
+    return {
+      status: 'progressing',
+      detail: `${plural(unscheduled.length, 'Pod')} waiting for the scheduler (${formatDuration(oldest.forMs)})`,
+      evidence: [],
+      next: [],
+    };
   const lease = judgeLease(ctx, 'kube-scheduler');
-  evidence.push({ object: refOf('Pod', oldest.p), source: 'field', type: 'spec.nodeName', reason: 'NotScheduled', message: 'not bound to a node and no PodScheduled condition', since: oldest.p.metadata.creationTimestamp, forMs: oldest.forMs });
+  evidence.push({
+    object: refOf('Pod', oldest.p),
+    source: 'field',
+    type: 'spec.nodeName',
+    reason: 'NotScheduled',
+    message: 'not bound to a node and no PodScheduled condition',
+    since: oldest.p.metadata.creationTimestamp,
+    forMs: oldest.forMs,
+  });
   if (lease.evidence) evidence.push(lease.evidence);
   next.push(lease.next, ctx.kubectl('describe', 'Pod', oldest.p.metadata.name ?? ''));
-  if (lease.healthy === undefined) return { status: 'unknown', detail: `${plural(unscheduled.length, 'Pod')} not scheduled for ${formatDuration(oldest.forMs)}; whether kube-scheduler runs could not be seen`, evidence, next };
-  const why = lease.healthy ? 'kube-scheduler holds its Lease but has not considered them (another schedulerName?)' : "kube-scheduler's leader Lease is not renewed: no scheduler is running";
+  if (lease.healthy === undefined)
+    return {
+      status: 'unknown',
+      detail: `${plural(unscheduled.length, 'Pod')} not scheduled for ${formatDuration(oldest.forMs)}; whether kube-scheduler runs could not be seen`,
+      evidence,
+      next,
+    };
+  const why = lease.healthy
+    ? 'kube-scheduler holds its Lease but has not considered them (another schedulerName?)'
+    : "kube-scheduler's leader Lease is not renewed: no scheduler is running";
   const schedulerName = (oldest.p.spec as { schedulerName?: string } | undefined)?.schedulerName;
-  if (lease.healthy && schedulerName && schedulerName !== 'default-scheduler') evidence.push({ object: refOf('Pod', oldest.p), source: 'field', type: 'spec.schedulerName', reason: 'SchedulerName', message: `spec.schedulerName is ${schedulerName}` });
+  if (lease.healthy && schedulerName && schedulerName !== 'default-scheduler')
+    evidence.push({
+      object: refOf('Pod', oldest.p),
+      source: 'field',
+      type: 'spec.schedulerName',
+      reason: 'SchedulerName',
+      message: `spec.schedulerName is ${schedulerName}`,
+    });
   return { status: 'broken', detail: `${plural(unscheduled.length, 'Pod')} not scheduled for ${formatDuration(oldest.forMs)}: ${why}`, evidence, next };
 }
 
@@ -504,7 +689,8 @@ interface PodProblem {
   next: string[];
 }
 
-const BAD_WAITING = /ErrImagePull|ImagePullBackOff|CrashLoopBackOff|CreateContainerConfigError|CreateContainerError|InvalidImageName|RunContainerError|ErrImageNeverPull|PreStartHookError|PostStartHookError/;
+const BAD_WAITING =
+  /ErrImagePull|ImagePullBackOff|CrashLoopBackOff|CreateContainerConfigError|CreateContainerError|InvalidImageName|RunContainerError|ErrImageNeverPull|PreStartHookError|PostStartHookError/;
 
 function containerProblem(ctx: Context, pod: KubeObject, statuses: ContainerStatus[], init: boolean): PodProblem | undefined {
   const ref = refOf('Pod', pod);
@@ -521,7 +707,13 @@ function containerProblem(ctx: Context, pod: KubeObject, statuses: ContainerStat
           type: `${init ? 'initContainer' : 'container'} ${c.name}`,
           status: 'waiting',
           reason: w.reason ?? '',
-          message: [w.message ?? '', last ? `last exit ${last.exitCode ?? '?'} (${last.reason ?? ''}) at ${last.finishedAt ?? '?'}` : '', c.restartCount ? `${plural(c.restartCount, 'restart')}` : ''].filter(Boolean).join('; '),
+          message: [
+            w.message ?? '',
+            last ? `last exit ${last.exitCode ?? '?'} (${last.reason ?? ''}) at ${last.finishedAt ?? '?'}` : '',
+            c.restartCount ? `${plural(c.restartCount, 'restart')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; '),
           since: conditionOf(pod, 'ContainersReady')?.lastTransitionTime,
           forMs: since(conditionOf(pod, 'ContainersReady')?.lastTransitionTime, ctx.now),
         },
@@ -537,7 +729,18 @@ function containerProblem(ctx: Context, pod: KubeObject, statuses: ContainerStat
         reason: `exit code ${t.exitCode}`,
         definite: true,
         forMs: since(t.finishedAt, ctx.now) ?? 0,
-        evidence: [{ object: ref, source: 'container', type: `${init ? 'initContainer' : 'container'} ${c.name}`, status: 'terminated', reason: t.reason ?? 'Error', message: `exited with code ${t.exitCode}${t.message ? `: ${t.message}` : ''}`, since: t.finishedAt, forMs: since(t.finishedAt, ctx.now) }],
+        evidence: [
+          {
+            object: ref,
+            source: 'container',
+            type: `${init ? 'initContainer' : 'container'} ${c.name}`,
+            status: 'terminated',
+            reason: t.reason ?? 'Error',
+            message: `exited with code ${t.exitCode}${t.message ? `: ${t.message}` : ''}`,
+            since: t.finishedAt,
+            forMs: since(t.finishedAt, ctx.now),
+          },
+        ],
         next: [ctx.kubectl('describe', 'Pod', name), `kubectl logs ${name}${ctx.nsFlag()} -c ${c.name}`],
       };
     }
@@ -551,19 +754,52 @@ function podProblem(ctx: Context, pod: KubeObject, nodes: Map<string, KubeObject
   const nodeName = (pod.spec as { nodeName?: string }).nodeName!;
   const ready = conditionOf(pod, 'Ready');
   const readyFor = since(ready?.lastTransitionTime, ctx.now) ?? since(pod.metadata.creationTimestamp, ctx.now) ?? 0;
-  const podWarnings = (): Evidence[] => ctx.eventsAbout('Pod', pod, (e) => eventType(e) === 'Warning').slice(0, 2).map((e) => eventEvidence(ref, e, ctx.now));
+  const podWarnings = (): Evidence[] =>
+    ctx
+      .eventsAbout('Pod', pod, (e) => eventType(e) === 'Warning')
+      .slice(0, 2)
+      .map((e) => eventEvidence(ref, e, ctx.now));
   // The node first: a NotReady node explains every Pod on it.
   if (nodes) {
     const node = nodes.get(nodeName);
     if (!node) {
-      return { pod, reason: `node ${nodeName} does not exist`, definite: true, forMs: readyFor, evidence: [{ object: ref, source: 'field', type: 'spec.nodeName', reason: 'NodeNotFound', message: `bound to node ${nodeName}, which does not exist` }], next: ['kubectl get nodes'] };
+      return {
+        pod,
+        reason: `node ${nodeName} does not exist`,
+        definite: true,
+        forMs: readyFor,
+        evidence: [{ object: ref, source: 'field', type: 'spec.nodeName', reason: 'NodeNotFound', message: `bound to node ${nodeName}, which does not exist` }],
+        next: ['kubectl get nodes'],
+      };
     }
     const nr = conditionOf(node, 'Ready');
     if (nr?.status !== 'True') {
-      const evidence = [nr ? conditionEvidence(refOf('Node', node), nr, ctx.now) : { object: refOf('Node', node), source: 'condition' as const, type: 'Ready', reason: 'NoReadyCondition', message: 'the node has no Ready condition' }];
+      const evidence = [
+        nr
+          ? conditionEvidence(refOf('Node', node), nr, ctx.now)
+          : {
+              object: refOf('Node', node),
+              source: 'condition' as const,
+              type: 'Ready',
+              reason: 'NoReadyCondition',
+              message: 'the node has no Ready condition',
+            },
+      ];
       if (ready && ready.status !== 'True') evidence.push(conditionEvidence(ref, ready, ctx.now));
-      evidence.push(...ctx.eventsAbout('Pod', pod, (e) => eventReason(e) === 'NodeNotReady').slice(0, 1).map((e) => eventEvidence(ref, e, ctx.now)));
-      return { pod, reason: `node ${nodeName} is not Ready`, definite: true, forMs: evidence[0]!.forMs ?? readyFor, evidence, next: [`kubectl describe node ${nodeName}`, ctx.kubectl('describe', 'Pod', name)] };
+      evidence.push(
+        ...ctx
+          .eventsAbout('Pod', pod, (e) => eventReason(e) === 'NodeNotReady')
+          .slice(0, 1)
+          .map((e) => eventEvidence(ref, e, ctx.now)),
+      );
+      return {
+        pod,
+        reason: `node ${nodeName} is not Ready`,
+        definite: true,
+        forMs: evidence[0]!.forMs ?? readyFor,
+        evidence,
+        next: [`kubectl describe node ${nodeName}`, ctx.kubectl('describe', 'Pod', name)],
+      };
     }
   }
   const { init, main } = containerStatuses(pod);
@@ -575,7 +811,17 @@ function podProblem(ctx: Context, pod: KubeObject, nodes: Map<string, KubeObject
   if (!nodes) return 'unseen-node';
   if (phaseOf(pod) === 'Failed') {
     const s = pod.status as { reason?: string; message?: string };
-    return { pod, reason: `Pod failed${s.reason ? `: ${s.reason}` : ''}`, definite: true, forMs: readyFor, evidence: [{ object: ref, source: 'field', type: 'status.phase', status: 'Failed', reason: s.reason ?? 'Failed', message: s.message ?? '' }, ...podWarnings()], next: [ctx.kubectl('describe', 'Pod', name)] };
+    return {
+      pod,
+      reason: `Pod failed${s.reason ? `: ${s.reason}` : ''}`,
+      definite: true,
+      forMs: readyFor,
+      evidence: [
+        { object: ref, source: 'field', type: 'status.phase', status: 'Failed', reason: s.reason ?? 'Failed', message: s.message ?? '' },
+        ...podWarnings(),
+      ],
+      next: [ctx.kubectl('describe', 'Pod', name)],
+    };
   }
   const running = main.filter((c) => c.state?.running);
   const evidence: Evidence[] = [];
@@ -587,16 +833,42 @@ function podProblem(ctx: Context, pod: KubeObject, nodes: Map<string, KubeObject
     if (ready) evidence.push(conditionEvidence(ref, ready, ctx.now));
   } else if (running.length > 0) {
     reason = `${plural(main.filter((c) => !c.ready).length, 'container')} running but not ready`;
-    for (const c of main.filter((c) => !c.ready).slice(0, 2)) evidence.push({ object: ref, source: 'container', type: `container ${c.name}`, status: c.state?.running ? 'running' : 'waiting', reason: 'NotReady', message: `started ${c.state?.running?.startedAt ?? '?'}, ready false`, since: cr?.lastTransitionTime, forMs: since(cr?.lastTransitionTime, ctx.now) });
+    for (const c of main.filter((c) => !c.ready).slice(0, 2))
+      evidence.push({
+        object: ref,
+        source: 'container',
+        type: `container ${c.name}`,
+        status: c.state?.running ? 'running' : 'waiting',
+        reason: 'NotReady',
+        message: `started ${c.state?.running?.startedAt ?? '?'}, ready false`,
+        since: cr?.lastTransitionTime,
+        forMs: since(cr?.lastTransitionTime, ctx.now),
+      });
     if (cr) evidence.push(conditionEvidence(ref, cr, ctx.now));
   } else {
     reason = 'containers not started';
     const waiting = main.find((c) => c.state?.waiting);
-    evidence.push({ object: ref, source: 'container', type: waiting ? `container ${waiting.name}` : 'containers', status: 'waiting', reason: waiting?.state?.waiting?.reason ?? 'NoStatus', message: waiting?.state?.waiting?.message ?? 'the node has not reported container statuses', since: ready?.lastTransitionTime, forMs: readyFor });
+    evidence.push({
+      object: ref,
+      source: 'container',
+      type: waiting ? `container ${waiting.name}` : 'containers',
+      status: 'waiting',
+      reason: waiting?.state?.waiting?.reason ?? 'NoStatus',
+      message: waiting?.state?.waiting?.message ?? 'the node has not reported container statuses',
+      since: ready?.lastTransitionTime,
+      forMs: readyFor,
+    });
   }
   evidence.push(...podWarnings());
   const containerName = main.find((c) => !c.ready)?.name;
-  return { pod, reason, definite: false, forMs: readyFor, evidence, next: [ctx.kubectl('describe', 'Pod', name), ...(running.length > 0 && containerName ? [`kubectl logs ${name}${ctx.nsFlag()} -c ${containerName}`] : [])] };
+  return {
+    pod,
+    reason,
+    definite: false,
+    forMs: readyFor,
+    evidence,
+    next: [ctx.kubectl('describe', 'Pod', name), ...(running.length > 0 && containerName ? [`kubectl logs ${name}${ctx.nsFlag()} -c ${containerName}`] : [])],
+  };
 }
 
 function checkContainers(ctx: Context, targetKind: string, target: KubeObject): LinkResult {
@@ -646,7 +918,8 @@ function checkContainers(ctx: Context, targetKind: string, target: KubeObject): 
       next: [...new Set(first.next)],
     };
   }
-  if (unseenNode > 0) return { status: 'unknown', detail: `${plural(unseenNode, 'Pod')} not ready and their nodes could not be seen`, evidence: [], next: ['kubectl get nodes'] };
+  if (unseenNode > 0)
+    return { status: 'unknown', detail: `${plural(unseenNode, 'Pod')} not ready and their nodes could not be seen`, evidence: [], next: ['kubectl get nodes'] };
   return { status: 'progressing', detail: `${plural(problems.length, 'Pod')} starting (${problems[0] ? problems[0].reason : ''})`, evidence: [], next: [] };
 }
 
@@ -684,12 +957,22 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
     const next = [ctx.kubectl('describe', kind, name)];
     if (kind === 'Job') {
       // What the attempts died of: the failed Pods' containers.
-      const failed = ctx.pods.filter((p) => phaseOf(p) === 'Failed').sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
+      const failed = ctx.pods
+        .filter((p) => phaseOf(p) === 'Failed')
+        .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
       for (const p of failed.slice(0, MAX_OBJECTS)) {
         const { main } = containerStatuses(p);
         const problem = containerProblem(ctx, p, main, false);
         if (problem) evidence.push(...problem.evidence);
-        else evidence.push({ object: refOf('Pod', p), source: 'field', type: 'status.phase', status: 'Failed', reason: (p.status as { reason?: string }).reason ?? 'Failed', message: (p.status as { message?: string }).message ?? '' });
+        else
+          evidence.push({
+            object: refOf('Pod', p),
+            source: 'field',
+            type: 'status.phase',
+            status: 'Failed',
+            reason: (p.status as { reason?: string }).reason ?? 'Failed',
+            message: (p.status as { message?: string }).message ?? '',
+          });
       }
       if (failed[0]) next.push(`kubectl logs ${failed[0].metadata.name}${ctx.nsFlag()}`);
     }
@@ -707,7 +990,8 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
     if (q && (q.reason === 'Retrying' || forMs > ctx.grace)) evidence.push(q);
     evidence.push(...warningsAbout(ctx, kind, obj));
     if (c.failed) return { status: 'broken', detail: `failed: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
-    if (forMs > ctx.grace) return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
+    if (forMs > ctx.grace)
+      return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
     return { status: 'progressing', detail: c.detail, evidence: [], next: [] };
   }
   if (!KCM_KINDS.has(kind) && c.rule !== undefined && (c.rule === 'observedGeneration' || c.rule === 'conditions')) {
@@ -732,7 +1016,11 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const base = { target: { ...input.target }, at: new Date(input.now).toISOString() };
   const obj = input.object;
   if (!obj) {
-    const links: LinkCheck[] = LINKS.map((l) => ({ link: l, status: l === 'accepted' ? 'broken' : l === 'spec' ? 'unknown' : 'not-applicable', detail: l === 'accepted' ? `${label} does not exist` : '' }));
+    const links: LinkCheck[] = LINKS.map((l) => ({
+      link: l,
+      status: l === 'accepted' ? 'broken' : l === 'spec' ? 'unknown' : 'not-applicable',
+      detail: l === 'accepted' ? `${label} does not exist` : '',
+    }));
     return {
       ...base,
       verdict: 'broken',
@@ -748,10 +1036,21 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const converged = conv.done && !conv.failed;
   const results: [LinkName, LinkResult][] = [];
   results.push(['spec', checkSpec(ctx, kind, obj, converged)]);
-  results.push(['accepted', ok(`${obj.metadata.deletionTimestamp ? 'being deleted; ' : ''}resourceVersion ${obj.metadata.resourceVersion ?? '-'}, generation ${obj.metadata.generation ?? '-'}`)]);
+  results.push([
+    'accepted',
+    ok(
+      `${obj.metadata.deletionTimestamp ? 'being deleted; ' : ''}resourceVersion ${obj.metadata.resourceVersion ?? '-'}, generation ${obj.metadata.generation ?? '-'}`,
+    ),
+  ]);
   results.push([
     'controller-observed',
-    KCM_KINDS.has(kind) ? checkObserved(ctx, kind, obj, converged) : isOperated(kind, input) ? checkOperatorObserved(ctx, kind, obj, converged) : hasObservedGeneration(kind, obj) ? checkObserved(ctx, kind, obj, converged) : na('no observedGeneration and no known controller'),
+    KCM_KINDS.has(kind)
+      ? checkObserved(ctx, kind, obj, converged)
+      : isOperated(kind, input)
+        ? checkOperatorObserved(ctx, kind, obj, converged)
+        : hasObservedGeneration(kind, obj)
+          ? checkObserved(ctx, kind, obj, converged)
+          : na('no observedGeneration and no known controller'),
   ]);
   const podKinds = KCM_KINDS.has(kind) || ctx.pods.length > 0;
   results.push(['children-created', podKinds ? checkChildren(ctx, kind, obj, converged) : na('no Pods in the owner chain')]);
@@ -766,7 +1065,8 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     const evidence = [...r.evidence];
     // What the target's own conditions say follows the cause (a deadline exceeded because of it).
     if (link !== 'status-conditions') {
-      for (const e of terminalConditions(ctx, kind, obj)) if (!evidence.some((x) => x.object.name === e.object.name && x.type === e.type && x.reason === e.reason)) evidence.push(e);
+      for (const e of terminalConditions(ctx, kind, obj))
+        if (!evidence.some((x) => x.object.name === e.object.name && x.type === e.type && x.reason === e.reason)) evidence.push(e);
     }
     return { ...base, verdict: 'broken', link, summary: `${label}: ${r.detail}`, evidence, next: [...new Set(r.next)], unseen: ctx.unseen, links };
   }
@@ -786,6 +1086,10 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     };
   }
   const progressing = results.find(([, r]) => r.status === 'progressing');
-  const summary = converged ? `${label}: healthy — converged: ${conv.detail}` : progressing ? `${label}: healthy so far — in progress: ${progressing[1].detail}` : `${label}: healthy — ${conv.detail}`;
+  const summary = converged
+    ? `${label}: healthy — converged: ${conv.detail}`
+    : progressing
+      ? `${label}: healthy so far — in progress: ${progressing[1].detail}`
+      : `${label}: healthy — ${conv.detail}`;
   return { ...base, verdict: 'healthy', link: null, summary, evidence: [], next: [], unseen: [], links };
 }

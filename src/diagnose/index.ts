@@ -15,4 +15,17 @@
 export { diagnose, DEFAULT_GRACE_MS } from './diagnose.js';
 export { controllerBehindLine, diagnosisBrief, diagnosisText, evidenceLine } from './text.js';
 export { readControllerBehind, statusManager, leaseMatchesManager, controllerQueue } from './operator.js';
-export { LINKS, linkTitles, type DiagnoseInput, type Diagnosis, type Evidence, type ControllerBehind, type ControllerQueue, type LeaseInput, type LinkCheck, type LinkName, type Seen, type Unseen } from './types.js';
+export {
+  LINKS,
+  linkTitles,
+  type DiagnoseInput,
+  type Diagnosis,
+  type Evidence,
+  type ControllerBehind,
+  type ControllerQueue,
+  type LeaseInput,
+  type LinkCheck,
+  type LinkName,
+  type Seen,
+  type Unseen,
+} from './types.js';

@@ -30,9 +30,26 @@ function operatorMetrics(o: { leader: boolean; rayAdds: number; rayRetries: numb
 
 describe('the operator behind a custom resource', () => {
   it('names the manager of its newest status write, never a person’s client or this tool', () => {
-    const obj = (fields: { manager: string; subresource?: string; time: string }[]): KubeObject => ({ metadata: { name: 'x', managedFields: fields.map((f) => ({ ...f, operation: 'Update' })) } });
-    expect(statusManager(obj([{ manager: 'kubectl-client-side-apply', time: '2026-01-01T00:00:05Z' }, { manager: 'kuberay-operator', subresource: 'status', time: '2026-01-01T00:00:03Z' }, { manager: 'kuberay-operator', time: '2026-01-01T00:00:02Z' }]))).toBe('kuberay-operator');
-    expect(statusManager(obj([{ manager: 'kubectl-informer-trace', time: '2026-01-01T00:00:05Z' }, { manager: 'my-operator', time: '2026-01-01T00:00:04Z' }]))).toBe('my-operator');
+    const obj = (fields: { manager: string; subresource?: string; time: string }[]): KubeObject => ({
+      metadata: { name: 'x', managedFields: fields.map((f) => ({ ...f, operation: 'Update' })) },
+    });
+    expect(
+      statusManager(
+        obj([
+          { manager: 'kubectl-client-side-apply', time: '2026-01-01T00:00:05Z' },
+          { manager: 'kuberay-operator', subresource: 'status', time: '2026-01-01T00:00:03Z' },
+          { manager: 'kuberay-operator', time: '2026-01-01T00:00:02Z' },
+        ]),
+      ),
+    ).toBe('kuberay-operator');
+    expect(
+      statusManager(
+        obj([
+          { manager: 'kubectl-informer-trace', time: '2026-01-01T00:00:05Z' },
+          { manager: 'my-operator', time: '2026-01-01T00:00:04Z' },
+        ]),
+      ),
+    ).toBe('my-operator');
     expect(statusManager(obj([{ manager: 'kubectl', time: '2026-01-01T00:00:05Z' }]))).toBeUndefined();
   });
 
@@ -55,7 +72,16 @@ describe('the operator behind a custom resource', () => {
     ]);
     const r = controllerQueue('RayCluster', before, after);
     expect(r.leaseNames).toEqual(['ray-operator-leader']);
-    expect(r.queue).toEqual({ source: 'http://b/metrics', controller: 'raycluster', matchedBy: 'kind', depth: 2, adds: 15, retries: 6, reconciles: { success: 6, error: 5 }, windowMs: 20_000 });
+    expect(r.queue).toEqual({
+      source: 'http://b/metrics',
+      controller: 'raycluster',
+      matchedBy: 'kind',
+      depth: 2,
+      adds: 15,
+      retries: 6,
+      reconciles: { success: 6, error: 5 },
+      windowMs: 20_000,
+    });
   });
 
   it('falls back to the only controller whose queue took adds, and says why when there is none', () => {

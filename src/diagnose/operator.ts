@@ -52,7 +52,11 @@ const increase = (rate: number | null, windowS: number | null): number | null =>
  * The queue of the controller behind `kind`, from scrapes at the trace's start and end of each
  * source (by source name). The leader's source is preferred (leader_election_master_status 1).
  */
-export function controllerQueue(kind: string, before: ReadonlyMap<string, TimedScrape>, after: ReadonlyMap<string, TimedScrape>): { queue: ControllerQueue; leaseNames: string[] } | { queue: null; leaseNames: string[]; why: string } {
+export function controllerQueue(
+  kind: string,
+  before: ReadonlyMap<string, TimedScrape>,
+  after: ReadonlyMap<string, TimedScrape>,
+): { queue: ControllerQueue; leaseNames: string[] } | { queue: null; leaseNames: string[]; why: string } {
   const wanted = kind.toLowerCase();
   const stats: { source: string; s: QueueStatsSnapshot }[] = [];
   for (const [source, a] of after) stats.push({ source, s: computeQueueStats(a, before.get(source)) });
@@ -79,12 +83,28 @@ export function controllerQueue(kind: string, before: ReadonlyMap<string, TimedS
       }
       return {
         leaseNames,
-        queue: { source, controller: row.controller!, matchedBy, depth: row.depth, adds: increase(row.addsPerSecond, s.windowSeconds), retries: increase(row.retriesPerSecond, s.windowSeconds), reconciles, windowMs: s.windowSeconds === null ? null : Math.round(s.windowSeconds * 1000) },
+        queue: {
+          source,
+          controller: row.controller!,
+          matchedBy,
+          depth: row.depth,
+          adds: increase(row.addsPerSecond, s.windowSeconds),
+          retries: increase(row.retriesPerSecond, s.windowSeconds),
+          reconciles,
+          windowMs: s.windowSeconds === null ? null : Math.round(s.windowSeconds * 1000),
+        },
       };
     }
   }
   const names = [...new Set(stats.flatMap(({ s }) => s.queues.map((q) => q.controller).filter((c): c is string => c !== null)))];
-  return { queue: null, leaseNames, why: names.length === 0 ? 'the metrics have no controller-runtime workqueue (workqueue_*{controller})' : `no controller named ${wanted} among ${names.join(', ')}, and none took adds during the trace` };
+  return {
+    queue: null,
+    leaseNames,
+    why:
+      names.length === 0
+        ? 'the metrics have no controller-runtime workqueue (workqueue_*{controller})'
+        : `no controller named ${wanted} among ${names.join(', ')}, and none took adds during the trace`,
+  };
 }
 
 /** The operator's Lease as the diagnosis reads it. */
@@ -103,9 +123,20 @@ interface LeaseList {
 }
 
 /** Leases we may see that match: by name from the metrics, else by the manager's name. */
-async function findLease(kube: Kube, manager: string | undefined, namespace: string | undefined, leaseNames: string[], signal?: AbortSignal): Promise<Seen<{ lease: Lease; foundBy: 'metrics' | 'name' } | undefined>> {
+async function findLease(
+  kube: Kube,
+  manager: string | undefined,
+  namespace: string | undefined,
+  leaseNames: string[],
+  signal?: AbortSignal,
+): Promise<Seen<{ lease: Lease; foundBy: 'metrics' | 'name' } | undefined>> {
   const list = async (ns: string | undefined): Promise<Lease[]> =>
-    (await kube.client.json<LeaseList>(ns ? `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/leases` : '/apis/coordination.k8s.io/v1/leases', { signal, describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace: ns } })).items ?? [];
+    (
+      await kube.client.json<LeaseList>(
+        ns ? `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/leases` : '/apis/coordination.k8s.io/v1/leases',
+        { signal, describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace: ns } },
+      )
+    ).items ?? [];
   let leases: Lease[];
   try {
     // Every namespace when we may (an operator's Lease is usually in its own namespace), else the target's.
@@ -131,7 +162,12 @@ export interface ReadControllerOptions {
 }
 
 /** The controller behind the target as it is now: its manager, its Lease (one LIST), its queue. */
-export async function readControllerBehind(kube: Kube, kind: string, target: KubeObject | undefined, o: ReadControllerOptions = {}): Promise<{ behind: ControllerBehind; lease: Lease | undefined }> {
+export async function readControllerBehind(
+  kube: Kube,
+  kind: string,
+  target: KubeObject | undefined,
+  o: ReadControllerOptions = {},
+): Promise<{ behind: ControllerBehind; lease: Lease | undefined }> {
   const unseen: string[] = [];
   const manager = target ? statusManager(target) : undefined;
   const joined = o.scrapes ? controllerQueue(kind, o.scrapes.before, o.scrapes.after) : undefined;
@@ -153,11 +189,18 @@ export async function readControllerBehind(kube: Kube, kind: string, target: Kub
     behind: {
       manager: manager ?? null,
       lease: found
-        ? { namespace: found.lease.metadata.namespace ?? '', name: found.lease.metadata.name ?? '', holder: spec.holderIdentity || null, renewTime: spec.renewTime ?? null, leaseDurationSeconds: spec.leaseDurationSeconds ?? null, transitions: spec.leaseTransitions ?? null, foundBy: found.foundBy }
+        ? {
+            namespace: found.lease.metadata.namespace ?? '',
+            name: found.lease.metadata.name ?? '',
+            holder: spec.holderIdentity || null,
+            renewTime: spec.renewTime ?? null,
+            leaseDurationSeconds: spec.leaseDurationSeconds ?? null,
+            transitions: spec.leaseTransitions ?? null,
+            foundBy: found.foundBy,
+          }
         : null,
       queue: joined?.queue ?? null,
       unseen,
     },
   };
 }
-

@@ -69,7 +69,10 @@ export function diagnosisBrief(diagnosis: Diagnosis, maxEvidence = 2): string {
   const d = escapeTerminalDeep(diagnosis);
   const head = d.verdict === 'broken' && d.link ? `broken at "${d.link}"` : d.verdict === 'unknown' ? 'could not tell' : 'healthy';
   const parts = [`diagnosis: ${head}: ${d.summary}`];
-  if (d.evidence.length > 0) parts.push(`evidence: ${d.evidence.slice(0, maxEvidence).map(evidenceLine).join(' | ')}${d.evidence.length > maxEvidence ? ` (+${d.evidence.length - maxEvidence} more)` : ''}`);
+  if (d.evidence.length > 0)
+    parts.push(
+      `evidence: ${d.evidence.slice(0, maxEvidence).map(evidenceLine).join(' | ')}${d.evidence.length > maxEvidence ? ` (+${d.evidence.length - maxEvidence} more)` : ''}`,
+    );
   if (d.next[0]) parts.push(`next: ${d.next[0]}`);
   if (d.unseen.length > 0) parts.push(`could not see: ${d.unseen.map((u) => `${u.what} (${u.why})`).join(', ')}`);
   return parts.join('; ');
@@ -85,12 +88,16 @@ export function controllerBehindLine(behind: ControllerBehind, now: number): str
   const parts = [`controller: ${b.manager ?? 'unknown (no status write names one)'}`];
   if (b.lease) {
     const renewed = b.lease.renewTime ? ` renewed ${formatDuration(Math.max(0, now - Date.parse(b.lease.renewTime)))} ago` : '';
-    parts.push(`Lease ${b.lease.namespace}/${b.lease.name} ${b.lease.holder ? `held by ${b.lease.holder},${renewed}` : 'held by nobody'}${b.lease.transitions ? ` (${b.lease.transitions} transitions)` : ''}`);
+    parts.push(
+      `Lease ${b.lease.namespace}/${b.lease.name} ${b.lease.holder ? `held by ${b.lease.holder},${renewed}` : 'held by nobody'}${b.lease.transitions ? ` (${b.lease.transitions} transitions)` : ''}`,
+    );
   }
   if (b.queue) {
     const q = b.queue;
     const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
-    parts.push(`queue ${q.controller}: depth ${q.depth ?? '-'}, ${q.adds ?? '-'} adds, ${q.retries ?? '-'} retries${results.length ? `, reconciles ${results.join(', ')}` : ''}${q.windowMs !== null ? ` in ${formatDuration(q.windowMs)}` : ''}`);
+    parts.push(
+      `queue ${q.controller}: depth ${q.depth ?? '-'}, ${q.adds ?? '-'} adds, ${q.retries ?? '-'} retries${results.length ? `, reconciles ${results.join(', ')}` : ''}${q.windowMs !== null ? ` in ${formatDuration(q.windowMs)}` : ''}`,
+    );
   }
   return `${parts.join(' · ')}${b.unseen.length ? ` (not found: ${b.unseen.join('; ')})` : ''}`;
 }

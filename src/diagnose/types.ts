@@ -13,7 +13,7 @@ export type LinkName = (typeof LINKS)[number];
 export const linkTitles: Record<LinkName, string> = {
   spec: 'the spec is what was meant',
   accepted: 'the API server accepted it',
-  'controller-observed': "the controller observed it",
+  'controller-observed': 'the controller observed it',
   'children-created': 'the controller created the children',
   scheduled: 'the scheduler placed the Pods',
   'containers-started': 'the node started the containers',
@@ -73,12 +73,19 @@ export interface ControllerQueue {
 export interface ControllerBehind {
   /** The field manager of its status writes. */
   manager: string | null;
-  lease: { namespace: string; name: string; holder: string | null; renewTime: string | null; leaseDurationSeconds: number | null; transitions: number | null; foundBy: 'metrics' | 'name' } | null;
+  lease: {
+    namespace: string;
+    name: string;
+    holder: string | null;
+    renewTime: string | null;
+    leaseDurationSeconds: number | null;
+    transitions: number | null;
+    foundBy: 'metrics' | 'name';
+  } | null;
   queue: ControllerQueue | null;
   /** Why a part is missing: "no Lease matches kuberay-operator in ray-try", "no --metrics given". */
   unseen: string[];
 }
-
 
 export interface EvidenceObject {
   kind: string;

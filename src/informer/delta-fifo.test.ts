@@ -104,22 +104,14 @@ describe('DeltaFIFO', () => {
     f.delete(mk('bar', 6));
     f.add(mk('bar', 100));
     f.replace([mk('foo', 5)], '0');
-    expect(await popAll(f)).toEqual([
-      ['Deleted bar@6', 'Added bar@100', 'Deleted tombstone(bar, bar@100)'],
-      ['Sync foo@5'],
-      ['Deleted tombstone(baz, baz@7)'],
-    ]);
+    expect(await popAll(f)).toEqual([['Deleted bar@6', 'Added bar@100', 'Deleted tombstone(bar, bar@100)'], ['Sync foo@5'], ['Deleted tombstone(baz, baz@7)']]);
   });
 
   it('a tombstone of a queued tombstone is unwrapped to the object', async () => {
     const f = fifo({ knownObjects: known(mk('foo', 5), mk('bar', 6), mk('baz', 7)) });
     f.replace([mk('bar', 100), mk('foo', 5)], '0');
     f.replace([mk('foo', 5)], '0');
-    expect(await popAll(f)).toEqual([
-      ['Sync bar@100', 'Deleted tombstone(bar, bar@100)'],
-      ['Sync foo@5', 'Sync foo@5'],
-      ['Deleted tombstone(baz, baz@7)'],
-    ]);
+    expect(await popAll(f)).toEqual([['Sync bar@100', 'Deleted tombstone(bar, bar@100)'], ['Sync foo@5', 'Sync foo@5'], ['Deleted tombstone(baz, baz@7)']]);
   });
 
   it('two identical Replaces give [Sync, Sync] (nothing but deletions is merged)', async () => {
@@ -378,7 +370,7 @@ describe('DeltaFIFO', () => {
     let last = -1;
     while (f.length > 0) {
       await f.pop((d) => {
-        const rv = Number((d[0]?.object as KubeObject).metadata.resourceVersion);
+        const rv = Number((d[0]!.object as KubeObject).metadata.resourceVersion);
         expect(rv).toBe(last + 1);
         last = rv;
         n++;

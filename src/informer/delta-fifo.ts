@@ -113,7 +113,7 @@ export class DeltaFIFO implements ReflectorStore {
     let o: unknown = obj;
     if (Array.isArray(o)) {
       const newest = newestDelta(o as Deltas);
-      if (!newest) throw new KeyError(obj, new Error('0 length Deltas object; can\'t get key'));
+      if (!newest) throw new KeyError(obj, new Error("0 length Deltas object; can't get key"));
       o = newest.object;
     }
     if (o instanceof DeletedFinalStateUnknown) return o.key;
@@ -290,7 +290,9 @@ export class DeltaFIFO implements ReflectorStore {
   /** Keys in queue order. */
   listKeys(): string[] {
     const out: string[] = [];
-    this.queue.forEach((k) => out.push(k));
+    this.queue.forEach((k) => {
+      out.push(k);
+    });
     return out;
   }
 

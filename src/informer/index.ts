@@ -77,7 +77,16 @@ export { SharedIndexInformer, SYNCED_POLL_PERIOD_MS, waitForCacheSync } from './
 export type { DeltaObserver, HandlerOptions, ObservedDelta, ResourceEventHandlerRegistration, SharedIndexInformerOptions } from './shared-informer.js';
 export { runUntilSynced, type SyncOptions } from './run-until-synced.js';
 
-export { chainTransforms, declareDropped, droppedFields, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields, type DroppedFields } from './transform.js';
+export {
+  chainTransforms,
+  declareDropped,
+  droppedFields,
+  dropLastAppliedConfiguration,
+  LAST_APPLIED_ANNOTATION,
+  metadataOnly,
+  stripManagedFields,
+  type DroppedFields,
+} from './transform.js';
 
 export { describeError, errorMessage, InformerEventHub, InformerStatsRecorder } from './stats.js';
 export type {

@@ -50,7 +50,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
 
   for (;;) {
     pager.signal?.throwIfAborted();
-    let page;
+    let page: Awaited<ReturnType<ListerWatcher['list']>>;
     try {
       pages++;
       const sent = { ...opts };

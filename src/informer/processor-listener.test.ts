@@ -33,7 +33,9 @@ describe('RingGrowing', () => {
     for (let i = 3; i < 20; i++) r.writeOne(i);
     expect(r.length).toBe(18);
     const seen: number[] = [];
-    r.forEach((v) => seen.push(v));
+    r.forEach((v) => {
+      seen.push(v);
+    });
     expect(seen).toEqual(Array.from({ length: 18 }, (_, i) => i + 2));
     while (r.length > 0) out.push(r.readOne() as number);
     expect(out).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -158,8 +160,14 @@ describe('SharedProcessor', () => {
     const p = new SharedProcessor(clock);
     const seenA: string[] = [];
     const seenB: string[] = [];
-    const a = listener({ onAdd: (o) => void seenA.push(`add ${o.metadata.name}`), onUpdate: (_o, n) => void seenA.push(`sync ${n.metadata.name}`) }, { clock, resync: 1000 });
-    const b = listener({ onAdd: (o) => void seenB.push(`add ${o.metadata.name}`), onUpdate: (_o, n) => void seenB.push(`sync ${n.metadata.name}`) }, { clock, resync: 0 });
+    const a = listener(
+      { onAdd: (o) => void seenA.push(`add ${o.metadata.name}`), onUpdate: (_o, n) => void seenA.push(`sync ${n.metadata.name}`) },
+      { clock, resync: 1000 },
+    );
+    const b = listener(
+      { onAdd: (o) => void seenB.push(`add ${o.metadata.name}`), onUpdate: (_o, n) => void seenB.push(`sync ${n.metadata.name}`) },
+      { clock, resync: 0 },
+    );
     p.addListener(a);
     p.addListener(b);
     p.run();

@@ -76,7 +76,15 @@ afterEach(async () => {
 });
 
 /** `serverTimeouts`: the fake ends each watch at its timeoutSeconds, as kube-apiserver does. */
-function start(options: { lw?: FakeListerWatcherOptions; objects?: number; reflector?: Partial<ReflectorOptions>; listerWatcher?: ListerWatcher; serverTimeouts?: boolean } = {}): Harness {
+function start(
+  options: {
+    lw?: FakeListerWatcherOptions;
+    objects?: number;
+    reflector?: Partial<ReflectorOptions>;
+    listerWatcher?: ListerWatcher;
+    serverTimeouts?: boolean;
+  } = {},
+): Harness {
   const clock = new FakeClock();
   const objects = Array.from({ length: options.objects ?? 0 }, (_, i) => pod(`p${i}`));
   const lw = new FakeListerWatcher({ objects, ...(options.serverTimeouts ? { clock } : {}), ...options.lw });
@@ -148,7 +156,7 @@ describe('Reflector list', () => {
     await done;
   });
 
-  it('paginates via continue: continuation pages clear the RV, the list RV is the first page\'s', async () => {
+  it("paginates via continue: continuation pages clear the RV, the list RV is the first page's", async () => {
     const h = start({ objects: 5, lw: { watchCache: false }, reflector: { watchListPageSize: 2 } });
     await h.settle();
     expect(h.lw.listCalls).toEqual([
@@ -243,7 +251,10 @@ describe('Reflector list', () => {
   it('specific-RV lists are paginated once an RV="0" list came back paginated (sticky)', async () => {
     const h = start({ objects: 501, lw: { watchCache: false } });
     await h.settle();
-    expect(h.lw.listCalls.slice(0, 2)).toEqual([{ resourceVersion: '0', limit: 500 }, { limit: 500, continue: 'continue-1' }]);
+    expect(h.lw.listCalls.slice(0, 2)).toEqual([
+      { resourceVersion: '0', limit: 500 },
+      { limit: 500, continue: 'continue-1' },
+    ]);
     h.lw.sendError(fakeErrors.expired());
     await h.clock.step(800);
     expect(h.lw.listCalls[2]).toEqual({ resourceVersion: '601', limit: 500 });
@@ -451,7 +462,7 @@ describe('Reflector watch', () => {
     h.lw.closeWatches();
     await h.settle();
     expect(h.errors[0]?.ctx).toEqual({ phase: 'watch', action: 'relist', reflector: 'fake' });
-    expect(String((h.errors[0]?.err as Error).message)).toContain('very short watch');
+    expect(String((h.errors[0]!.err as Error).message)).toContain('very short watch');
     await h.clock.step(800);
     expect(h.lw.listCalls).toHaveLength(2);
   });
@@ -562,9 +573,7 @@ describe('Reflector backoff, resync, stop', () => {
     const clock = new FakeClock(0);
     let rand = 0;
     const b = new BackoffManager(clock, () => rand);
-    expect([b.step(), b.step(), b.step(), b.step(), b.step(), b.step(), b.step(), b.step()]).toEqual([
-      800, 1600, 3200, 6400, 12800, 25600, 30000, 30000,
-    ]);
+    expect([b.step(), b.step(), b.step(), b.step(), b.step(), b.step(), b.step(), b.step()]).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
     rand = 0.5;
     expect(b.step()).toBe(45000);
     rand = 0.999;
@@ -665,7 +674,7 @@ describe('Reflector backoff, resync, stop', () => {
     const ev = h.events.find((e) => e.kind === 'watch-failed');
     expect(ev?.message).toBe('watch failed: 429 TooManyRequests; backing off 800ms then watching again without a relist');
     expect(ev?.level).toBe('warning');
-    expect((ev?.error as ApiError).code).toBe(429);
+    expect((ev!.error as ApiError).code).toBe(429);
   });
 });
 
@@ -748,7 +757,7 @@ describe('Reflector streaming list (useWatchList)', () => {
     expect(h.events.some((e) => e.kind === 'stream-failed' && e.message.includes('falling back to list and watch'))).toBe(true);
   });
 
-  it('streamed objects go through the store\'s transformer in the temporary store', async () => {
+  it("streamed objects go through the store's transformer in the temporary store", async () => {
     const clock = new FakeClock();
     const lw = new FakeListerWatcher({ objects: [pod('a', { big: 'x'.repeat(10) })] });
     let calls = 0;
@@ -877,7 +886,9 @@ describe('Reflector stalled watches (half-open connections, hung servers)', () =
     expect(h.lw.watchCalls[1]!.resourceVersion).toBe('101');
     expect(h.lw.openWatches()).toHaveLength(1);
     expect(h.r.stats.watchStalls).toBe(1);
-    expect(stalls(h).map((e) => e.message)).toEqual(['watch request got no answer within 45.0s (a half-open connection or a hung API server); watching again from resourceVersion "101" on a new connection']);
+    expect(stalls(h).map((e) => e.message)).toEqual([
+      'watch request got no answer within 45.0s (a half-open connection or a hung API server); watching again from resourceVersion "101" on a new connection',
+    ]);
     expect(h.errors.map((e) => e.ctx)).toEqual([{ phase: 'watch-open', action: 'rewatch', reflector: 'fake' }]);
     h.lw.add(pod('after'));
     await h.settle();

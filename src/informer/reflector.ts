@@ -50,14 +50,7 @@
  */
 import type { Clock, Timer } from '../clock.js';
 import { realClock } from '../clock.js';
-import {
-  ApiError,
-  isConnectionRefused,
-  isExpiredOrGone,
-  isInternalError,
-  isTooLargeResourceVersion,
-  isTooManyRequests,
-} from '../kube/api-error.js';
+import { ApiError, isConnectionRefused, isExpiredOrGone, isInternalError, isTooLargeResourceVersion, isTooManyRequests } from '../kube/api-error.js';
 import { ConnectionStalledError } from '../kube/http.js';
 import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
@@ -421,7 +414,13 @@ export class Reflector {
         await this.listAndWatch(signal);
       } catch (err) {
         if (signal.aborted) break;
-        this.reportError(err, this.phase, 'relist', this.phase === 'list' ? 'list-failed' : 'watch-failed', `${this.phase} failed: ${describeError(err)}; relisting after backoff`);
+        this.reportError(
+          err,
+          this.phase,
+          'relist',
+          this.phase === 'list' ? 'list-failed' : 'watch-failed',
+          `${this.phase} failed: ${describeError(err)}; relisting after backoff`,
+        );
       }
       if (signal.aborted) break;
       const delay = this.backoff.step();
@@ -444,7 +443,13 @@ export class Reflector {
           if (w === undefined) return; // stopped
         } catch (err) {
           if (signal.aborted) return;
-          this.reportError(err, 'watch-list', 'fallback-to-list', 'stream-failed', `streaming list failed: ${describeError(err)}; falling back to list and watch`);
+          this.reportError(
+            err,
+            'watch-list',
+            'fallback-to-list',
+            'stream-failed',
+            `streaming list failed: ${describeError(err)}; falling back to list and watch`,
+          );
           fallbackToList = true;
           w = undefined;
         }
@@ -495,7 +500,10 @@ export class Reflector {
   private reportStall(err: ConnectionStalledError, phase: ReflectorPhase, action: ReflectorAction): void {
     this.stats.watchStalls++;
     this.stats.recordError(err, phase, this.clock.now());
-    const next = action === 'retry-stream' ? `streaming again from resourceVersion ${JSON.stringify(this.rewatchResourceVersion())}` : `watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`;
+    const next =
+      action === 'retry-stream'
+        ? `streaming again from resourceVersion ${JSON.stringify(this.rewatchResourceVersion())}`
+        : `watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`;
     this.emit('watch-closed', 'warning', `${err.message}; ${next} on a new connection`, { error: err, resourceVersion: this.lastSyncRV });
     this.callHandler(err, { phase, action, reflector: this.name });
   }
@@ -516,7 +524,9 @@ export class Reflector {
     const start = this.clock.now();
     const pagerOptions = { pageSize, signal, onRequest: () => void this.stats.listRequests++, decode: this.decodeOptions() };
     this.countList();
-    this.emit('list', 'info', `listing at resourceVersion ${JSON.stringify(rv)}${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, { resourceVersion: rv });
+    this.emit('list', 'info', `listing at resourceVersion ${JSON.stringify(rv)}${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, {
+      resourceVersion: rv,
+    });
     let result: PagedListResult;
     try {
       result = await listAllPages(this.lw, options, pagerOptions);
@@ -525,7 +535,13 @@ export class Reflector {
       if (!isExpiredOrGone(err) && !isTooLargeResourceVersion(err)) throw err;
       // The RV is gone or not yet known to this server: a quorum read brings us back.
       this.lastSyncRVUnavailable = true;
-      this.reportError(err, 'list', 'retry-list', 'list-failed', `list at resourceVersion ${JSON.stringify(rv)} failed: ${describeError(err)}; relisting at resourceVersion "" (quorum read)`);
+      this.reportError(
+        err,
+        'list',
+        'retry-list',
+        'list-failed',
+        `list at resourceVersion ${JSON.stringify(rv)} failed: ${describeError(err)}; relisting at resourceVersion "" (quorum read)`,
+      );
       this.countList();
       this.emit('list', 'info', `listing at resourceVersion ""${pageSize > 0 ? ` (limit ${pageSize})` : ' (unpaginated)'}`, { resourceVersion: '' });
       result = await listAllPages(this.lw, { resourceVersion: this.relistResourceVersion() }, pagerOptions);
@@ -619,11 +635,16 @@ export class Reflector {
     this.stats.listedOnce = true;
     this.stats.lastListAt = this.clock.now();
     const took = this.clock.now() - start0;
-    this.emit('streamed', 'info', `streamed ${temp.size()} objects up to resourceVersion ${JSON.stringify(resourceVersion)} (${formatDuration(took)}); keeping the watch`, {
-      resourceVersion,
-      count: temp.size(),
-      durationMs: took,
-    });
+    this.emit(
+      'streamed',
+      'info',
+      `streamed ${temp.size()} objects up to resourceVersion ${JSON.stringify(resourceVersion)} (${formatDuration(took)}); keeping the watch`,
+      {
+        resourceVersion,
+        count: temp.size(),
+        durationMs: took,
+      },
+    );
     return w;
   }
 
@@ -635,14 +656,26 @@ export class Reflector {
     }
     if (isWatchErrorRetriable(err)) {
       const delay = this.backoff.step();
-      this.reportError(err, 'watch-list', 'retry-stream', 'stream-failed', `streaming list failed: ${describeError(err)}; backing off ${formatDuration(delay)} then streaming again`);
+      this.reportError(
+        err,
+        'watch-list',
+        'retry-stream',
+        'stream-failed',
+        `streaming list failed: ${describeError(err)}; backing off ${formatDuration(delay)} then streaming again`,
+      );
       this.emit('backoff', 'info', `waiting ${formatDuration(delay)} before streaming again`, { delayMs: delay });
       await this.clock.sleep(delay, signal);
       return true;
     }
     if (isExpiredOrGone(err) || isTooLargeResourceVersion(err)) {
       this.lastSyncRVUnavailable = true;
-      this.reportError(err, 'watch-list', 'retry-stream', 'stream-failed', `streaming list failed: ${describeError(err)}; streaming again from resourceVersion ""`);
+      this.reportError(
+        err,
+        'watch-list',
+        'retry-stream',
+        'stream-failed',
+        `streaming list failed: ${describeError(err)}; streaming again from resourceVersion ""`,
+      );
       return true;
     }
     return false;
@@ -712,7 +745,13 @@ export class Reflector {
           }
           if (isWatchErrorRetriable(err)) {
             const delay = this.backoff.step();
-            this.reportError(err, 'watch-open', 'rewatch', 'watch-failed', `watch failed: ${describeError(err)}; backing off ${formatDuration(delay)} then watching again without a relist`);
+            this.reportError(
+              err,
+              'watch-open',
+              'rewatch',
+              'watch-failed',
+              `watch failed: ${describeError(err)}; backing off ${formatDuration(delay)} then watching again without a relist`,
+            );
             this.emit('backoff', 'info', `waiting ${formatDuration(delay)} before watching again`, { delayMs: delay });
             await this.clock.sleep(delay, signal);
             continue;
@@ -753,12 +792,24 @@ export class Reflector {
       }
       if (isExpiredOrGone(err)) {
         // Not the unavailable flag: a list at the last RV means "no older than", which works.
-        this.reportError(err, 'watch', 'relist', 'watch-failed', `watch ended: ${describeError(err)}; relisting at resourceVersion ${JSON.stringify(this.lastSyncRV)} after backoff`);
+        this.reportError(
+          err,
+          'watch',
+          'relist',
+          'watch-failed',
+          `watch ended: ${describeError(err)}; relisting at resourceVersion ${JSON.stringify(this.lastSyncRV)} after backoff`,
+        );
         return;
       }
       if (isTooManyRequests(err)) {
         const delay = this.backoff.step();
-        this.reportError(err, 'watch', 'rewatch', 'watch-failed', `watch ended: ${describeError(err)}; backing off ${formatDuration(delay)} then watching again`);
+        this.reportError(
+          err,
+          'watch',
+          'rewatch',
+          'watch-failed',
+          `watch ended: ${describeError(err)}; backing off ${formatDuration(delay)} then watching again`,
+        );
         this.emit('backoff', 'info', `waiting ${formatDuration(delay)} before watching again`, { delayMs: delay });
         await this.clock.sleep(delay, signal);
         continue;
@@ -857,7 +908,10 @@ export class Reflector {
         break;
       case 'BOOKMARK':
         stats.bookmarks++;
-        if (this.onEvent) this.emit('bookmark', 'debug', `bookmark at resourceVersion ${JSON.stringify(rv)}${endsInitialEvents(obj) ? ' (end of initial events)' : ''}`, { resourceVersion: rv });
+        if (this.onEvent)
+          this.emit('bookmark', 'debug', `bookmark at resourceVersion ${JSON.stringify(rv)}${endsInitialEvents(obj) ? ' (end of initial events)' : ''}`, {
+            resourceVersion: rv,
+          });
         break;
       default:
         this.warn(new Error(`unknown watch event type ${JSON.stringify(type)}`), 'store');
@@ -904,14 +958,22 @@ export class Reflector {
     }
     if (lostConnection !== undefined) {
       this.stats.recordError(lostConnection, label, this.clock.now());
-      this.emit('watch-closed', 'warning', `${label} connection lost after ${formatDuration(took)} and ${events} events (${describeError(lostConnection)}); watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`, {
-        error: lostConnection,
+      this.emit(
+        'watch-closed',
+        'warning',
+        `${label} connection lost after ${formatDuration(took)} and ${events} events (${describeError(lostConnection)}); watching again from resourceVersion ${JSON.stringify(this.lastSyncRV)}`,
+        {
+          error: lostConnection,
+          count: events,
+          durationMs: took,
+        },
+      );
+      this.callHandler(lostConnection, { phase: 'watch', action: 'rewatch', reflector: this.name });
+    } else {
+      this.emit('watch-closed', 'debug', `${label} closed by the server after ${formatDuration(took)} and ${events} events`, {
         count: events,
         durationMs: took,
       });
-      this.callHandler(lostConnection, { phase: 'watch', action: 'rewatch', reflector: this.name });
-    } else {
-      this.emit('watch-closed', 'debug', `${label} closed by the server after ${formatDuration(took)} and ${events} events`, { count: events, durationMs: took });
     }
   }
 

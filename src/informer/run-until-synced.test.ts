@@ -28,7 +28,10 @@ describe('runUntilSynced', () => {
   it('starts the informers and resolves once every cache has synced', async () => {
     const clock = new FakeClock();
     const ac = new AbortController();
-    const informers = [informer(new FakeListerWatcher({ description: 'a', objects: [{ metadata: { name: 'x', namespace: 'n' } }] }), clock), informer(new FakeListerWatcher({ description: 'b' }), clock)];
+    const informers = [
+      informer(new FakeListerWatcher({ description: 'a', objects: [{ metadata: { name: 'x', namespace: 'n' } }] }), clock),
+      informer(new FakeListerWatcher({ description: 'b' }), clock),
+    ];
     expect(await outcome(clock, runUntilSynced(kube, informers, { signal: ac.signal, timeoutMs: 5_000, clock }))).toEqual({ ok: true });
     expect(informers.every((i) => i.hasStarted() && i.hasSynced())).toBe(true);
     expect(informers[0]!.getStore().list()).toHaveLength(1);
@@ -54,7 +57,10 @@ describe('runUntilSynced', () => {
     const lw = new FakeListerWatcher({ description: 'pods in n' });
     lw.failList(fakeErrors.forbidden('pods is forbidden: User "tester" cannot list resource "pods"'));
     const seen: string[] = [];
-    const r = await outcome(clock, runUntilSynced(kube, [informer(lw, clock)], { signal: ac.signal, timeoutMs: 60_000, clock, onEvent: (e) => seen.push(e.kind) }));
+    const r = await outcome(
+      clock,
+      runUntilSynced(kube, [informer(lw, clock)], { signal: ac.signal, timeoutMs: 60_000, clock, onEvent: (e) => seen.push(e.kind) }),
+    );
     expect(r.ok).toBe(false);
     expect((r as { error: unknown }).error).toBeInstanceOf(CliError);
     expect(((r as { error: unknown }).error as Error).message).toMatch(/forbidden/);

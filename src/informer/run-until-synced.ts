@@ -55,15 +55,22 @@ export async function runUntilSynced(kube: Kube, informers: SharedIndexInformer[
   });
   try {
     for (const inf of informers) if (!inf.hasStarted()) void inf.run(options.signal);
-    const synced = await waitForCacheSync(waiting.signal, informers.map((i) => () => i.hasSynced()), clock);
+    const synced = await waitForCacheSync(
+      waiting.signal,
+      informers.map((i) => () => i.hasSynced()),
+      clock,
+    );
     if (fatal) throw toCliError(fatal, ctx);
     if (synced) return;
     if (options.signal.aborted || !timedOut) throw new Error('interrupted');
     const pending = informers.filter((i) => !i.hasSynced()).map((i) => i.name);
     const last = informers.map((i) => i.stats().lastError).find(Boolean);
-    throw new ClusterError(`informer caches did not sync within ${Math.round(options.timeoutMs / 1000)}s: ${pending.join(', ')}${last ? ` (last error: ${last.message})` : ''}`, {
-      hint: 'pass a longer --sync-timeout, or check the API server',
-    });
+    throw new ClusterError(
+      `informer caches did not sync within ${Math.round(options.timeoutMs / 1000)}s: ${pending.join(', ')}${last ? ` (last error: ${last.message})` : ''}`,
+      {
+        hint: 'pass a longer --sync-timeout, or check the API server',
+      },
+    );
   } finally {
     deadline.stop();
     options.signal.removeEventListener('abort', onAbort);

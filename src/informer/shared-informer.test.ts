@@ -112,7 +112,9 @@ describe('SharedIndexInformer', () => {
     const t0 = s.clock.now();
     const stop = s.informer.onDelta((d) => {
       const cached = store.getByKey(d.key)?.metadata.resourceVersion;
-      seen.push(`${d.type} ${d.key} ${d.resourceVersion}${d.tombstone ? ' tombstone' : ''}${d.initial ? ' initial' : ''} cached=${cached ?? '-'} at=${d.receivedAt - t0}`);
+      seen.push(
+        `${d.type} ${d.key} ${d.resourceVersion}${d.tombstone ? ' tombstone' : ''}${d.initial ? ' initial' : ''} cached=${cached ?? '-'} at=${d.receivedAt - t0}`,
+      );
     });
     await s.run();
     s.lw.add(pod('p2'));
@@ -266,12 +268,15 @@ describe('SharedIndexInformer', () => {
     const gate = new Promise<void>((r) => (release = r));
     const slow: string[] = [];
     const fast: string[] = [];
-    s.informer.addEventHandler({
-      async onAdd(o) {
-        slow.push(o.metadata.name as string);
-        await gate;
+    s.informer.addEventHandler(
+      {
+        async onAdd(o) {
+          slow.push(o.metadata.name as string);
+          await gate;
+        },
       },
-    }, { name: 'slow' });
+      { name: 'slow' },
+    );
     s.informer.addEventHandler({ onAdd: (o) => void fast.push(o.metadata.name as string) }, { name: 'fast' });
     await s.run();
     for (let i = 0; i < 2500; i++) s.lw.add(pod(`o${i}`));
@@ -291,12 +296,15 @@ describe('SharedIndexInformer', () => {
   it('a handler that throws is reported, pauses 1 s, then goes on', async () => {
     const s = setup({ objects: [pod('bad'), pod('good')] });
     const seen: string[] = [];
-    s.informer.addEventHandler({
-      onAdd(o) {
-        seen.push(o.metadata.name as string);
-        if (o.metadata.name === 'bad') throw new Error('handler bug');
+    s.informer.addEventHandler(
+      {
+        onAdd(o) {
+          seen.push(o.metadata.name as string);
+          if (o.metadata.name === 'bad') throw new Error('handler bug');
+        },
       },
-    }, { name: 'h' });
+      { name: 'h' },
+    );
     await s.run();
     expect(seen).toEqual(['bad']);
     const ev = s.events.find((e) => e.kind === 'handler-error');
@@ -364,7 +372,11 @@ describe('SharedIndexInformer', () => {
     const s = setup({ objects: [{ ...pod('p0'), spec: { secret: 'x' }, data: { token: 'y' } }] });
     s.informer.setTransform(metadataOnly);
     await s.run();
-    expect(s.informer.getStore().getByKey('ns/p0')).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: expect.objectContaining({ name: 'p0', namespace: 'ns' }) });
+    expect(s.informer.getStore().getByKey('ns/p0')).toEqual({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: expect.objectContaining({ name: 'p0', namespace: 'ns' }),
+    });
     s.lw.modify({ ...pod('p0'), data: { token: 'z' } });
     await s.settle();
     expect(Object.keys(s.informer.getStore().getByKey('ns/p0') ?? {}).sort()).toEqual(['apiVersion', 'kind', 'metadata']);

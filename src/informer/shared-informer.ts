@@ -46,14 +46,7 @@ import {
   type InformerEventListener,
   type InformerStats,
 } from './stats.js';
-import {
-  DeletedFinalStateUnknown,
-  deletionHandlingMetaNamespaceKeyFunc,
-  newIndexer,
-  type Indexer,
-  type Store,
-  type TransformFunc,
-} from './store.js';
+import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc, newIndexer, type Indexer, type Store, type TransformFunc } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
 import { stripManagedFields } from './transform.js';
 
@@ -142,11 +135,7 @@ class Registration implements ResourceEventHandlerRegistration {
 }
 
 /** Resolves true once every function returns true, checking every 100 ms; false if the signal aborts first. */
-export async function waitForCacheSync(
-  signal: AbortSignal,
-  cacheSyncs: ReadonlyArray<() => boolean>,
-  clock: Clock = realClock,
-): Promise<boolean> {
+export async function waitForCacheSync(signal: AbortSignal, cacheSyncs: ReadonlyArray<() => boolean>, clock: Clock = realClock): Promise<boolean> {
   for (;;) {
     if (cacheSyncs.every((f) => f())) return true;
     if (signal.aborted) return false;
@@ -279,7 +268,11 @@ export class SharedIndexInformer {
       }
       if (resyncPeriod < this.resyncCheckPeriod) {
         if (this.started) {
-          this.emit('warning', 'warning', `${name}: resync period ${resyncPeriod} ms is below the informer's resync check period and the informer has started; using ${this.resyncCheckPeriod} ms`);
+          this.emit(
+            'warning',
+            'warning',
+            `${name}: resync period ${resyncPeriod} ms is below the informer's resync check period and the informer has started; using ${this.resyncCheckPeriod} ms`,
+          );
           resyncPeriod = this.resyncCheckPeriod;
         } else {
           this.resyncCheckPeriod = resyncPeriod;

@@ -24,7 +24,7 @@ export const MINIMUM_RESYNC_PERIOD_MS = 1000;
 export function determineResyncPeriod(desired: number, check: number): number {
   if (desired === 0) return 0;
   if (check === 0) return 0;
-  return desired < check ? check : desired;
+  return Math.max(desired, check);
 }
 
 export class SharedProcessor {

@@ -105,7 +105,12 @@ describe('Indexer (ThreadSafeStore)', () => {
     i.add(pod('a', 'p1', { labels: { app: 'web' } }));
     i.add(pod('b', 'p3', { labels: { app: 'db' } }));
     expect(i.indexKeys(NamespaceIndex, 'a')).toEqual(['a/p1', 'a/p2']);
-    expect(i.byIndex('app', 'web').map((o) => o.metadata.name).sort()).toEqual(['p1', 'p2']);
+    expect(
+      i
+        .byIndex('app', 'web')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['p1', 'p2']);
     expect(i.index(NamespaceIndex, pod('b', 'whatever')).map((o) => o.metadata.name)).toEqual(['p3']);
     expect(i.listIndexFuncValues('app').sort()).toEqual(['db', 'web']);
     expect(i.byIndex('app', 'none')).toEqual([]);
@@ -139,7 +144,12 @@ describe('Indexer (ThreadSafeStore)', () => {
     i.add(owned('a', ['u1', 'u2']));
     i.add(owned('b', ['u2']));
     i.add(owned('c', ['u3']));
-    expect(i.index('owner', owned('q', ['u1', 'u2'])).map((o) => o.metadata.name).sort()).toEqual(['a', 'b']);
+    expect(
+      i
+        .index('owner', owned('q', ['u1', 'u2']))
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('replace rebuilds every index', () => {

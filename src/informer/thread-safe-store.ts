@@ -122,9 +122,7 @@ function compute(fn: IndexFunc, obj: KubeObject, key: string, name: string): rea
     return fn(obj);
   } catch (err) {
     throw new Error(
-      `unable to calculate an index entry for key ${JSON.stringify(key)} on index ${JSON.stringify(name)}: ${
-        err instanceof Error ? err.message : String(err)
-      }`,
+      `unable to calculate an index entry for key ${JSON.stringify(key)} on index ${JSON.stringify(name)}: ${err instanceof Error ? err.message : String(err)}`,
       { cause: err },
     );
   }

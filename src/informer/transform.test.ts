@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { chainTransforms, declareDropped, droppedFields, dropLastAppliedConfiguration, LAST_APPLIED_ANNOTATION, metadataOnly, stripManagedFields } from './transform.js';
+import {
+  chainTransforms,
+  declareDropped,
+  droppedFields,
+  dropLastAppliedConfiguration,
+  LAST_APPLIED_ANNOTATION,
+  metadataOnly,
+  stripManagedFields,
+} from './transform.js';
 
 function secret(): KubeObject {
   return {

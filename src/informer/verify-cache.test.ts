@@ -29,7 +29,7 @@ describe('compareCache', () => {
 describe('verifyCache', () => {
   const cm = (name: string, v = ''): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name }, data: { v } });
 
-  it('lists at exactly the cache\'s resourceVersion and reports what the cache missed; a 410 starts over', async () => {
+  it("lists at exactly the cache's resourceVersion and reports what the cache missed; a 410 starts over", async () => {
     const clock = new FakeClock();
     const lw = new FakeListerWatcher({ objects: [cm('a'), cm('b'), cm('c')] });
     const informer = new SharedIndexInformer(lw, { clock, random: () => 0 });

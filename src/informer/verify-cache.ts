@@ -59,7 +59,11 @@ export async function verifyCache(informer: SharedIndexInformer, options: Verify
   for (let attempt = 1; ; attempt++) {
     const snapshot = await quietSnapshot(informer, options);
     try {
-      const list = await listAllPages(lw, { resourceVersion: snapshot.resourceVersion, resourceVersionMatch: 'Exact' }, { pageSize: options.pageSize ?? 500, signal: options.signal });
+      const list = await listAllPages(
+        lw,
+        { resourceVersion: snapshot.resourceVersion, resourceVersionMatch: 'Exact' },
+        { pageSize: options.pageSize ?? 500, signal: options.signal },
+      );
       const server = new Map<string, string>();
       for (const item of list.items) server.set(metaNamespaceKeyFunc(item), item.metadata.resourceVersion ?? '');
       return { resourceVersion: snapshot.resourceVersion, cached: snapshot.cache.size, listed: server.size, differences: compareCache(snapshot.cache, server) };
@@ -79,8 +83,10 @@ async function quietSnapshot(informer: SharedIndexInformer, options: VerifyOptio
       for (const o of informer.getIndexer().list()) cache.set(metaNamespaceKeyFunc(o), o.metadata.resourceVersion ?? '');
       return { resourceVersion: informer.lastSyncResourceVersion(), cache };
     }
-    if (options.clock.now() >= deadline) throw new Error(`the informer never caught up (still ${informer.queuedKeys()} keys queued after ${options.quietTimeoutMs ?? 30_000} ms); cannot compare its cache`);
+    if (options.clock.now() >= deadline)
+      throw new Error(
+        `the informer never caught up (still ${informer.queuedKeys()} keys queued after ${options.quietTimeoutMs ?? 30_000} ms); cannot compare its cache`,
+      );
     await options.clock.sleep(10, options.signal);
   }
 }
-

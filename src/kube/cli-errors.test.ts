@@ -11,7 +11,9 @@ describe('toCliError', () => {
     const err = toCliError(new ApiError("unable to parse requirement: found 'b'", { code: 400, reason: 'BadRequest', request: list }));
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(ExitCode.Usage);
-    expect((err as UsageError).message).toBe("the API server rejected list configmaps in namespace demo (400 BadRequest): unable to parse requirement: found 'b'");
+    expect((err as UsageError).message).toBe(
+      "the API server rejected list configmaps in namespace demo (400 BadRequest): unable to parse requirement: found 'b'",
+    );
   });
 
   it('a 422 (an invalid value) is a usage error too', () => {

@@ -60,7 +60,9 @@ export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unk
     return new UsageError(`the API server rejected${what} (${err.code}${err.reason ? ` ${err.reason}` : ''}): ${err.message}`, { cause: err });
   }
   if (err.code === 404 && req) {
-    return new CheckFailedError(`${req.resource}${req.name ? ` "${req.name}"` : ''} not found${req.namespace ? ` in namespace ${req.namespace}` : ''}`, { cause: err });
+    return new CheckFailedError(`${req.resource}${req.name ? ` "${req.name}"` : ''} not found${req.namespace ? ` in namespace ${req.namespace}` : ''}`, {
+      cause: err,
+    });
   }
   return new ClusterError(`${err.operation ? `${err.operation}: ` : ''}${err.message}`, { cause: err });
 }

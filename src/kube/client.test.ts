@@ -167,7 +167,16 @@ describe('KubeClient: dead connections', () => {
     await new Promise<void>((resolve) => dead.close(() => resolve()));
   });
 
-  const configmaps: ResourceInfo = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], singularName: 'configmap', verbs: ['list', 'watch'] };
+  const configmaps: ResourceInfo = {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    namespaced: true,
+    shortNames: ['cm'],
+    singularName: 'configmap',
+    verbs: ['list', 'watch'],
+  };
 
   it('has an idle timeout by default: the server’s 60 s or --request-timeout, whichever is longer, plus 15 s', () => {
     expect(new KubeClient(kc).idleTimeoutMs).toBe(75_000);

@@ -95,7 +95,9 @@ export class KubeClient {
   dropIdleConnections(): number {
     const agent: HttpAgent = this.agent ?? (this.server.protocol === 'https:' ? httpsGlobalAgent : httpGlobalAgent);
     // The global agents serve other hosts too; the name of a pool starts with host:port.
-    const ours = this.agent ? undefined : `${this.server.hostname.replace(/^\[|\]$/g, '')}:${this.server.port || (this.server.protocol === 'https:' ? '443' : '80')}:`;
+    const ours = this.agent
+      ? undefined
+      : `${this.server.hostname.replace(/^\[|\]$/g, '')}:${this.server.port || (this.server.protocol === 'https:' ? '443' : '80')}:`;
     let closed = 0;
     for (const [name, sockets] of Object.entries(agent.freeSockets ?? {})) {
       if (ours && !name.startsWith(ours)) continue;
@@ -207,7 +209,12 @@ export class KubeClient {
    * protobuf and the server answered in it). Returns the rest of the List (metadata, kind), with
    * `items` empty or absent, and the encoding the server answered in.
    */
-  async streamList(path: string, init: RequestInit, onItem: (item: unknown) => void, decode: DecodeOptions = {}): Promise<{ list: Record<string, unknown>; encoding: Encoding }> {
+  async streamList(
+    path: string,
+    init: RequestInit,
+    onItem: (item: unknown) => void,
+    decode: DecodeOptions = {},
+  ): Promise<{ list: Record<string, unknown>; encoding: Encoding }> {
     const res = await this.openOk(path, init);
     const protobuf = isProtobuf(res);
     const decoder = protobuf ? new ProtobufListStreamDecoder(onItem, decode) : new ListStreamDecoder(onItem);
@@ -237,7 +244,13 @@ export class KubeClient {
         if (!failed) resolve();
       });
       res.on('error', (err: NodeJS.ErrnoException) => fail(init.signal?.aborted ? abortError(init.signal) : this.networkError(err, init.describe)));
-      res.on('aborted', () => fail(init.signal?.aborted ? abortError(init.signal) : this.networkError(Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }), init.describe)));
+      res.on('aborted', () =>
+        fail(
+          init.signal?.aborted
+            ? abortError(init.signal)
+            : this.networkError(Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }), init.describe),
+        ),
+      );
     });
     try {
       return { list: decoder.end(), encoding: protobuf ? 'protobuf' : 'json' };
@@ -251,7 +264,11 @@ export class KubeClient {
     try {
       return JSON.parse(res.body) as T;
     } catch (err) {
-      throw new ApiError(`the API server sent a response that is not JSON for ${path}`, { code: res.status, cause: err, ...(init.describe ? { request: init.describe } : {}) });
+      throw new ApiError(`the API server sent a response that is not JSON for ${path}`, {
+        code: res.status,
+        cause: err,
+        ...(init.describe ? { request: init.describe } : {}),
+      });
     }
   }
 
@@ -285,7 +302,19 @@ function keepAliveAgent(agent: Agent | undefined): Agent | undefined {
  */
 export function errorFromResponse(status: number, text: string, describe?: RequestDescription, parsed: Status | undefined = statusFromBody(text)): ApiError {
   if (parsed) return ApiError.fromStatus({ ...parsed, code: parsed.code ?? status }, describe, status);
-  const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' } as Record<number, string>)[status];
+  const reason = (
+    {
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'NotFound',
+      409: 'Conflict',
+      410: 'Gone',
+      429: 'TooManyRequests',
+      500: 'InternalError',
+      503: 'ServiceUnavailable',
+      504: 'Timeout',
+    } as Record<number, string>
+  )[status];
   const firstLine = firstLineOf(text);
   return new ApiError(`${status}${reason ? ` ${reason}` : ''}${firstLine ? `: ${firstLine}` : ''}`, {
     code: status,

@@ -89,7 +89,12 @@ describe('in-cluster configuration, as rest.InClusterConfig loads it', () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
-  const env = (): NodeJS.ProcessEnv => ({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(port), [SERVICE_ACCOUNT_DIR_ENV]: sa, HOME: dir });
+  const env = (): NodeJS.ProcessEnv => ({
+    KUBERNETES_SERVICE_HOST: '127.0.0.1',
+    KUBERNETES_SERVICE_PORT: String(port),
+    [SERVICE_ACCOUNT_DIR_ENV]: sa,
+    HOME: dir,
+  });
 
   it('is used with no kubeconfig: https to the service address, the mounted CA verifies it, the token is sent', async () => {
     const conn = loadConnection({ kubeconfig: undefined }, env());
@@ -109,7 +114,10 @@ describe('in-cluster configuration, as rest.InClusterConfig loads it', () => {
 
   it('is not used when a kubeconfig exists', () => {
     const file = join(dir, 'kubeconfig');
-    writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://10.1.1.1:6443"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://10.1.1.1:6443"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+    );
     const conn = loadConnection({}, { ...env(), KUBECONFIG: file });
     expect(conn.server).toBe('https://10.1.1.1:6443');
     expect(conn.credentialsTtlMs).toBeUndefined();
@@ -143,12 +151,18 @@ describe('in-cluster configuration, as rest.InClusterConfig loads it', () => {
   });
 
   it('says what is missing in one line: a variable unset, the token unreadable', () => {
-    expect(() => loadConnection({}, { KUBERNETES_SERVICE_HOST: '127.0.0.1', HOME: dir })).toThrow(/KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set/);
-    expect(() => loadConnection({}, { ...env(), [SERVICE_ACCOUNT_DIR_ENV]: join(dir, 'nowhere') })).toThrow(/cannot read the service account token .*nowhere\/token: ENOENT/);
+    expect(() => loadConnection({}, { KUBERNETES_SERVICE_HOST: '127.0.0.1', HOME: dir })).toThrow(
+      /KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set/,
+    );
+    expect(() => loadConnection({}, { ...env(), [SERVICE_ACCOUNT_DIR_ENV]: join(dir, 'nowhere') })).toThrow(
+      /cannot read the service account token .*nowhere\/token: ENOENT/,
+    );
   });
 
   it('brackets an IPv6 service address', () => {
-    expect(inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443', [SERVICE_ACCOUNT_DIR_ENV]: sa }).server).toBe('https://[fd00::1]:443');
+    expect(inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443', [SERVICE_ACCOUNT_DIR_ENV]: sa }).server).toBe(
+      'https://[fd00::1]:443',
+    );
   });
 });
 

@@ -90,7 +90,7 @@ function loadFile(file: string): KubeconfigFile {
     kc.loadFromString(text, { onInvalidEntry: 'filter' });
   } catch (err) {
     throw new UsageError(`kubeconfig ${file} is not valid: ${(err as Error).message.split('\n')[0]}`, {
-      hint: 'check it with: kubectl config view --kubeconfig ' + file,
+      hint: `check it with: kubectl config view --kubeconfig ${file}`,
       cause: err,
     });
   }
@@ -195,11 +195,25 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
   const userName = flags.user ?? context?.user ?? 'cli-user';
   let cluster = kc.getCluster(clusterName);
   if (flags.cluster && !cluster) {
-    throw new UsageError(`cluster "${flags.cluster}" not found in ${source}`, { hint: `known clusters: ${kc.getClusters().map((c) => c.name).join(', ') || 'none'}` });
+    throw new UsageError(`cluster "${flags.cluster}" not found in ${source}`, {
+      hint: `known clusters: ${
+        kc
+          .getClusters()
+          .map((c) => c.name)
+          .join(', ') || 'none'
+      }`,
+    });
   }
   let user = kc.getUser(userName);
   if (flags.user && !user) {
-    throw new UsageError(`user "${flags.user}" not found in ${source}`, { hint: `known users: ${kc.getUsers().map((u) => u.name).join(', ') || 'none'}` });
+    throw new UsageError(`user "${flags.user}" not found in ${source}`, {
+      hint: `known users: ${
+        kc
+          .getUsers()
+          .map((u) => u.name)
+          .join(', ') || 'none'
+      }`,
+    });
   }
   if (!cluster && !flags.server) {
     throw new UsageError(`context "${contextName}" refers to cluster "${clusterName}", which ${source} does not define`);
@@ -219,7 +233,13 @@ export function loadConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     ...(flags.certificateAuthority ? { caFile: flags.certificateAuthority, caData: undefined } : {}),
   } as Cluster;
   if (flags.insecureSkipTlsVerify) cluster = { ...cluster, caFile: undefined, caData: undefined } as Cluster;
-  user = { ...(user ?? {}), name: userName, ...(flags.token ? { token: flags.token, certData: undefined, certFile: undefined, keyData: undefined, keyFile: undefined, exec: undefined, authProvider: undefined } : {}) } as User;
+  user = {
+    ...(user ?? {}),
+    name: userName,
+    ...(flags.token
+      ? { token: flags.token, certData: undefined, certFile: undefined, keyData: undefined, keyFile: undefined, exec: undefined, authProvider: undefined }
+      : {}),
+  } as User;
   context = { name: contextName || 'cli', cluster: clusterName, user: userName, ...(context?.namespace ? { namespace: context.namespace } : {}) };
 
   const resolved = new KubeConfig();
@@ -321,10 +341,13 @@ function readToken(file: string): string {
   try {
     token = readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new UsageError(`unable to load in-cluster configuration: cannot read the service account token ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      hint: `mount the service account token (automountServiceAccountToken), or set ${SERVICE_ACCOUNT_DIR_ENV} to the folder that holds it`,
-      cause: err,
-    });
+    throw new UsageError(
+      `unable to load in-cluster configuration: cannot read the service account token ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      {
+        hint: `mount the service account token (automountServiceAccountToken), or set ${SERVICE_ACCOUNT_DIR_ENV} to the folder that holds it`,
+        cause: err,
+      },
+    );
   }
   if (!token) throw new UsageError(`unable to load in-cluster configuration: the service account token ${file} is empty`);
   return token;

@@ -9,7 +9,8 @@ import { closest } from '../util/suggest.js';
 import type { KubeClient } from './client.js';
 import type { ResourceInfo } from './types.js';
 
-const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const aggregatedAccept =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 interface AggregatedList {
   kind?: string;
@@ -96,7 +97,9 @@ export class Discovery {
     const candidates = all.flatMap((r) => [r.resource, r.singularName, ...r.shortNames, r.kind.toLowerCase()]).filter(Boolean);
     const near = closest(name.toLowerCase().split('.')[0] ?? name, [...new Set(candidates)], 3);
     throw new UsageError(`the server does not have a resource type "${name}"`, {
-      hint: near.length ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}? (kubectl api-resources lists them all)` : 'kubectl api-resources lists the resource types the server has',
+      hint: near.length
+        ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}? (kubectl api-resources lists them all)`
+        : 'kubectl api-resources lists the resource types the server has',
     });
   }
 

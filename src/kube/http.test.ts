@@ -70,7 +70,10 @@ describe('httpGet', () => {
   });
 
   it('gives up with ETIMEDOUT when no answer comes in time, or the answer stops halfway', async () => {
-    await expect(httpGet({ url: new URL(`${base}/no-answer`), headers: {}, timeoutMs: 100 })).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'no answer within 100ms' });
+    await expect(httpGet({ url: new URL(`${base}/no-answer`), headers: {}, timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+      message: 'no answer within 100ms',
+    });
     await expect(httpGet({ url: new URL(`${base}/half-answer`), headers: {}, timeoutMs: 100 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
   });
 
@@ -128,7 +131,10 @@ describe('sendRequest: idle timeout', () => {
   });
 
   it('fails with ETIMEDOUT when nothing arrives before the headers, or the body stops coming', async () => {
-    await expect(sendRequest(new URL(`${idleBase}/silent`), { headers: {}, idleTimeoutMs: 150 })).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'nothing arrived from the server for 150ms' });
+    await expect(sendRequest(new URL(`${idleBase}/silent`), { headers: {}, idleTimeoutMs: 150 })).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+      message: 'nothing arrived from the server for 150ms',
+    });
     const res = await sendRequest(new URL(`${idleBase}/half`), { headers: {}, idleTimeoutMs: 150 });
     await expect(readBody(res)).rejects.toMatchObject({ code: 'ETIMEDOUT' });
   });
@@ -165,7 +171,8 @@ describe('sendRequest: idle timeout', () => {
 
 describe('isTlsErrorCode', () => {
   it('tells a failed certificate check or handshake from an unreachable host', () => {
-    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) expect(isTlsErrorCode(code), code).toBe(true);
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO'])
+      expect(isTlsErrorCode(code), code).toBe(true);
     for (const code of ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'ECONNRESET']) expect(isTlsErrorCode(code), code).toBe(false);
   });
 });

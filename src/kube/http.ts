@@ -308,7 +308,14 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A GET on a new connection, read whole. */
 export const httpGet: HttpGet = async (req) => {
-  const res = await sendRequest(req.url, { headers: req.headers, signal: req.signal, timeoutMs: req.timeoutMs, timeoutCoversBody: true, agent: false, tls: req.tls ?? {} });
+  const res = await sendRequest(req.url, {
+    headers: req.headers,
+    signal: req.signal,
+    timeoutMs: req.timeoutMs,
+    timeoutCoversBody: true,
+    agent: false,
+    tls: req.tls ?? {},
+  });
   const body = await readBody(res, { signal: req.signal, maxBytes: req.maxBytes ?? DEFAULT_MAX_BYTES });
   return { status: res.statusCode ?? 0, headers: res.headers, body };
 };

@@ -14,9 +14,29 @@
  */
 export * from './types.js';
 export * from './api-error.js';
-export { loadConnection, hasConfiguredCluster, kubeconfigFiles, parseRequestTimeout, inClusterConfig, SERVICE_ACCOUNT_DIR_ENV, type Connection, type ConnectionFlags, type InClusterConfig } from './config.js';
+export {
+  loadConnection,
+  hasConfiguredCluster,
+  kubeconfigFiles,
+  parseRequestTimeout,
+  inClusterConfig,
+  SERVICE_ACCOUNT_DIR_ENV,
+  type Connection,
+  type ConnectionFlags,
+  type InClusterConfig,
+} from './config.js';
 export { KubeClient, errorFromResponse, type RequestInit, type RawResponse } from './client.js';
-export { ConnectionStalledError, httpGet, isAbortError, isConnectionStalled, isTlsErrorCode, type HttpGet, type HttpGetRequest, type HttpGetResponse, type TlsOptions } from './http.js';
+export {
+  ConnectionStalledError,
+  httpGet,
+  isAbortError,
+  isConnectionStalled,
+  isTlsErrorCode,
+  type HttpGet,
+  type HttpGetRequest,
+  type HttpGetResponse,
+  type TlsOptions,
+} from './http.js';
 export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient, LEASES } from './lease-client.js';
@@ -36,7 +56,13 @@ export interface Kube {
 /** Everything a command needs to talk to the cluster, from the connection flags. */
 export function connect(flags: ConnectionFlags): Kube {
   const connection = loadConnection(flags);
-  const client = new KubeClient(connection.kubeConfig, connection.requestTimeoutMs, connection.userName, connection.credentialsTtlMs ?? 0, connection.compression);
+  const client = new KubeClient(
+    connection.kubeConfig,
+    connection.requestTimeoutMs,
+    connection.userName,
+    connection.credentialsTtlMs ?? 0,
+    connection.compression,
+  );
   return { connection, client, discovery: new Discovery(client) };
 }
 export { ObjectWriter } from './writer.js';

@@ -93,7 +93,12 @@ describe('ListStreamDecoder', () => {
   });
 
   it('leaves items that are null or absent to the envelope, and ignores arrays under other keys', () => {
-    for (const doc of ['{"kind":"List","items":null}', '{"kind":"List"}', '{"kind":"List","items":[]}', '{"metadata":{"items":[{"x":1}]},"other":[{"y":2}],"items":[]}']) {
+    for (const doc of [
+      '{"kind":"List","items":null}',
+      '{"kind":"List"}',
+      '{"kind":"List","items":[]}',
+      '{"metadata":{"items":[{"x":1}]},"other":[{"y":2}],"items":[]}',
+    ]) {
       const { items, envelope } = decode(Buffer.from(doc), () => 3);
       expect(items).toEqual([]);
       const parsed = JSON.parse(doc) as Record<string, unknown>;
@@ -121,7 +126,16 @@ describe('ResourceListerWatcher.list over HTTP', () => {
   let server: Server;
   let respond: (path: string) => { status: number; body: string | Buffer; cut?: boolean };
   let lw: ResourceListerWatcher;
-  const pods: ResourceInfo = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, verbs: ['list', 'watch'], shortNames: [], singularName: 'pod' };
+  const pods: ResourceInfo = {
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    verbs: ['list', 'watch'],
+    shortNames: [],
+    singularName: 'pod',
+  };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -166,7 +180,10 @@ describe('ResourceListerWatcher.list over HTTP', () => {
   });
 
   it('turns a non-2xx Status into an ApiError naming the request, and a cut or non-JSON body into clear errors', async () => {
-    respond = () => ({ status: 403, body: JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'pods is forbidden' }) });
+    respond = () => ({
+      status: 403,
+      body: JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'pods is forbidden' }),
+    });
     const forbidden = await lw.list({}).catch((e: unknown) => e);
     expect(forbidden).toBeInstanceOf(ApiError);
     expect((forbidden as ApiError).code).toBe(403);

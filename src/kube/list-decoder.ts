@@ -110,7 +110,8 @@ export class ListStreamDecoder {
 
   /** Parses the envelope; throws when the document ended early or is not JSON. */
   end(): Record<string, unknown> {
-    if (this.inString || this.depth !== 0 || this.itemParts.length > 0 || this.inItems) throw new ListDecodeError('the list ended before its JSON was complete');
+    if (this.inString || this.depth !== 0 || this.itemParts.length > 0 || this.inItems)
+      throw new ListDecodeError('the list ended before its JSON was complete');
     const text = Buffer.concat(this.envelopeParts).toString('utf8');
     let envelope: unknown;
     try {

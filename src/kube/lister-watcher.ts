@@ -20,7 +20,20 @@ import type { DecodeOptions } from './protobuf/decode.js';
 import { hasProtobufForm } from './protobuf/schema.js';
 import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import { WatchStream } from './watch-stream.js';
-import { apiVersionOf, groupResource, type Encoding, type KubeObject, type ListDecodeOptions, type ListOptions, type ListResult, type ListerWatcher, type ResourceInfo, type Selectors, type Watch, type WatchOptions } from './types.js';
+import {
+  apiVersionOf,
+  groupResource,
+  type Encoding,
+  type KubeObject,
+  type ListDecodeOptions,
+  type ListOptions,
+  type ListResult,
+  type ListerWatcher,
+  type ResourceInfo,
+  type Selectors,
+  type Watch,
+  type WatchOptions,
+} from './types.js';
 
 export interface ListerWatcherOptions extends Selectors {
   /** Namespace to list in; undefined or "" means all namespaces (or a cluster-scoped resource). */
@@ -62,7 +75,9 @@ export class ResourceListerWatcher implements ListerWatcher {
     this.namespace = resource.namespaced && options.namespace ? options.namespace : undefined;
     this.path = resourcePath(resource, this.namespace);
     const where = resource.namespaced ? (this.namespace ? ` in ${this.namespace}` : ' in all namespaces') : '';
-    const sel = [options.labelSelector && `-l ${options.labelSelector}`, options.fieldSelector && `--field-selector ${options.fieldSelector}`].filter(Boolean).join(' ');
+    const sel = [options.labelSelector && `-l ${options.labelSelector}`, options.fieldSelector && `--field-selector ${options.fieldSelector}`]
+      .filter(Boolean)
+      .join(' ');
     this.description = `${groupResource(resource)}${where}${sel ? ` (${sel})` : ''}`;
     if (options.metadataOnly) this.accept = metadataListAccept;
     else if (options.encoding !== 'json' && hasProtobufForm(apiVersionOf(resource), resource.kind)) this.accept = protobufAccept;
@@ -145,7 +160,10 @@ export class ResourceListerWatcher implements ListerWatcher {
     if (isProtobuf(res)) return new WatchStream(res, this.description, new ProtobufWatchDecoder(protobufDecodeOptions(decode)));
     if (!res.headers['content-type']?.includes('json')) {
       res.destroy();
-      throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON or protobuf`, { code: status, request: describe });
+      throw new ApiError(`watch of ${this.description} answered ${res.headers['content-type'] ?? 'no content type'}, not JSON or protobuf`, {
+        code: status,
+        request: describe,
+      });
     }
     return new WatchStream(res, this.description);
   }

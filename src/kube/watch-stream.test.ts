@@ -35,11 +35,18 @@ function events(n: number): WatchEvent[] {
 describe('WatchStream', () => {
   it('yields every line as an event whatever the chunk boundaries, multi-byte characters included', async () => {
     const want = events(40);
-    const bytes = Buffer.from(want.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const bytes = Buffer.from(`${want.map((e) => JSON.stringify(e)).join('\n')}\n`);
     for (const seed of [1, 2, 3, 4, 5]) {
       const r = rng(seed);
       const max = [1, 3, 17, 256, 65536][seed - 1]!;
-      expect(await collect(new WatchStream(body(bytes, () => 1 + Math.floor(r() * max)), 'test'))).toEqual(want);
+      expect(
+        await collect(
+          new WatchStream(
+            body(bytes, () => 1 + Math.floor(r() * max)),
+            'test',
+          ),
+        ),
+      ).toEqual(want);
     }
   });
 
@@ -59,13 +66,19 @@ describe('WatchStream', () => {
 
   it('a line that is not JSON ends the watch with an error naming it', async () => {
     const bytes = Buffer.from(`${JSON.stringify(events(1)[0])}\n<html>proxy</html>\n`);
-    const w = new WatchStream(body(bytes, () => 7), 'pods in test');
+    const w = new WatchStream(
+      body(bytes, () => 7),
+      'pods in test',
+    );
     await expect(collect(w)).rejects.toThrow(/watch of pods in test sent a line that is not JSON: <html>proxy/);
   });
 
   it('tells onProgress listeners of every chunk, whole events or not', async () => {
     const bytes = Buffer.from(`${JSON.stringify(events(1)[0])}\n`);
-    const w = new WatchStream(body(bytes, () => 10), 'test');
+    const w = new WatchStream(
+      body(bytes, () => 10),
+      'test',
+    );
     let chunks = 0;
     w.onProgress(() => chunks++);
     expect(await collect(w)).toHaveLength(1);

@@ -114,7 +114,10 @@ export class WatchStream implements Watch {
   }
 
   private undecodable(err: unknown): ApiError {
-    return new ApiError(`watch of ${this.describe} sent ${err instanceof NotAnEvent ? err.message : `an event that cannot be decoded: ${(err as Error).message}`}`, { code: 0, cause: err });
+    return new ApiError(
+      `watch of ${this.describe} sent ${err instanceof NotAnEvent ? err.message : `an event that cannot be decoded: ${(err as Error).message}`}`,
+      { code: 0, cause: err },
+    );
   }
 
   private finish(err?: Error): void {

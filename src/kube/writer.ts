@@ -26,7 +26,14 @@ export class ObjectWriter {
    * `fieldManager`; the server creates the object or merges it, and refuses (409) to take over
    * fields another manager owns.
    */
-  apply(resource: ResourceInfo, namespace: string | undefined, name: string, manifest: KubeObject, fieldManager: string, signal?: AbortSignal): Promise<KubeObject> {
+  apply(
+    resource: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    manifest: KubeObject,
+    fieldManager: string,
+    signal?: AbortSignal,
+  ): Promise<KubeObject> {
     return this.client.json<KubeObject>(resourcePath(resource, namespace, name), {
       method: 'PATCH',
       query: { fieldManager },

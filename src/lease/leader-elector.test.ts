@@ -93,12 +93,8 @@ describe('LeaderElector config validation', () => {
   });
 
   it('requires both callbacks and a non-empty identity', () => {
-    expect(
-      () => new LeaderElector({ lock, callbacks: { onStoppedLeading: () => {} } as never }),
-    ).toThrow(/onStartedLeading must be set/);
-    expect(
-      () => new LeaderElector({ lock, callbacks: { onStartedLeading: () => {} } as never }),
-    ).toThrow(/onStoppedLeading must be set/);
+    expect(() => new LeaderElector({ lock, callbacks: { onStoppedLeading: () => {} } as never })).toThrow(/onStartedLeading must be set/);
+    expect(() => new LeaderElector({ lock, callbacks: { onStartedLeading: () => {} } as never })).toThrow(/onStoppedLeading must be set/);
     const anonymous = new LeaseLock({ namespace: NS, name: NAME, identity: '', client: new FakeLeaseClient() });
     expect(() => new LeaderElector({ lock: anonymous, callbacks })).toThrow(/identity must not be empty/);
   });
@@ -320,7 +316,12 @@ describe('LeaderElector.run', () => {
     h.client.failNext('get', internalError(), 3);
     for (let i = 0; i < 5; i++) await h.clock.step(2_000);
     expect(h.events).toEqual(['started@0']);
-    expect(h.client.callsOf('update').filter((c) => c.outcome === 'ok').map((c) => c.at - T0)).toEqual([0, 8_000, 10_000]);
+    expect(
+      h.client
+        .callsOf('update')
+        .filter((c) => c.outcome === 'ok')
+        .map((c) => c.at - T0),
+    ).toEqual([0, 8_000, 10_000]);
     ac.abort();
     await done;
   });
@@ -404,12 +405,7 @@ describe('ReleaseOnCancel', () => {
     ac.abort();
     await h.clock.step(11); // retry.DefaultRetry: ~10 ms between tries
     await done;
-    expect(h.client.calls.map((c) => `${c.op}:${c.outcome}`)).toEqual([
-      'get:ok',
-      'update:injected-error',
-      'get:ok',
-      'update:ok',
-    ]);
+    expect(h.client.calls.map((c) => `${c.op}:${c.outcome}`)).toEqual(['get:ok', 'update:injected-error', 'get:ok', 'update:ok']);
     expect(h.holder()).toBe('');
   });
 

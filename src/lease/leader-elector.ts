@@ -290,7 +290,7 @@ export class LeaderElector {
     const signal = deadline.signal;
     try {
       for (let step = 1; ; step++) {
-        let current;
+        let current: Awaited<ReturnType<typeof this.lock.get>>;
         try {
           current = await abortable(this.lock.get(signal), signal);
         } catch (err) {
@@ -331,7 +331,13 @@ export class LeaderElector {
   /** The record naming us as holder from `nowMs`; a renew then carries over what it keeps. */
   private ourRecord(nowMs: number): LeaderElectionRecord {
     const now = formatMicroTime(nowMs);
-    return { ...emptyRecord(), holderIdentity: this.lock.identity(), leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000), acquireTime: now, renewTime: now };
+    return {
+      ...emptyRecord(),
+      holderIdentity: this.lock.identity(),
+      leaseDurationSeconds: Math.floor(this.leaseDurationMs / 1000),
+      acquireTime: now,
+      renewTime: now,
+    };
   }
 
   /** The lease as stored (undefined when there is none); null when reading it failed, reported. */
@@ -407,9 +413,7 @@ function validate(config: LeaderElectionConfig, leaseDuration: number, renewDead
   positive(renewDeadline, 'renewDeadlineMs');
   positive(retryPeriod, 'retryPeriodMs');
   if (leaseDuration <= renewDeadline) {
-    throw new Error(
-      `leader election: leaseDurationMs (${leaseDuration}) must be greater than renewDeadlineMs (${renewDeadline})`,
-    );
+    throw new Error(`leader election: leaseDurationMs (${leaseDuration}) must be greater than renewDeadlineMs (${renewDeadline})`);
   }
   if (renewDeadline <= JITTER_FACTOR * retryPeriod) {
     throw new Error(

@@ -33,9 +33,7 @@ describe('LeaseLock', () => {
     expect(stored.metadata.labels).toEqual({ app: 'x' });
     await lock.update(rec('me', { renewTime: '2026-01-01T00:00:02.000000Z' }));
     expect(client.peek('ns', 'l')!.spec?.renewTime).toBe('2026-01-01T00:00:02.000000Z');
-    expect(Number(client.peek('ns', 'l')!.metadata.resourceVersion)).toBeGreaterThan(
-      Number(stored.metadata.resourceVersion),
-    );
+    expect(Number(client.peek('ns', 'l')!.metadata.resourceVersion)).toBeGreaterThan(Number(stored.metadata.resourceVersion));
   });
 
   it('create of an existing Lease is AlreadyExists', async () => {

@@ -89,7 +89,7 @@ describe('LeaseObserver validity (client-go observedTime semantics)', () => {
 });
 
 describe('LeaseObserver skew report', () => {
-  it("reports receive time − renewTime for observed renews, without using it for validity", async () => {
+  it('reports receive time − renewTime for observed renews, without using it for validity', async () => {
     const { clock, obs } = setup();
     // The holder's clock runs 5 s behind ours.
     obs.observe(held('a', -5_000));
@@ -118,7 +118,7 @@ describe('LeaseObserver skew report', () => {
 });
 
 describe('LeaseObserver holder history and failover gap', () => {
-  it('after a crash: gap from the expiry we judged to the new holder\'s first observation', async () => {
+  it("after a crash: gap from the expiry we judged to the new holder's first observation", async () => {
     const { clock, obs, events } = setup();
     obs.observe(held('a', 0));
     await clock.step(2_000);

@@ -33,7 +33,17 @@ describe('queueAddsBetween, on two real kube-controller-manager scrapes', () => 
 
   it('sums over sources: the standby exports the queue at 0 and adds nothing, and is not named', () => {
     const standby = scrape('# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name="deployment"} 0\n', 1_000);
-    const r = queueAddsBetween(new Map([['a', kcm1], ['b', standby]]), new Map([['a', kcm2], ['b', { ...standby, atMs: 11_327 }]]), 'deployment');
+    const r = queueAddsBetween(
+      new Map([
+        ['a', kcm1],
+        ['b', standby],
+      ]),
+      new Map([
+        ['a', kcm2],
+        ['b', { ...standby, atMs: 11_327 }],
+      ]),
+      'deployment',
+    );
     expect(r).toEqual({ queue: 'deployment', adds: 11, sources: ['a'] });
   });
 
@@ -50,7 +60,8 @@ describe('queueAddsBetween, on two real kube-controller-manager scrapes', () => 
   });
 
   it("ignores controller-runtime queues of the same name: they are an operator's, not kube-controller-manager's", () => {
-    const cr = (n: number, at: number): TimedScrape => scrape(`# TYPE workqueue_adds_total counter\nworkqueue_adds_total{controller="deployment",name="deployment"} ${n}\n`, at);
+    const cr = (n: number, at: number): TimedScrape =>
+      scrape(`# TYPE workqueue_adds_total counter\nworkqueue_adds_total{controller="deployment",name="deployment"} ${n}\n`, at);
     expect(queueAddsBetween(new Map([['op', cr(1, 0)]]), new Map([['op', cr(9, 1)]]), 'deployment').adds).toBeNull();
   });
 });

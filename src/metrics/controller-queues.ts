@@ -41,17 +41,14 @@ export interface QueueAdds {
  * summed; reset-aware like increase(). Sources missing from either side (a failed scrape) count
  * for nothing, and a queue no source exposes is null, never 0.
  */
-export function queueAddsBetween(
-  before: ReadonlyMap<string, TimedScrape>,
-  after: ReadonlyMap<string, TimedScrape>,
-  queue: string,
-): QueueAdds {
+export function queueAddsBetween(before: ReadonlyMap<string, TimedScrape>, after: ReadonlyMap<string, TimedScrape>, queue: string): QueueAdds {
   let adds: number | null = null;
   const sources: string[] = [];
   for (const [source, a] of after) {
     const b = before.get(source);
     if (!b) continue;
-    const pick = (scrape: TimedScrape) => new SampleIndex(scrape.families).samples('workqueue_adds_total').filter((s) => s.labels.name === queue && s.labels.controller === undefined);
+    const pick = (scrape: TimedScrape) =>
+      new SampleIndex(scrape.families).samples('workqueue_adds_total').filter((s) => s.labels.name === queue && s.labels.controller === undefined);
     const curr = pick(a);
     if (curr.length === 0) continue;
     const prev = pick(b);

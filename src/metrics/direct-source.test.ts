@@ -40,7 +40,9 @@ describe('direct sources over real HTTP', () => {
 
   it('refuses an HTML page, and a missing token, each with its own reason', async () => {
     await expect(createSource(`${base}/ui`, {}).scrape()).rejects.toThrow(/answered text\/html, not Prometheus metrics/);
-    const err = await createSource(`${base}/secret`, { direct: { bearerToken: 'wrong' } }).scrape().catch((e: unknown) => e);
+    const err = await createSource(`${base}/secret`, { direct: { bearerToken: 'wrong' } })
+      .scrape()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScrapeError);
     expect((err as ScrapeError).kind).toBe('unauthorized');
     expect(seen.at(-1)!.authorization).toBe('Bearer wrong');

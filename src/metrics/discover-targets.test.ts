@@ -24,7 +24,10 @@ class FakeApi implements RawGetter {
 const forbidden = (what: string) => new ApiError(`pods is forbidden: User "bob" cannot list resource "pods" in API group "" ${what}`, { code: 403 });
 
 const SVC = '/api/v1/namespaces/kube-system/services?labelSelector=';
-const kcmService = { metadata: { name: 'kube-controller-manager', namespace: 'kube-system', labels: { 'app.kubernetes.io/name': 'kube-controller-manager' } }, spec: { ports: [{ name: 'https-metrics', port: 10257 }] } };
+const kcmService = {
+  metadata: { name: 'kube-controller-manager', namespace: 'kube-system', labels: { 'app.kubernetes.io/name': 'kube-controller-manager' } },
+  spec: { ports: [{ name: 'https-metrics', port: 10257 }] },
+};
 const kcmSlice = (name: string, port: number, address = 'kube-controller-manager.localhost') => ({
   metadata: { name, namespace: 'kube-system', labels: { 'kubernetes.io/service-name': 'kube-controller-manager' } },
   addressType: address.endsWith('.localhost') ? 'FQDN' : 'IPv4',
@@ -34,7 +37,13 @@ const kcmSlice = (name: string, port: number, address = 'kube-controller-manager
 
 function operatorPod(name: string, extra: { ports?: unknown[]; annotations?: Record<string, string>; ip?: string } = {}) {
   return {
-    metadata: { name, namespace: 'shop', labels: { 'app.kubernetes.io/name': 'webapp-operator' }, annotations: extra.annotations ?? {}, ownerReferences: [{ controller: true, uid: 'rs-1', kind: 'ReplicaSet', name: 'op-7d9f' }] },
+    metadata: {
+      name,
+      namespace: 'shop',
+      labels: { 'app.kubernetes.io/name': 'webapp-operator' },
+      annotations: extra.annotations ?? {},
+      ownerReferences: [{ controller: true, uid: 'rs-1', kind: 'ReplicaSet', name: 'op-7d9f' }],
+    },
     spec: { containers: [{ name: 'manager', ports: extra.ports ?? [{ name: 'https-metrics', containerPort: 8443 }] }] },
     status: { phase: 'Running', podIP: extra.ip ?? '10.244.0.7' },
   };
@@ -44,7 +53,10 @@ describe('discoverTargets', () => {
   it('finds the API server and the loopback kube-controller-manager endpoints of a local cluster, trusting them as published', async () => {
     const api = new FakeApi({
       [`${SVC}app.kubernetes.io/name in (kube-controller-manager,kube-scheduler)`]: [kcmService],
-      '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io/service-name=kube-controller-manager': [kcmSlice('kube-controller-manager-1', 40001), kcmSlice('kube-controller-manager-2', 40002)],
+      '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io/service-name=kube-controller-manager': [
+        kcmSlice('kube-controller-manager-1', 40001),
+        kcmSlice('kube-controller-manager-2', 40002),
+      ],
     });
     const { targets, errors } = await discoverTargets(api, { server: 'https://127.0.0.1:6443' });
     expect(errors).toEqual([]);
@@ -55,13 +67,20 @@ describe('discoverTargets', () => {
     ]);
     const kcm = targets[1]!;
     expect(kcm.routes).toEqual([{ kind: 'direct', url: 'https://127.0.0.1:40001/metrics', insecureSkipTlsVerify: true }]);
-    expect(kcm.foundBy[0]).toBe('EndpointSlice kube-system/kube-controller-manager-1 of Service kube-system/kube-controller-manager (app.kubernetes.io/name=kube-controller-manager), port https-metrics; loopback on a local cluster: certificate not verified');
+    expect(kcm.foundBy[0]).toBe(
+      'EndpointSlice kube-system/kube-controller-manager-1 of Service kube-system/kube-controller-manager (app.kubernetes.io/name=kube-controller-manager), port https-metrics; loopback on a local cluster: certificate not verified',
+    );
   });
 
   it('verifies a loopback endpoint when the API server is elsewhere, and goes through the proxy first for other addresses', async () => {
     const api = new FakeApi({
-      [`${SVC}k8s-app in (kube-controller-manager,kube-scheduler)`]: [{ ...kcmService, metadata: { ...kcmService.metadata, labels: { 'k8s-app': 'kube-controller-manager' } } }],
-      '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io/service-name=kube-controller-manager': [kcmSlice('a', 10257), kcmSlice('b', 10257, '10.0.0.5')],
+      [`${SVC}k8s-app in (kube-controller-manager,kube-scheduler)`]: [
+        { ...kcmService, metadata: { ...kcmService.metadata, labels: { 'k8s-app': 'kube-controller-manager' } } },
+      ],
+      '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io/service-name=kube-controller-manager': [
+        kcmSlice('a', 10257),
+        kcmSlice('b', 10257, '10.0.0.5'),
+      ],
     });
     const { targets } = await discoverTargets(api, { server: 'https://cluster.example.com:6443' });
     expect(targets[1]!.routes).toEqual([{ kind: 'direct', url: 'https://127.0.0.1:10257/metrics', insecureSkipTlsVerify: false }]);
@@ -77,17 +96,33 @@ describe('discoverTargets', () => {
       '/api/v1/pods': [
         operatorPod('op-7d9f-abcde'),
         operatorPod('op-7d9f-fghij'),
-        { ...operatorPod('annotated', { ports: [{ containerPort: 9100 }], annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102', 'prometheus.io/path': '/stats' } }), metadata: { name: 'annotated', namespace: 'mon', annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102', 'prometheus.io/path': '/stats' } } },
+        {
+          ...operatorPod('annotated', {
+            ports: [{ containerPort: 9100 }],
+            annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102', 'prometheus.io/path': '/stats' },
+          }),
+          metadata: {
+            name: 'annotated',
+            namespace: 'mon',
+            annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102', 'prometheus.io/path': '/stats' },
+          },
+        },
         { ...operatorPod('no-port', { ports: [{ name: 'http', containerPort: 80 }] }) },
         { ...operatorPod('pending'), status: { phase: 'Pending' } },
       ],
     });
-    const { targets } = await discoverTargets(api, { server: 'https://k8s:6443', leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }] });
+    const { targets } = await discoverTargets(api, {
+      server: 'https://k8s:6443',
+      leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }],
+    });
     const bySource = new Map(targets.map((t) => [t.source, t]));
     expect([...bySource.keys()]).toEqual(['apiserver', 'pod/shop/op-7d9f-abcde:8443', 'pod/shop/op-7d9f-fghij:8443', 'http://10.244.0.7:9102/stats']);
     const holder = bySource.get('pod/shop/op-7d9f-fghij:8443')!;
     expect(holder).toMatchObject({ component: 'webapp-operator', namespace: 'shop', pod: 'op-7d9f-fghij', lease: 'shop/op-lock' });
-    expect(holder.foundBy).toEqual(['Pod shop/op-7d9f-fghij: container manager port https-metrics 8443', 'Lease shop/op-lock holder op-7d9f-fghij_3b1c names this Pod']);
+    expect(holder.foundBy).toEqual([
+      'Pod shop/op-7d9f-fghij: container manager port https-metrics 8443',
+      'Lease shop/op-lock holder op-7d9f-fghij_3b1c names this Pod',
+    ]);
     expect(bySource.get('pod/shop/op-7d9f-abcde:8443')!.lease).toBe('shop/op-lock');
     expect(holder.routes).toEqual([
       { kind: 'proxy', spec: 'pod/shop/op-7d9f-fghij:8443' },
@@ -96,24 +131,37 @@ describe('discoverTargets', () => {
     expect(bySource.get('http://10.244.0.7:9102/stats')!.foundBy).toEqual(['Pod mon/annotated: annotated prometheus.io/scrape=true, port 9102, path /stats']);
   });
 
-  it('kubeadm static Pods: through the pod proxy, then directly at the node\'s address', async () => {
-    const staticPod = { metadata: { name: 'kube-scheduler-cp-1', namespace: 'kube-system', labels: { component: 'kube-scheduler', tier: 'control-plane' } }, spec: { nodeName: 'cp-1', hostNetwork: true, containers: [{ name: 'kube-scheduler', command: ['kube-scheduler'] }] }, status: { phase: 'Running', podIP: '10.0.0.11' } };
+  it("kubeadm static Pods: through the pod proxy, then directly at the node's address", async () => {
+    const staticPod = {
+      metadata: { name: 'kube-scheduler-cp-1', namespace: 'kube-system', labels: { component: 'kube-scheduler', tier: 'control-plane' } },
+      spec: { nodeName: 'cp-1', hostNetwork: true, containers: [{ name: 'kube-scheduler', command: ['kube-scheduler'] }] },
+      status: { phase: 'Running', podIP: '10.0.0.11' },
+    };
     const api = new FakeApi({ '/api/v1/namespaces/kube-system/pods?labelSelector=component in (kube-controller-manager,kube-scheduler)': [staticPod] });
     const { targets } = await discoverTargets(api, { server: 'https://10.0.0.11:6443' });
-    expect(targets[1]).toMatchObject({ source: 'pod/kube-system/kube-scheduler-cp-1:10259', component: 'kube-scheduler', pod: 'kube-scheduler-cp-1', host: 'cp-1', foundBy: ['Pod kube-system/kube-scheduler-cp-1 (kubeadm static Pod, kube-scheduler), port 10259'] });
+    expect(targets[1]).toMatchObject({
+      source: 'pod/kube-system/kube-scheduler-cp-1:10259',
+      component: 'kube-scheduler',
+      pod: 'kube-scheduler-cp-1',
+      host: 'cp-1',
+      foundBy: ['Pod kube-system/kube-scheduler-cp-1 (kubeadm static Pod, kube-scheduler), port 10259'],
+    });
     expect(targets[1]!.routes).toEqual([
       { kind: 'proxy', spec: 'pod/kube-system/kube-scheduler-cp-1:10259' },
       { kind: 'direct', url: 'https://10.0.0.11:10259/metrics', insecureSkipTlsVerify: false },
     ]);
   });
 
-  it('a refused list is one line; the other steps still run (Pods then from the Leases\' namespaces)', async () => {
+  it("a refused list is one line; the other steps still run (Pods then from the Leases' namespaces)", async () => {
     const api = new FakeApi({
       '/api/v1/pods': forbidden('at the cluster scope'),
       '/api/v1/namespaces/shop/pods': [operatorPod('op-7d9f-abcde')],
       [`${SVC}app.kubernetes.io/name in (kube-controller-manager,kube-scheduler)`]: new ApiError('services is forbidden', { code: 403 }),
     });
-    const { targets, errors } = await discoverTargets(api, { server: 'https://k8s:6443', leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-abcde_1' }] });
+    const { targets, errors } = await discoverTargets(api, {
+      server: 'https://k8s:6443',
+      leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-abcde_1' }],
+    });
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/^Services labelled app\.kubernetes\.io\/name in \(kube-controller-manager,kube-scheduler\) in kube-system: .*forbidden/);
     expect(errors[1]).toMatch(/^Pods in all namespaces: .*forbidden/);
@@ -124,7 +172,16 @@ describe('discoverTargets', () => {
 
 const found: DiscoveredTarget[] = [
   { source: 'apiserver', component: 'kube-apiserver', namespace: null, pod: null, host: null, lease: null, foundBy: ['x'], routes: [{ kind: 'apiserver' }] },
-  { source: 'https://127.0.0.1:1/metrics', component: 'kube-scheduler', namespace: 'kube-system', pod: null, host: null, lease: null, foundBy: ['y'], routes: [] },
+  {
+    source: 'https://127.0.0.1:1/metrics',
+    component: 'kube-scheduler',
+    namespace: 'kube-system',
+    pod: null,
+    host: null,
+    lease: null,
+    foundBy: ['y'],
+    routes: [],
+  },
 ];
 
 describe('mergeUserSpecs', () => {

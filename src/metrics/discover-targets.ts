@@ -57,10 +57,7 @@ export interface DiscoveredTarget {
   routes: Route[];
 }
 
-export type Route =
-  | { kind: 'direct'; url: string; insecureSkipTlsVerify: boolean }
-  | { kind: 'proxy'; spec: string }
-  | { kind: 'apiserver' };
+export type Route = { kind: 'direct'; url: string; insecureSkipTlsVerify: boolean } | { kind: 'proxy'; spec: string } | { kind: 'apiserver' };
 
 export interface LeaseHolder {
   namespace: string;
@@ -91,7 +88,15 @@ interface Port {
 interface Slice {
   metadata: KubeObject['metadata'];
   addressType?: string;
-  endpoints?: { addresses?: string[]; conditions?: { ready?: boolean | null }; nodeName?: string; hostname?: string; targetRef?: { kind?: string; name?: string; namespace?: string } }[] | null;
+  endpoints?:
+    | {
+        addresses?: string[];
+        conditions?: { ready?: boolean | null };
+        nodeName?: string;
+        hostname?: string;
+        targetRef?: { kind?: string; name?: string; namespace?: string };
+      }[]
+    | null;
   ports?: Port[] | null;
 }
 interface PodLike extends KubeObject {
@@ -101,7 +106,10 @@ interface PodLike extends KubeObject {
 
 /** 127.0.0.0/8, ::1, and `localhost` with the names under it (RFC 6761 reserves them for loopback). */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
@@ -157,14 +165,27 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
     }
   };
 
-  add({ source: 'apiserver', component: 'kube-apiserver', namespace: null, pod: null, host: null, lease: null, foundBy: ['the API server of the kubeconfig'], routes: [{ kind: 'apiserver' }] });
+  add({
+    source: 'apiserver',
+    component: 'kube-apiserver',
+    namespace: null,
+    pod: null,
+    host: null,
+    lease: null,
+    foundBy: ['the API server of the kubeconfig'],
+    routes: [{ kind: 'apiserver' }],
+  });
 
   // 2. kube-prometheus Services and their EndpointSlices.
   const components = Object.keys(CONTROL_PLANE_PORTS);
   const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
   for (const label of KUBE_PROMETHEUS_LABELS) {
     const selector = `${label} in (${components.join(',')})`;
-    const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(`Services labelled ${selector} in kube-system`, `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`, { resource: 'services', namespace: 'kube-system' });
+    const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(
+      `Services labelled ${selector} in kube-system`,
+      `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`,
+      { resource: 'services', namespace: 'kube-system' },
+    );
     for (const s of items ?? []) {
       const name = s.metadata.name ?? '';
       const component = s.metadata.labels?.[label] ?? '';
@@ -173,7 +194,11 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
   }
   for (const [service, svc] of services) {
     const selector = `kubernetes.io/service-name=${service}`;
-    const slices = await list<Slice>(`EndpointSlices of Service kube-system/${service}`, `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`, { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' });
+    const slices = await list<Slice>(
+      `EndpointSlices of Service kube-system/${service}`,
+      `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`,
+      { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' },
+    );
     for (const slice of slices ?? []) {
       const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
       if (!port?.port) continue;
@@ -184,7 +209,9 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
           const loopback = isLoopbackHost(address);
           const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
           const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
-          const proxy: Route[] = loopback ? [] : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
+          const proxy: Route[] = loopback
+            ? []
+            : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
           const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
           add({
             source: url,
@@ -193,7 +220,9 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
             pod,
             host: pod ?? ep.nodeName ?? ep.hostname ?? null,
             lease: null,
-            foundBy: [`EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`],
+            foundBy: [
+              `EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`,
+            ],
             routes: loopback ? [direct] : [...proxy, direct],
           });
         }
@@ -214,7 +243,12 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
         foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
         // The proxy first; the components often refuse it (anonymous), and the node's address
         // may be reachable from here.
-        routes: [{ kind: 'proxy', spec: d.spec }, ...(d.podIP ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }] : [])],
+        routes: [
+          { kind: 'proxy', spec: d.spec },
+          ...(d.podIP
+            ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }]
+            : []),
+        ],
       });
     }
   } catch (err) {
@@ -243,12 +277,17 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
     const holderPod = running.find((p) => p.metadata.namespace === l.namespace && p.metadata.name === host);
     if (!holderPod) continue;
     const owner = holderPod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
-    const replicas = owner ? running.filter((p) => p.metadata.namespace === l.namespace && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner)) : [holderPod];
+    const replicas = owner
+      ? running.filter((p) => p.metadata.namespace === l.namespace && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner))
+      : [holderPod];
     for (const p of replicas) {
       const t = podTargets.get(`${l.namespace}/${p.metadata.name}`);
       if (!t) continue;
       t.lease ??= `${l.namespace}/${l.name}`;
-      const why = p === holderPod ? `Lease ${l.namespace}/${l.name} holder ${l.holder} names this Pod` : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
+      const why =
+        p === holderPod
+          ? `Lease ${l.namespace}/${l.name} holder ${l.holder} names this Pod`
+          : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
       if (!t.foundBy.includes(why)) t.foundBy.push(why);
     }
   }
@@ -309,11 +348,21 @@ function podTarget(p: PodLike, local: boolean): DiscoveredTarget | undefined {
   // The pod proxy tries https then http by itself, and only reaches /metrics.
   if (!loopback && path === '/metrics') routes.push({ kind: 'proxy', spec: `pod/${ns}/${name}:${port}` });
   if (address) {
-    for (const s of scheme ? [scheme] : (['https', 'http'] as const)) routes.push({ kind: 'direct', url: `${s}://${hostPort(address, port)}${path}`, insecureSkipTlsVerify: loopback && local });
+    for (const s of scheme ? [scheme] : (['https', 'http'] as const))
+      routes.push({ kind: 'direct', url: `${s}://${hostPort(address, port)}${path}`, insecureSkipTlsVerify: loopback && local });
   }
   if (routes.length === 0) return undefined;
   const component = p.metadata.labels?.['app.kubernetes.io/name'] ?? p.metadata.labels?.app ?? p.metadata.labels?.component ?? null;
-  return { source: routes[0]!.kind === 'proxy' ? routes[0]!.spec : (routes[0] as { url: string }).url, component, namespace: ns, pod: name, host: name, lease: null, foundBy: [why], routes };
+  return {
+    source: routes[0]!.kind === 'proxy' ? routes[0]!.spec : (routes[0] as { url: string }).url,
+    component,
+    namespace: ns,
+    pod: name,
+    host: name,
+    lease: null,
+    foundBy: [why],
+    routes,
+  };
 }
 
 function pickNamed(ports: readonly Port[]): Port | undefined {
@@ -355,13 +404,29 @@ export class RoutedSource implements MetricsSource {
         failures.push({ label: r.label, error: e });
       }
     }
-    if (failures.length === 1) throw new ScrapeError(this.name, failures[0]!.error.kind, failures[0]!.error.reason, { hint: failures[0]!.error.hint, cause: failures[0]!.error });
+    if (failures.length === 1)
+      throw new ScrapeError(this.name, failures[0]!.error.kind, failures[0]!.error.reason, { hint: failures[0]!.error.hint, cause: failures[0]!.error });
     const best = failures.reduce((a, b) => (RANK[b.error.kind] > RANK[a.error.kind] ? b : a));
-    throw new ScrapeError(this.name, best.error.kind, failures.map((f) => `${f.label}: ${f.error.reason}`).join('; '), { hint: best.error.hint, cause: best.error });
+    throw new ScrapeError(this.name, best.error.kind, failures.map((f) => `${f.label}: ${f.error.reason}`).join('; '), {
+      hint: best.error.hint,
+      cause: best.error,
+    });
   }
 }
 
-const RANK: Record<ScrapeFailure, number> = { aborted: 9, unauthorized: 8, forbidden: 8, parse: 7, 'not-metrics': 7, 'not-found': 6, timeout: 4, http: 3, tls: 2, unreachable: 1, error: 0 };
+const RANK: Record<ScrapeFailure, number> = {
+  aborted: 9,
+  unauthorized: 8,
+  forbidden: 8,
+  parse: 7,
+  'not-metrics': 7,
+  'not-found': 6,
+  timeout: 4,
+  http: 3,
+  tls: 2,
+  unreachable: 1,
+  error: 0,
+};
 
 /** A route gets its own share of the time, so a hanging first route leaves time for the next. */
 async function withTimeout(source: MetricsSource, signal: AbortSignal | undefined): Promise<Exposition> {
@@ -369,7 +434,9 @@ async function withTimeout(source: MetricsSource, signal: AbortSignal | undefine
   const onAbort = (): void => controller.abort(signal?.reason);
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = realClock.setTimer(source.timeoutMs, () => controller.abort(new ScrapeError(source.name, 'timeout', `no answer within ${source.timeoutMs / 1000}s`)));
+  const timer = realClock.setTimer(source.timeoutMs, () =>
+    controller.abort(new ScrapeError(source.name, 'timeout', `no answer within ${source.timeoutMs / 1000}s`)),
+  );
   try {
     return await abortable(source.scrape(controller.signal), controller.signal);
   } finally {
@@ -387,8 +454,15 @@ export function sourceForTarget(t: DiscoveredTarget, options: SourceOptions): Me
       case 'proxy':
         return { label: `through the API server's proxy (${r.spec})`, source: createSource(r.spec, options) };
       case 'direct': {
-        const direct: DirectAuth = { ...(options.direct ?? {}), insecureSkipTlsVerify: r.insecureSkipTlsVerify || Boolean(options.direct?.insecureSkipTlsVerify) };
+        const direct: DirectAuth = {
+          ...(options.direct ?? {}),
+          insecureSkipTlsVerify: r.insecureSkipTlsVerify || Boolean(options.direct?.insecureSkipTlsVerify),
+        };
         return { label: `directly (${r.url})`, source: createSource(r.url, { ...options, direct }) };
+      }
+      default: {
+        const never: never = r;
+        throw new Error(`unknown route ${JSON.stringify(never)}`);
       }
     }
   });
@@ -418,7 +492,12 @@ export function parseUserSpec(text: string): DiscoveredTarget {
   const prefix = eq > 0 && !text.slice(0, eq).includes('/') && !text.slice(0, eq).includes(':') ? text.slice(0, eq) : null;
   const spec = parseMetricsSpec(prefix ? text.slice(eq + 1) : text);
   const name = formatMetricsSpec(spec);
-  const route: Route = spec.kind === 'apiserver' ? { kind: 'apiserver' } : spec.kind === 'url' ? { kind: 'direct', url: name, insecureSkipTlsVerify: false } : { kind: 'proxy', spec: name };
+  const route: Route =
+    spec.kind === 'apiserver'
+      ? { kind: 'apiserver' }
+      : spec.kind === 'url'
+        ? { kind: 'direct', url: name, insecureSkipTlsVerify: false }
+        : { kind: 'proxy', spec: name };
   return {
     source: name,
     component: prefix ?? (spec.kind === 'apiserver' ? 'kube-apiserver' : null),

@@ -16,7 +16,11 @@ function pod(name: string, labels: Record<string, string>, command: string[] = [
 }
 
 const kubeadmPods = [
-  pod('kube-controller-manager-cp-1', { component: 'kube-controller-manager', tier: 'control-plane' }, ['kube-controller-manager', '--bind-address=127.0.0.1', '--leader-elect=true']),
+  pod('kube-controller-manager-cp-1', { component: 'kube-controller-manager', tier: 'control-plane' }, [
+    'kube-controller-manager',
+    '--bind-address=127.0.0.1',
+    '--leader-elect=true',
+  ]),
   pod('kube-scheduler-cp-1', { component: 'kube-scheduler', tier: 'control-plane' }, ['kube-scheduler', '--secure-port=11259']),
   pod('kube-apiserver-cp-1', { component: 'kube-apiserver', tier: 'control-plane' }),
   pod('etcd-cp-1', { component: 'etcd', tier: 'control-plane' }),
@@ -52,9 +56,36 @@ describe('discoverControlPlane', () => {
     const client = new FakeClient(select);
     const found = await discoverControlPlane(client);
     expect(found).toEqual([
-      { component: 'kube-controller-manager', namespace: 'kube-system', pod: 'kube-controller-manager-cp-1', node: 'cp-1', phase: 'Running', podIP: '10.0.0.11', port: 10257, spec: 'pod/kube-system/kube-controller-manager-cp-1:10257' },
-      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-1', node: 'cp-1', phase: 'Running', podIP: '10.0.0.11', port: 11259, spec: 'pod/kube-system/kube-scheduler-cp-1:11259' },
-      { component: 'kube-scheduler', namespace: 'kube-system', pod: 'kube-scheduler-cp-2', node: 'cp-1', phase: 'Pending', podIP: null, port: 10259, spec: 'pod/kube-system/kube-scheduler-cp-2:10259' },
+      {
+        component: 'kube-controller-manager',
+        namespace: 'kube-system',
+        pod: 'kube-controller-manager-cp-1',
+        node: 'cp-1',
+        phase: 'Running',
+        podIP: '10.0.0.11',
+        port: 10257,
+        spec: 'pod/kube-system/kube-controller-manager-cp-1:10257',
+      },
+      {
+        component: 'kube-scheduler',
+        namespace: 'kube-system',
+        pod: 'kube-scheduler-cp-1',
+        node: 'cp-1',
+        phase: 'Running',
+        podIP: '10.0.0.11',
+        port: 11259,
+        spec: 'pod/kube-system/kube-scheduler-cp-1:11259',
+      },
+      {
+        component: 'kube-scheduler',
+        namespace: 'kube-system',
+        pod: 'kube-scheduler-cp-2',
+        node: 'cp-1',
+        phase: 'Pending',
+        podIP: null,
+        port: 10259,
+        spec: 'pod/kube-system/kube-scheduler-cp-2:10259',
+      },
     ]);
     expect(client.paths).toEqual([
       '/api/v1/namespaces/kube-system/pods?labelSelector=component%20in%20(kube-controller-manager%2Ckube-scheduler)',

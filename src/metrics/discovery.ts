@@ -74,7 +74,10 @@ async function listPods(client: RawGetter, namespace: string, labelSelector: str
 function describe(pod: KubeObject, namespace: string): DiscoveredComponent | undefined {
   const name = pod.metadata.name ?? '';
   const labels = pod.metadata.labels ?? {};
-  const component = labels.component && Object.hasOwn(CONTROL_PLANE_PORTS, labels.component) ? labels.component : Object.keys(CONTROL_PLANE_PORTS).find((c) => name.startsWith(`${c}-`) || name === c);
+  const component =
+    labels.component && Object.hasOwn(CONTROL_PLANE_PORTS, labels.component)
+      ? labels.component
+      : Object.keys(CONTROL_PLANE_PORTS).find((c) => name.startsWith(`${c}-`) || name === c);
   if (!component || !name) return undefined;
   const spec = pod.spec as { nodeName?: string; containers?: { command?: string[]; args?: string[] }[] } | undefined;
   const status = pod.status as { phase?: string; podIP?: string } | undefined;

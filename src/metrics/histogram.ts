@@ -111,7 +111,10 @@ export function histogramQuantile(q: number, buckets: readonly Bucket[]): number
 }
 
 /** Groups histogram series by `by` labels and merges their buckets (sum by (by, le)). */
-export function mergeHistogramsBy(series: Iterable<{ labels: Labels; buckets: readonly Bucket[] }>, by: readonly string[]): Map<string, { labels: Record<string, string>; buckets: Bucket[] }> {
+export function mergeHistogramsBy(
+  series: Iterable<{ labels: Labels; buckets: readonly Bucket[] }>,
+  by: readonly string[],
+): Map<string, { labels: Record<string, string>; buckets: Bucket[] }> {
   const lists = new Map<string, { labels: Record<string, string>; lists: (readonly Bucket[])[] }>();
   for (const s of series) {
     const labels = pickLabels(s.labels, by);

@@ -71,7 +71,14 @@ export class MultiScraper {
       cut.catch(() => undefined);
       work.catch(() => undefined);
       const exposition = await Promise.race([work, cut]);
-      return { source: source.name, ok: true, format: exposition.format, families: exposition.families, startedAtMs, durationMs: this.clock.now() - startedAtMs };
+      return {
+        source: source.name,
+        ok: true,
+        format: exposition.format,
+        families: exposition.families,
+        startedAtMs,
+        durationMs: this.clock.now() - startedAtMs,
+      };
     } catch (err) {
       const e = toScrapeError(source.name, err, { via: 'direct', target: source.name });
       return { source: source.name, ok: false, error: e.reason, kind: e.kind, hint: e.hint ?? null, startedAtMs, durationMs: this.clock.now() - startedAtMs };

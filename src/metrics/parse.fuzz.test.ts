@@ -77,7 +77,12 @@ function randomLabels(g: Gen, reserved: readonly string[]): Record<string, strin
   const labels: Record<string, string> = {};
   const n = g.int(4);
   for (let i = 0; i < n; i++) {
-    const name = g.pick([...NAME_START.filter((c) => c !== ':'), '__']) + g.str(NAME_CHAR.filter((c) => c !== ':'), 8);
+    const name =
+      g.pick([...NAME_START.filter((c) => c !== ':'), '__']) +
+      g.str(
+        NAME_CHAR.filter((c) => c !== ':'),
+        8,
+      );
     if (reserved.includes(name) || name in labels) continue;
     labels[name] = g.str(VALUE_CHARS, 10);
   }
@@ -190,7 +195,9 @@ describe('parser round trip (seeded random expositions)', () => {
         const { text, expected } = randomExposition(g, format);
         let got: ExpectedFamily[];
         try {
-          got = plain(parseExposition(text, { contentType: format === 'openmetrics' ? 'application/openmetrics-text; version=1.0.0' : 'text/plain; version=0.0.4' }));
+          got = plain(
+            parseExposition(text, { contentType: format === 'openmetrics' ? 'application/openmetrics-text; version=1.0.0' : 'text/plain; version=0.0.4' }),
+          );
         } catch (err) {
           throw new Error(`seed ${seed}: ${(err as Error).message}\n${text}`);
         }
@@ -209,7 +216,37 @@ describe('parser round trip (seeded random expositions)', () => {
   });
 });
 
-const NASTY = ['{', '}', '"', '\\', '=', ',', '#', ' ', '\t', '\n', '\r', 'a', '_', '1', '.', 'e', '+', '-', 'Inf', 'NaN', '# TYPE ', '# HELP ', '# EOF', 'le="', '\u0000', '<', '[', 'é', '🚀'];
+const NASTY = [
+  '{',
+  '}',
+  '"',
+  '\\',
+  '=',
+  ',',
+  '#',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  'a',
+  '_',
+  '1',
+  '.',
+  'e',
+  '+',
+  '-',
+  'Inf',
+  'NaN',
+  '# TYPE ',
+  '# HELP ',
+  '# EOF',
+  'le="',
+  '\u0000',
+  '<',
+  '[',
+  'é',
+  '🚀',
+];
 
 /** Runs the parser; anything other than a result or one of its own errors fails the test. */
 function survives(text: string, contentType?: string): 'ok' | 'parse' | 'not-metrics' {

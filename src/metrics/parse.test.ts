@@ -21,7 +21,9 @@ function parseError(text: string, contentType?: string): MetricsParseError {
 }
 
 describe('parseExposition on kube-controller-manager metrics', () => {
-  const exp = parseExposition(fixture('synthetic-kube-controller-manager.prom'), { contentType: 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores' });
+  const exp = parseExposition(fixture('synthetic-kube-controller-manager.prom'), {
+    contentType: 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores',
+  });
 
   it('reads Prometheus text with every family typed and helped', () => {
     expect(exp.format).toBe('prometheus');
@@ -36,7 +38,11 @@ describe('parseExposition on kube-controller-manager metrics', () => {
   it("keeps histogram samples in their family, with client-go's bucket bounds as written", () => {
     const q = family(exp, 'workqueue_queue_duration_seconds');
     const deployment = q.samples.filter((s) => s.labels.name === 'deployment');
-    expect(deployment.map((s) => s.name)).toEqual([...Array(11).fill('workqueue_queue_duration_seconds_bucket'), 'workqueue_queue_duration_seconds_sum', 'workqueue_queue_duration_seconds_count']);
+    expect(deployment.map((s) => s.name)).toEqual([
+      ...Array(11).fill('workqueue_queue_duration_seconds_bucket'),
+      'workqueue_queue_duration_seconds_sum',
+      'workqueue_queue_duration_seconds_count',
+    ]);
     const les = deployment.filter((s) => s.labels.le !== undefined).map((s) => s.labels.le);
     expect(les).toContain('9.999999999999999e-06');
     expect(les.at(-1)).toBe('+Inf');
@@ -56,22 +62,30 @@ describe('parseExposition on kube-controller-manager metrics', () => {
 
 describe('parseExposition on real v1.37.2 control-plane scrapes', () => {
   const captured = JSON.parse(fixture('captured.json')) as { contentType: string };
-  it.each(['kube-controller-manager.prom', 'kube-controller-manager.2.prom', 'kube-scheduler.prom', 'kube-apiserver.prom', 'kube-apiserver.2.prom'])('reads %s with every sample in a typed family', (name) => {
-    const text = fixture(name);
-    const exp = parseExposition(text, { contentType: captured.contentType });
-    expect(exp.format).toBe('prometheus');
-    expect(exp.families.filter((f) => f.type === 'untyped').map((f) => f.name)).toEqual([]);
-    // Every sample line of the file is in some family.
-    const sampleLines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
-    expect(exp.families.reduce((n, f) => n + f.samples.length, 0)).toBe(sampleLines);
-    // Every histogram series has a +Inf bucket equal to its _count.
-    for (const f of exp.families.filter((x) => x.type === 'histogram')) {
-      for (const count of f.samples.filter((s) => s.name === `${f.name}_count`)) {
-        const inf = f.samples.find((s) => s.labels.le === '+Inf' && Object.keys(s.labels).length === Object.keys(count.labels).length + 1 && Object.entries(count.labels).every(([k, v]) => s.labels[k] === v));
-        expect(inf?.value, `${f.name} ${JSON.stringify(count.labels)}`).toBe(count.value);
+  it.each(['kube-controller-manager.prom', 'kube-controller-manager.2.prom', 'kube-scheduler.prom', 'kube-apiserver.prom', 'kube-apiserver.2.prom'])(
+    'reads %s with every sample in a typed family',
+    (name) => {
+      const text = fixture(name);
+      const exp = parseExposition(text, { contentType: captured.contentType });
+      expect(exp.format).toBe('prometheus');
+      expect(exp.families.filter((f) => f.type === 'untyped').map((f) => f.name)).toEqual([]);
+      // Every sample line of the file is in some family.
+      const sampleLines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+      expect(exp.families.reduce((n, f) => n + f.samples.length, 0)).toBe(sampleLines);
+      // Every histogram series has a +Inf bucket equal to its _count.
+      for (const f of exp.families.filter((x) => x.type === 'histogram')) {
+        for (const count of f.samples.filter((s) => s.name === `${f.name}_count`)) {
+          const inf = f.samples.find(
+            (s) =>
+              s.labels.le === '+Inf' &&
+              Object.keys(s.labels).length === Object.keys(count.labels).length + 1 &&
+              Object.entries(count.labels).every(([k, v]) => s.labels[k] === v),
+          );
+          expect(inf?.value, `${f.name} ${JSON.stringify(count.labels)}`).toBe(count.value);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('reads the workqueue and leader election families of kube-controller-manager', () => {
     const exp = parseExposition(fixture('kube-controller-manager.prom'), { contentType: captured.contentType });
@@ -79,7 +93,9 @@ describe('parseExposition on real v1.37.2 control-plane scrapes', () => {
     const names = family(exp, 'workqueue_adds_total').samples.map((s) => s.labels.name);
     expect(names).toEqual(expect.arrayContaining(['deployment', 'replicaset', 'endpoint_slice', 'garbage_collector_graph_changes']));
     expect(family(exp, 'leader_election_master_status').samples.map((s) => [s.labels.name, s.value])).toEqual([['kube-controller-manager', 1]]);
-    const les = family(exp, 'workqueue_work_duration_seconds').samples.filter((s) => s.labels.name === 'deployment' && s.labels.le !== undefined).map((s) => s.labels.le);
+    const les = family(exp, 'workqueue_work_duration_seconds')
+      .samples.filter((s) => s.labels.name === 'deployment' && s.labels.le !== undefined)
+      .map((s) => s.labels.le);
     expect(les).toEqual(['1e-08', '1e-07', '1e-06', '9.999999999999999e-06', '9.999999999999999e-05', '0.001', '0.01', '0.1', '1', '10', '+Inf']);
   });
 });
@@ -165,6 +181,7 @@ describe('parseExposition details', () => {
   it('treats a label named __proto__ as a label', () => {
     const labels = parseExposition('m{__proto__="x",constructor="y"} 1\n').families[0]!.samples[0]!.labels;
     expect(Object.keys(labels)).toEqual(['__proto__', 'constructor']);
+    // biome-ignore lint/suspicious/noProto: the test is that a label named __proto__ is an own property, not the prototype
     expect(labels.__proto__).toBe('x');
   });
 
@@ -235,7 +252,9 @@ describe('answers that are not metrics', () => {
   });
 
   it('sees an HTML page even when it is labelled text/plain', () => {
-    expect(() => parseExposition(html, { contentType: 'text/plain' })).toThrow(/^answered an HTML page, not Prometheus metrics \(starts "<!DOCTYPE html>.*content type text\/plain\)$/);
+    expect(() => parseExposition(html, { contentType: 'text/plain' })).toThrow(
+      /^answered an HTML page, not Prometheus metrics \(starts "<!DOCTYPE html>.*content type text\/plain\)$/,
+    );
     expect(() => parseExposition('\n  <html><body>Forbidden</body></html>')).toThrow(/answered an HTML page/);
   });
 
@@ -247,7 +266,9 @@ describe('answers that are not metrics', () => {
   });
 
   it('refuses protobuf and binary answers', () => {
-    expect(() => parseExposition('\u0008\u0001', { contentType: 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited' })).toThrow(/protobuf/);
+    expect(() =>
+      parseExposition('\u0008\u0001', { contentType: 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited' }),
+    ).toThrow(/protobuf/);
     expect(() => parseExposition('ab\u0000cd 1')).toThrow(/answered binary data/);
   });
 

@@ -30,16 +30,7 @@
  * in label sets, runs of spaces or tabs between tokens, families whose lines are not contiguous.
  */
 
-export type MetricType =
-  | 'counter'
-  | 'gauge'
-  | 'histogram'
-  | 'gaugehistogram'
-  | 'summary'
-  | 'info'
-  | 'stateset'
-  | 'untyped'
-  | 'unknown';
+export type MetricType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'summary' | 'info' | 'stateset' | 'untyped' | 'unknown';
 
 export type ExpositionFormat = 'prometheus' | 'openmetrics';
 
@@ -127,7 +118,14 @@ export function assertLooksLikeMetrics(text: string, contentType?: string): void
   if (media === 'application/json' || media.endsWith('+json')) throw new NotMetricsError(media, snippet);
   if (media === 'application/xml' || media === 'text/xml' || media.endsWith('+xml')) throw new NotMetricsError(media, snippet);
   if (media.includes('protobuf')) throw new NotMetricsError(media, 'the binary protobuf format; ask for text');
-  if (media.startsWith('image/') || media.startsWith('audio/') || media.startsWith('video/') || media === 'application/javascript' || media === 'text/javascript' || media === 'text/css') {
+  if (
+    media.startsWith('image/') ||
+    media.startsWith('audio/') ||
+    media.startsWith('video/') ||
+    media === 'application/javascript' ||
+    media === 'text/javascript' ||
+    media === 'text/css'
+  ) {
     throw new NotMetricsError(media, '');
   }
   const typeNote = media ? `, content type ${media}` : '';
@@ -326,7 +324,7 @@ class Parser {
     for (const suffix of KNOWN_SUFFIXES) {
       if (!sampleName.endsWith(suffix)) continue;
       const owner = this.byName.get(sampleName.slice(0, -suffix.length));
-      if (owner && owner.typed && this.belongs(sampleName, owner)) return owner;
+      if (owner?.typed && this.belongs(sampleName, owner)) return owner;
     }
     return exact ?? this.familyFor(sampleName);
   }
@@ -442,7 +440,7 @@ class Parser {
         this.skipBlanks();
         if (this.peek() !== 0x22) throw this.error(`label ${clip(key)}: the value must be in double quotes`);
         const value = this.quoted('label value');
-        if (Object.prototype.hasOwnProperty.call(labels, key)) throw this.error(`label ${clip(key)} appears twice`);
+        if (Object.hasOwn(labels, key)) throw this.error(`label ${clip(key)} appears twice`);
         labels[key] = value;
       }
       this.skipBlanks();
@@ -450,7 +448,9 @@ class Parser {
       if (sep === 0x2c /* , */) {
         this.pos++;
       } else if (sep !== 0x7d) {
-        throw this.error(sep === -1 ? 'unterminated label set (missing "}")' : `expected "," or "}" in the label set, found ${JSON.stringify(this.line[this.pos])}`);
+        throw this.error(
+          sep === -1 ? 'unterminated label set (missing "}")' : `expected "," or "}" in the label set, found ${JSON.stringify(this.line[this.pos])}`,
+        );
       }
     }
   }

@@ -20,7 +20,9 @@ function counting(name: string, addsPerScrape: number) {
       }
       if (state.fail) throw state.fail;
       const adds = state.scrapes * addsPerScrape;
-      return parseExposition(`# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name="q"} ${adds}\n# TYPE workqueue_depth gauge\nworkqueue_depth{name="q"} ${state.scrapes}\n`);
+      return parseExposition(
+        `# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name="q"} ${adds}\n# TYPE workqueue_depth gauge\nworkqueue_depth{name="q"} ${state.scrapes}\n`,
+      );
     },
   };
   return { source, state };
@@ -79,7 +81,14 @@ describe('MetricsPoller', () => {
     a.state.fail = new ScrapeError('a', 'not-metrics', 'answered text/html, not Prometheus metrics', { hint: 'is it the metrics port?' });
     await clock.step(2000);
     const failed = statusOf(seen.at(-1)!, 'a');
-    expect(failed).toMatchObject({ ok: false, stale: true, kind: 'not-metrics', error: 'answered text/html, not Prometheus metrics', hint: 'is it the metrics port?', consecutiveFailures: 1 });
+    expect(failed).toMatchObject({
+      ok: false,
+      stale: true,
+      kind: 'not-metrics',
+      error: 'answered text/html, not Prometheus metrics',
+      hint: 'is it the metrics port?',
+      consecutiveFailures: 1,
+    });
     expect(failed.stats!.queues[0]!.addsTotal).toBe(10); // the last good numbers stay, marked stale
     expect(statusOf(seen.at(-1)!, 'b')).toMatchObject({ ok: true, stale: false });
 

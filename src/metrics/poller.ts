@@ -69,7 +69,8 @@ export class MetricsPoller {
   ) {
     this.clock = options.clock ?? realClock;
     this.intervalMs = options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    if (!(this.intervalMs > 0) || !Number.isFinite(this.intervalMs)) throw new UsageError(`the metrics interval must be a positive duration (got ${this.intervalMs}ms)`);
+    if (!(this.intervalMs > 0) || !Number.isFinite(this.intervalMs))
+      throw new UsageError(`the metrics interval must be a positive duration (got ${this.intervalMs}ms)`);
     for (const s of scraper.sources) this.status.set(s.name, initialStatus(s.name));
     this.current = this.snapshot();
   }

@@ -22,7 +22,14 @@ describe('queue stats from one kube-controller-manager scrape', () => {
   it('has a row per workqueue name, with gauges and counter totals', () => {
     expect(snap.queues.map((q) => q.name)).toEqual(expect.arrayContaining(['deployment', 'replicaset', 'endpoint', 'garbage_collector_attempt_to_delete']));
     const d = queue(snap, 'deployment');
-    expect(d).toMatchObject({ controller: null, depth: 1, addsTotal: 126, retriesTotal: 7, unfinishedWorkSeconds: 0.012, longestRunningProcessorSeconds: 0.012 });
+    expect(d).toMatchObject({
+      controller: null,
+      depth: 1,
+      addsTotal: 126,
+      retriesTotal: 7,
+      unfinishedWorkSeconds: 0.012,
+      longestRunningProcessorSeconds: 0.012,
+    });
   });
 
   it('gives no rates from a single scrape, and quantiles over the whole life, saying so', () => {
@@ -162,7 +169,12 @@ describe('queue stats rules', () => {
   const exposition = (lines: string[]): string => `${lines.join('\n')}\n`;
 
   it('shows an absent series as null, never as zero', () => {
-    const text = exposition(['# TYPE workqueue_depth gauge', 'workqueue_depth{name="a"} 0', '# TYPE workqueue_adds_total counter', 'workqueue_adds_total{name="a"} 5']);
+    const text = exposition([
+      '# TYPE workqueue_depth gauge',
+      'workqueue_depth{name="a"} 0',
+      '# TYPE workqueue_adds_total counter',
+      'workqueue_adds_total{name="a"} 5',
+    ]);
     const snap = computeQueueStats(scrape(text, T0 + 1000), scrape(text, T0));
     const a = queue(snap, 'a');
     expect(a.depth).toBe(0);
@@ -196,7 +208,13 @@ describe('queue stats rules', () => {
 
   it('counts a series that appeared since the previous scrape from zero', () => {
     const before = scrape(exposition(['controller_runtime_reconcile_total{controller="c",result="success"} 10']), T0);
-    const after = scrape(exposition(['controller_runtime_reconcile_total{controller="c",result="success"} 10', 'controller_runtime_reconcile_total{controller="c",result="error"} 2']), T0 + 4000);
+    const after = scrape(
+      exposition([
+        'controller_runtime_reconcile_total{controller="c",result="success"} 10',
+        'controller_runtime_reconcile_total{controller="c",result="error"} 2',
+      ]),
+      T0 + 4000,
+    );
     const c = computeQueueStats(after, before).controllers[0]!;
     expect(c.resultsPerSecond).toEqual({ success: 0, error: 0.5 });
     expect(c.reconcilesPerSecond).toBe(0.5);

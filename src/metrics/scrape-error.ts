@@ -109,7 +109,8 @@ function fromNetworkCode(source: string, code: string, err: unknown, ctx: Failur
   if (code === 'ETIMEDOUT') return new ScrapeError(source, 'timeout', `${who} did not answer in time`, { cause: err });
   const words = NETWORK_WORDS[code];
   return new ScrapeError(source, 'unreachable', `cannot reach ${who}: ${words ? `${words} (${code})` : code}`, {
-    hint: ctx.via === 'direct' ? 'is the component running and listening on that address and port?' : 'is the cluster running? check --context and the kubeconfig',
+    hint:
+      ctx.via === 'direct' ? 'is the component running and listening on that address and port?' : 'is the cluster running? check --context and the kubeconfig',
     cause: err,
   });
 }
@@ -121,7 +122,10 @@ function fromApiError(source: string, err: ApiError, ctx: FailureContext): Scrap
   switch (err.code) {
     case 401:
       return new ScrapeError(source, 'unauthorized', `401 Unauthorized: ${message}`, {
-        hint: ctx.via === 'proxy' ? 'the component refused the request the API server forwarded; scrape it directly with a token' : 'the credentials were refused; check the kubeconfig user or --token',
+        hint:
+          ctx.via === 'proxy'
+            ? 'the component refused the request the API server forwarded; scrape it directly with a token'
+            : 'the credentials were refused; check the kubeconfig user or --token',
         cause: err,
       });
     case 403:
@@ -137,10 +141,15 @@ function fromApiError(source: string, err: ApiError, ctx: FailureContext): Scrap
         : ctx.via === 'proxy'
           ? 'the API server could not get an answer from the target: is it running, and is the port right?'
           : undefined;
-      return new ScrapeError(source, 'http', ctx.via === 'proxy' ? `the API server's proxy answered ${err.code}: ${message}` : `answered ${err.code}: ${message}`, {
-        hint,
-        cause: err,
-      });
+      return new ScrapeError(
+        source,
+        'http',
+        ctx.via === 'proxy' ? `the API server's proxy answered ${err.code}: ${message}` : `answered ${err.code}: ${message}`,
+        {
+          hint,
+          cause: err,
+        },
+      );
     }
   }
 }
@@ -158,8 +167,10 @@ function forbiddenHint(message: string, ctx: FailureContext): string {
       return 'confirm with: kubectl auth can-i get /metrics';
     case 'proxy':
       if (rbac && ctx.canI) return `confirm with: ${ctx.canI}`;
-      return "the API server refused to proxy to this target (its proxy denies some destinations, e.g. host-network or link-local addresses); scrape the endpoint directly";
+      return 'the API server refused to proxy to this target (its proxy denies some destinations, e.g. host-network or link-local addresses); scrape the endpoint directly';
     default:
-      return rbac ? 'the credentials may not get /metrics (RBAC: nonResourceURLs ["/metrics"], verb get)' : 'the endpoint refused the request; check the token or client certificate';
+      return rbac
+        ? 'the credentials may not get /metrics (RBAC: nonResourceURLs ["/metrics"], verb get)'
+        : 'the endpoint refused the request; check the token or client certificate';
   }
 }

@@ -103,7 +103,8 @@ describe('apiserver source', () => {
   });
 
   it('says who refused and how to check it on 403', async () => {
-    const status = '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \\"dev\\" cannot get path \\"/metrics\\"","reason":"Forbidden","code":403}';
+    const status =
+      '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \\"dev\\" cannot get path \\"/metrics\\"","reason":"Forbidden","code":403}';
     const client = new FakeClient(() => errorFromResponse(403, status, { verb: 'get', resource: '', path: '/metrics' }));
     const err = await scrapeError(createSource('apiserver', { client }).scrape());
     expect(err.kind).toBe('forbidden');
@@ -159,7 +160,13 @@ describe('pod and service sources (through the API server proxy)', () => {
   });
 
   it("explains a component refusing the proxy's anonymous request", async () => {
-    const status = JSON.stringify({ kind: 'Status', status: 'Failure', message: 'forbidden: User "system:anonymous" cannot get path "/metrics"', reason: 'Forbidden', code: 403 });
+    const status = JSON.stringify({
+      kind: 'Status',
+      status: 'Failure',
+      message: 'forbidden: User "system:anonymous" cannot get path "/metrics"',
+      reason: 'Forbidden',
+      code: 403,
+    });
     const client = new FakeClient(() => errorFromResponse(403, status));
     const err = await scrapeError(createSource('pod/kube-system/kube-scheduler-node1:10259', { client }).scrape());
     expect(err.reason).toBe('403 Forbidden: forbidden: User "system:anonymous" cannot get path "/metrics"');
@@ -220,7 +227,11 @@ function fakeHttp(answer: (req: HttpGetRequest) => HttpGetResponse | Error) {
 describe('direct URL sources', () => {
   it('sends the bearer token, skips TLS verification when asked, and parses the answer', async () => {
     const http = fakeHttp(() => ({ status: 200, headers: { 'content-type': TEXT }, body: KCM }));
-    const source = createSource('https://127.0.0.1:10257/metrics', { httpGet: http.get, direct: { bearerToken: 'tok', insecureSkipTlsVerify: true }, timeoutMs: 1500 });
+    const source = createSource('https://127.0.0.1:10257/metrics', {
+      httpGet: http.get,
+      direct: { bearerToken: 'tok', insecureSkipTlsVerify: true },
+      timeoutMs: 1500,
+    });
     const exp = await source.scrape();
     expect(exp.families.length).toBeGreaterThan(10);
     const req = http.requests[0]!;
@@ -252,16 +263,36 @@ describe('direct URL sources', () => {
   it.each([
     [{ status: 401, headers: {}, body: 'Unauthorized' }, 'unauthorized', '401 Unauthorized: Unauthorized'],
     [
-      { status: 403, headers: { 'content-type': 'application/json' }, body: '{"kind":"Status","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/metrics\\"","code":403}' },
+      {
+        status: 403,
+        headers: { 'content-type': 'application/json' },
+        body: '{"kind":"Status","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/metrics\\"","code":403}',
+      },
       'forbidden',
       '403 Forbidden: forbidden: User "system:anonymous" cannot get path "/metrics"',
     ],
     [{ status: 404, headers: {}, body: '404 page not found' }, 'not-found', '404 Not Found: 404 page not found'],
     [{ status: 500, headers: {}, body: 'boom\nstack' }, 'http', 'answered 500: boom'],
-    [{ status: 400, headers: {}, body: 'Client sent an HTTP request to an HTTPS server.\n' }, 'http', 'answered 400: Client sent an HTTP request to an HTTPS server.'],
-    [{ status: 302, headers: { location: 'https://sso.example/login' }, body: '' }, 'http', 'answered 302, a redirect to https://sso.example/login (not followed)'],
-    [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>hi</body></html>' }, 'not-metrics', 'answered text/html, not Prometheus metrics (starts "<html><body>hi</body></html>")'],
-    [{ status: 200, headers: { 'content-type': TEXT }, body: 'a{b="c} 1\n' }, 'parse', 'the answer is not valid Prometheus text: line 1: unterminated label value (missing closing quote)'],
+    [
+      { status: 400, headers: {}, body: 'Client sent an HTTP request to an HTTPS server.\n' },
+      'http',
+      'answered 400: Client sent an HTTP request to an HTTPS server.',
+    ],
+    [
+      { status: 302, headers: { location: 'https://sso.example/login' }, body: '' },
+      'http',
+      'answered 302, a redirect to https://sso.example/login (not followed)',
+    ],
+    [
+      { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>hi</body></html>' },
+      'not-metrics',
+      'answered text/html, not Prometheus metrics (starts "<html><body>hi</body></html>")',
+    ],
+    [
+      { status: 200, headers: { 'content-type': TEXT }, body: 'a{b="c} 1\n' },
+      'parse',
+      'the answer is not valid Prometheus text: line 1: unterminated label value (missing closing quote)',
+    ],
   ])('turns %j into a %s failure', async (answer, kind, reason) => {
     const http = fakeHttp(() => answer);
     const err = await scrapeError(createSource('https://127.0.0.1:10257/metrics', { httpGet: http.get }).scrape());

@@ -24,9 +24,9 @@ export const METRICS_ACCEPT = 'text/plain;version=0.0.4;q=0.9,application/openme
 export const DEFAULT_SCRAPE_TIMEOUT_MS = 5_000;
 
 export const METRICS_SPEC_FORMS = [
-  'apiserver                   the API server\'s own /metrics',
-  'pod/NAMESPACE/NAME[:PORT]   a pod, through the API server\'s proxy',
-  'svc/NAMESPACE/NAME[:PORT]   a service, through the API server\'s proxy',
+  "apiserver                   the API server's own /metrics",
+  "pod/NAMESPACE/NAME[:PORT]   a pod, through the API server's proxy",
+  "svc/NAMESPACE/NAME[:PORT]   a service, through the API server's proxy",
   'https://HOST:PORT/metrics   an endpoint reached directly (http:// too)',
 ] as const;
 
@@ -317,7 +317,9 @@ class DirectSource implements MetricsSource {
 
   private statusError(status: number, body: string, location: string | undefined): Error {
     if (status >= 300 && status < 400) {
-      return new ScrapeError(this.name, 'http', `answered ${status}, a redirect${location ? ` to ${location}` : ''} (not followed)`, { hint: 'give the URL it redirects to, if you trust it' });
+      return new ScrapeError(this.name, 'http', `answered ${status}, a redirect${location ? ` to ${location}` : ''} (not followed)`, {
+        hint: 'give the URL it redirects to, if you trust it',
+      });
     }
     const message = statusFromBody(body)?.message || firstLineOf(body);
     return new ApiError(message || `status ${status}`, { code: status });

@@ -11,7 +11,9 @@ import { escapeTerminal } from '../util/escape.js';
 const WORD = { passed: 'PASS ', failed: 'FAIL ', error: 'ERROR' } as const;
 
 export function checkRunLines(run: CheckRun): string[] {
-  return run.results.map((r) => escapeTerminal(`${WORD[r.status]} ${run.name} › ${r.name}: ${formatValue(r.measured, r.unit)} (limit ${formatValue(r.limit, r.unit)}) — ${r.message}`));
+  return run.results.map((r) =>
+    escapeTerminal(`${WORD[r.status]} ${run.name} › ${r.name}: ${formatValue(r.measured, r.unit)} (limit ${formatValue(r.limit, r.unit)}) — ${r.message}`),
+  );
 }
 
 export function checkReportText(report: CheckReport): string {

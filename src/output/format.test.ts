@@ -78,13 +78,22 @@ describe('writeStructuredList', () => {
     return { out, text, writes: () => parts.length };
   }
   const pod = (i: number): Record<string, unknown> => ({
-    metadata: { name: `web-${i}`, namespace: 'demo', labels: { app: 'web', 'yes': 'true' }, annotations: { note: `line one\n\n  indented\nlast ${i}` } },
+    metadata: { name: `web-${i}`, namespace: 'demo', labels: { app: 'web', yes: 'true' }, annotations: { note: `line one\n\n  indented\nlast ${i}` } },
     spec: { containers: [{ name: 'c', image: 'nginx', args: ['-c', '', 'a: b', '- x'] }], nodeName: null, tolerations: [] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], empty: {} },
   });
   const cases: [string, { items: unknown[] } & Record<string, unknown>][] = [
     ['objects', { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '42' }, items: Array.from({ length: 500 }, (_, i) => pod(i)) }],
-    ['objects and indexes after them', { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '7' }, items: [pod(1), {}, [], 'text', 3, 'two\nlines\n\n', [[1, 2], { a: 'b' }], null], indexes: { app: { web: ['demo/web-1'], items: ['x'] } } }],
+    [
+      'objects and indexes after them',
+      {
+        apiVersion: 'v1',
+        kind: 'List',
+        metadata: { resourceVersion: '7' },
+        items: [pod(1), {}, [], 'text', 3, 'two\nlines\n\n', [[1, 2], { a: 'b' }], null],
+        indexes: { app: { web: ['demo/web-1'], items: ['x'] } },
+      },
+    ],
     ['no objects', { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items: [] }],
     ['no objects and indexes', { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items: [], indexes: { app: {} } }],
   ];
@@ -123,7 +132,7 @@ describe('writeStructuredList', () => {
   });
 });
 
-describe('json and yaml keep the cluster\'s strings exact', () => {
+describe("json and yaml keep the cluster's strings exact", () => {
   it('a hostile string round-trips byte for byte: nothing is escaped for the terminal', () => {
     const value = { metadata: { name: HOSTILE, annotations: { [HOSTILE]: HOSTILE } }, message: HOSTILE, items: [HOSTILE] };
     const json = renderStructured(value, 'json');

@@ -21,7 +21,12 @@ const LIST_CHUNK = 64 * 1024;
  * hold several copies of it at once. It waits while `out` is full, and stops when `signal` aborts
  * (the reader went away).
  */
-export async function writeStructuredList(out: Writable, list: { items: readonly unknown[] } & Record<string, unknown>, format: StructuredFormat, signal?: AbortSignal): Promise<void> {
+export async function writeStructuredList(
+  out: Writable,
+  list: { items: readonly unknown[] } & Record<string, unknown>,
+  format: StructuredFormat,
+  signal?: AbortSignal,
+): Promise<void> {
   const { items } = list;
   // The List around an empty `items`, which stands on a line of its own: a top-level key is the
   // only one at that indentation. JSON's line may end in a comma, which goes after the `]`.

@@ -72,11 +72,15 @@ describe('JUnit XML', () => {
   it('writes one suite per check and one case per limit, failures and errors apart, well-formed whatever the messages hold', () => {
     const xml = checkReportJunit(report);
     assertWellFormed(xml);
-    expect(xml).toContain('<testsuites name="kubectl informer-trace check" tests="3" failures="1" errors="1" time="12.345" timestamp="2026-01-01T00:00:00.000Z">');
+    expect(xml).toContain(
+      '<testsuites name="kubectl informer-trace check" tests="3" failures="1" errors="1" time="12.345" timestamp="2026-01-01T00:00:00.000Z">',
+    );
     expect(xml).toContain('<testsuite name="rollout deploy/web in demo" tests="1" failures="0" errors="0" skipped="0" time="4.200"');
     expect(xml).toContain('<testcase classname="rollout.rollout deploy/web in demo" name="rollout deploy/web in demo: time to converge" time="4.200">');
     expect(xml).toContain('<system-out>time to converge: 4.00s (limit 1m)\nconverged in 4.00s</system-out>');
-    expect(xml).toContain('<failure message="renew age: 21.0s (limit 10.0s): no renewal: a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;&#10;&#9;tab \\x01 bell \\x07 \\ud800 lone ]]&gt; end" type="LimitExceeded">');
+    expect(xml).toContain(
+      '<failure message="renew age: 21.0s (limit 10.0s): no renewal: a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;&#10;&#9;tab \\x01 bell \\x07 \\ud800 lone ]]&gt; end" type="LimitExceeded">',
+    );
     expect(xml).toContain('<error message="transitions: - (limit 2): forbidden (403)" type="NotMeasured">');
     expect(xml).toContain('measured: 21.0s\nlimit: 10.0s\ndefined in: flags\n');
     expect(xml.match(/<testcase /g)).toHaveLength(3);
@@ -84,7 +88,10 @@ describe('JUnit XML', () => {
 
   it('a hostile check name and message: no raw control character, the escaped form shown, still well-formed', () => {
     const run = report.checks[1]!;
-    const hostile: CheckReport = { ...report, checks: [{ ...run, name: `lease ${HOSTILE}`, description: HOSTILE, results: run.results.map((r) => ({ ...r, name: HOSTILE, message: HOSTILE })) }] };
+    const hostile: CheckReport = {
+      ...report,
+      checks: [{ ...run, name: `lease ${HOSTILE}`, description: HOSTILE, results: run.results.map((r) => ({ ...r, name: HOSTILE, message: HOSTILE })) }],
+    };
     const xml = checkReportJunit(hostile);
     assertWellFormed(xml);
     expect(controlsIn(xml)).toEqual([]);

@@ -50,7 +50,9 @@ export function checkReportJunit(report: CheckReport): string {
   for (const run of report.checks) {
     const failures = run.results.filter((r) => r.status === 'failed').length;
     const errors = run.results.filter((r) => r.status === 'error').length;
-    lines.push(`  <testsuite${attrs({ name: run.name, tests: run.results.length, failures, errors, skipped: 0, time: seconds(run.durationMs), timestamp: run.startedAt })}>`);
+    lines.push(
+      `  <testsuite${attrs({ name: run.name, tests: run.results.length, failures, errors, skipped: 0, time: seconds(run.durationMs), timestamp: run.startedAt })}>`,
+    );
     lines.push(`    <properties>`);
     lines.push(`      <property${attrs({ name: 'kind', value: run.kind })}/>`);
     lines.push(`      <property${attrs({ name: 'asked', value: run.description })}/>`);

@@ -11,15 +11,35 @@ const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 let rv = 0;
 const lease = (namespace: string, name: string, spec: LeaseSpec): Lease => ({ metadata: { namespace, name, resourceVersion: String(++rv) }, spec });
 const kcm = (holder: string, renewAt: number, transitions: number): Lease =>
-  lease('kube-system', 'kube-controller-manager', { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0 - 60_000), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
-const info = (clock: FakeClock): NotificationInfo => ({ receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false });
+  lease('kube-system', 'kube-controller-manager', {
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: formatMicroTime(T0 - 60_000),
+    renewTime: formatMicroTime(T0 + renewAt),
+    leaseTransitions: transitions,
+  });
+const info = (clock: FakeClock): NotificationInfo => ({
+  receivedAt: clock.now(),
+  distributedAt: clock.now(),
+  deltaType: undefined,
+  eventType: undefined,
+  isSync: false,
+});
 
 async function failover(): Promise<LeaseWatchModel> {
   const clock = new FakeClock(T0);
   const model = new LeaseWatchModel({ clock, scope: { namespace: 'kube-system', name: null, selector: null } });
   model.handler.onAdd!(kcm('a', 0, 1), true, info(clock));
-  model.handler.onAdd!(lease('kube-system', 'kube-scheduler', { holderIdentity: 's', leaseDurationSeconds: 15, strategy: 'OldestEmulationVersion', preferredHolder: 's2' }), true, info(clock));
-  model.handler.onAdd!(lease('kube-node-lease', 'kwok-node-0', { holderIdentity: 'kwok-node-0', leaseDurationSeconds: 40, renewTime: formatMicroTime(T0) }), true, info(clock));
+  model.handler.onAdd!(
+    lease('kube-system', 'kube-scheduler', { holderIdentity: 's', leaseDurationSeconds: 15, strategy: 'OldestEmulationVersion', preferredHolder: 's2' }),
+    true,
+    info(clock),
+  );
+  model.handler.onAdd!(
+    lease('kube-node-lease', 'kwok-node-0', { holderIdentity: 'kwok-node-0', leaseDurationSeconds: 40, renewTime: formatMicroTime(T0) }),
+    true,
+    info(clock),
+  );
   model.markSynced();
   await clock.step(16_000);
   model.handler.onUpdate!(kcm('a', 0, 1), kcm('b', 16_000, 2), info(clock));
@@ -71,10 +91,20 @@ describe('lease text with hostile holders and names', () => {
   it('shows holder identities, Lease names and scrape errors escaped, in colour or not, and changes as one line', async () => {
     const clock = new FakeClock(T0);
     const model = new LeaseWatchModel({ clock, scope: { namespace: 'kube-system', name: null, selector: null } });
-    const spec = (holder: string, renewAt: number, transitions: number): LeaseSpec => ({ holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+    const spec = (holder: string, renewAt: number, transitions: number): LeaseSpec => ({
+      holderIdentity: holder,
+      leaseDurationSeconds: 15,
+      acquireTime: formatMicroTime(T0),
+      renewTime: formatMicroTime(T0 + renewAt),
+      leaseTransitions: transitions,
+    });
     const name = `evil${HOSTILE}`;
     model.handler.onAdd!(lease('kube-system', name, spec(HOSTILE, 0, 1)), true, info(clock));
-    model.handler.onAdd!(lease('kube-node-lease', `node${HOSTILE}`, { holderIdentity: HOSTILE, leaseDurationSeconds: 40, renewTime: formatMicroTime(T0) }), true, info(clock));
+    model.handler.onAdd!(
+      lease('kube-node-lease', `node${HOSTILE}`, { holderIdentity: HOSTILE, leaseDurationSeconds: 40, renewTime: formatMicroTime(T0) }),
+      true,
+      info(clock),
+    );
     model.markSynced();
     model.setMetrics([{ source: `pod/kube-system/x${HOSTILE}`, ok: false, stale: false, error: HOSTILE, leaderElection: null }]);
     await clock.step(16_000);

@@ -47,7 +47,17 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
   if (view.leases.length > 0) {
     const withStrategy = view.leases.some((l) => l.strategy || l.preferredHolder);
     const withMetrics = view.leases.some((l) => l.masterStatus !== null);
-    const head = ['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held', ...(withStrategy ? ['strategy'] : []), ...(withMetrics ? ['master status'] : [])];
+    const head = [
+      'lease',
+      'holder',
+      'state',
+      'renewed',
+      'acquired',
+      'transitions',
+      'held',
+      ...(withStrategy ? ['strategy'] : []),
+      ...(withMetrics ? ['master status'] : []),
+    ];
     const rows = view.leases.map((l) => {
       return [
         leaseKey(l.namespace, l.name),
@@ -100,7 +110,14 @@ function heartbeatText(title: string, nameTitle: string, s: HeartbeatSummary, li
   if (rows.length === 0) return line;
   const table = renderTable(
     [nameTitle, 'holder', 'state', 'renewed', 'renewtime age', 'duration'],
-    rows.map((r) => [r.name, r.holder ?? '<none>', paintCell(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color), shortDuration(r.renewAgeMs), shortDuration(r.renewTimeAgeMs), `${r.leaseDurationSeconds}s`]),
+    rows.map((r) => [
+      r.name,
+      r.holder ?? '<none>',
+      paintCell(r.stale ? 'stale' : 'fresh', r.stale ? 'bad' : 'ok', color),
+      shortDuration(r.renewAgeMs),
+      shortDuration(r.renewTimeAgeMs),
+      `${r.leaseDurationSeconds}s`,
+    ]),
   );
   return `${line}\n${table}`;
 }

@@ -20,7 +20,15 @@ const report = (passed: boolean): CheckReport => ({
       startedAt: '2026-01-01T00:00:00.000Z',
       durationMs: 30_000,
       results: [
-        { name: 'renew age', passed: true, status: 'passed', measured: 2_100, limit: 20_000, unit: 'ms', message: 'longest without a renewal: 2.10s (holder a|b)' },
+        {
+          name: 'renew age',
+          passed: true,
+          status: 'passed',
+          measured: 2_100,
+          limit: 20_000,
+          unit: 'ms',
+          message: 'longest without a renewal: 2.10s (holder a|b)',
+        },
         { name: 'transitions', passed, status: passed ? 'passed' : 'failed', measured: 3, limit: passed ? 5 : 2, unit: 'count', message: 'a → b\n<script>' },
       ],
     },
@@ -60,7 +68,10 @@ describe('the Markdown summary', () => {
   it('a hostile name and message stay in their cell: no raw control, no HTML, no pipe, one row per limit', () => {
     const r = report(false);
     const run = r.checks[0]!;
-    const hostile = { ...r, checks: [{ ...run, name: HOSTILE, results: run.results.map((x) => ({ ...x, name: HOSTILE, message: `${HOSTILE}\nsecond line` })) }] };
+    const hostile = {
+      ...r,
+      checks: [{ ...run, name: HOSTILE, results: run.results.map((x) => ({ ...x, name: HOSTILE, message: `${HOSTILE}\nsecond line` })) }],
+    };
     const md = checkReportMarkdown(hostile);
     expect(controlsIn(md)).toEqual([]);
     expect(md).not.toContain('<script>');

@@ -25,7 +25,9 @@ export function checkReportMarkdown(report: CheckReport): string {
   ];
   for (const run of report.checks) {
     for (const r of run.results) {
-      lines.push(`| ${MARK[r.status]} | ${escapeMarkdown(run.name)} | ${escapeMarkdown(r.name)} | ${escapeMarkdown(formatValue(r.measured, r.unit))} | ${escapeMarkdown(`≤ ${formatValue(r.limit, r.unit)}`)} | ${escapeMarkdown(r.message)} |`);
+      lines.push(
+        `| ${MARK[r.status]} | ${escapeMarkdown(run.name)} | ${escapeMarkdown(r.name)} | ${escapeMarkdown(formatValue(r.measured, r.unit))} | ${escapeMarkdown(`≤ ${formatValue(r.limit, r.unit)}`)} | ${escapeMarkdown(r.message)} |`,
+      );
     }
   }
   return `${lines.join('\n')}\n\n`;

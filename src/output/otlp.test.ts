@@ -6,8 +6,34 @@ import { resolveOtlpTarget, TraceSpanExporter } from './otlp.js';
 
 function snapshot(): TraceSnapshot {
   const s = syntheticRollout(2);
-  const hops = s.hops.map((h) => (h.kind === 'created' && h.object.kind === 'Pod' ? { ...h, events: [{ uid: 'e1', reason: 'SuccessfulCreate', note: `Created pod: ${h.object.name}`, time: new Date(h.observedAt - 400).toISOString(), reportingController: 'replicaset-controller' }] } : h));
-  return { ...s, hops, trigger: { kind: 'restart', wrote: 'restarted deployments.apps/web in demo', at: TRIGGER_AT, writes: 1, resourceVersion: '1000' }, outcome: 'converged', endMessage: undefined, informers: [], queue: undefined, reconciles: 0, targetWatchEvents: 0, burst: undefined };
+  const hops = s.hops.map((h) =>
+    h.kind === 'created' && h.object.kind === 'Pod'
+      ? {
+          ...h,
+          events: [
+            {
+              uid: 'e1',
+              reason: 'SuccessfulCreate',
+              note: `Created pod: ${h.object.name}`,
+              time: new Date(h.observedAt - 400).toISOString(),
+              reportingController: 'replicaset-controller',
+            },
+          ],
+        }
+      : h,
+  );
+  return {
+    ...s,
+    hops,
+    trigger: { kind: 'restart', wrote: 'restarted deployments.apps/web in demo', at: TRIGGER_AT, writes: 1, resourceVersion: '1000' },
+    outcome: 'converged',
+    endMessage: undefined,
+    informers: [],
+    queue: undefined,
+    reconciles: 0,
+    targetWatchEvents: 0,
+    burst: undefined,
+  };
 }
 
 describe('resolveOtlpTarget', () => {
@@ -15,10 +41,15 @@ describe('resolveOtlpTarget', () => {
     expect(resolveOtlpTarget('http://jaeger:4318', {})?.url).toBe('http://jaeger:4318/v1/traces');
     expect(resolveOtlpTarget('http://jaeger:4318/v1/traces', {})?.url).toBe('http://jaeger:4318/v1/traces');
     expect(resolveOtlpTarget(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:4318/' })?.url).toBe('https://otel:4318/v1/traces');
-    expect(resolveOtlpTarget(undefined, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://a:1/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:2' })?.url).toBe('http://a:1/custom');
+    expect(resolveOtlpTarget(undefined, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://a:1/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:2' })?.url).toBe(
+      'http://a:1/custom',
+    );
     expect(resolveOtlpTarget('http://c:3', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:2' })?.url).toBe('http://c:3/v1/traces');
     expect(resolveOtlpTarget(undefined, {})).toBeUndefined();
-    expect(resolveOtlpTarget('http://x:1', { OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'a=2' })?.headers).toEqual({ a: '2', b: 'x y' });
+    expect(resolveOtlpTarget('http://x:1', { OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'a=2' })?.headers).toEqual({
+      a: '2',
+      b: 'x y',
+    });
   });
 
   it('refuses what is not an http(s) URL, in one line', () => {
@@ -35,12 +66,24 @@ describe('TraceSpanExporter', () => {
   });
 
   it('makes one trace: a span per object, parented along the owner chain, hops and Events as span events at their times', async () => {
-    const exporter = new TraceSpanExporter({ serviceName: 'svc', resource: { 'k8s.cluster.name': 'c1' }, exporter: { export: (_s, cb) => cb({ code: 0 }), shutdown: async () => {} } });
+    const exporter = new TraceSpanExporter({
+      serviceName: 'svc',
+      resource: { 'k8s.cluster.name': 'c1' },
+      exporter: { export: (_s, cb) => cb({ code: 0 }), shutdown: async () => {} },
+    });
     const snap = snapshot();
     const end = TRIGGER_AT + 10_000;
     const spans = exporter.spans(snap, end);
     const byName = new Map(spans.map((s) => [s.name, s]));
-    expect([...byName.keys()].sort()).toEqual(['Deployment/web', 'Pod/web-new-0', 'Pod/web-new-1', 'Pod/web-old-0', 'Pod/web-old-1', 'ReplicaSet/web-new', 'ReplicaSet/web-old']);
+    expect([...byName.keys()].sort()).toEqual([
+      'Deployment/web',
+      'Pod/web-new-0',
+      'Pod/web-new-1',
+      'Pod/web-old-0',
+      'Pod/web-old-1',
+      'ReplicaSet/web-new',
+      'ReplicaSet/web-old',
+    ]);
     const traceIds = new Set(spans.map((s) => s.spanContext().traceId));
     expect(traceIds.size).toBe(1);
     const root = byName.get('Deployment/web')!;
@@ -59,7 +102,13 @@ describe('TraceSpanExporter', () => {
     const podHops = snap.hops.filter((h) => h.object.name === 'web-new-0');
     expect(ms(pod.startTime)).toBeCloseTo(podHops[0]!.observedAt, 3);
     expect(ms(pod.endTime)).toBeCloseTo(podHops.at(-1)!.observedAt, 3);
-    expect(pod.events.filter((e) => !e.name.startsWith('k8s.event')).map((e) => e.name)).toEqual(['created', 'scheduled', 'initialized', 'containers-ready', 'ready']);
+    expect(pod.events.filter((e) => !e.name.startsWith('k8s.event')).map((e) => e.name)).toEqual([
+      'created',
+      'scheduled',
+      'initialized',
+      'containers-ready',
+      'ready',
+    ]);
     const event = pod.events.find((e) => e.name === 'k8s.event SuccessfulCreate')!;
     expect(event.attributes?.['k8s.event.note']).toBe('Created pod: web-new-0');
     expect(ms(event.time)).toBeCloseTo(podHops[0]!.observedAt - 400, 0);

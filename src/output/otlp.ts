@@ -144,7 +144,9 @@ function buildSpans(provider: TracerProvider, snap: TraceSnapshot, endedAt: numb
     const isTarget = o.owner.kind === snap.target.kind && o.owner.name === snap.target.name;
     if (!isTarget) objects.set(refKey(o.owner), { ref: o.owner, owner: undefined, hops: [] });
   }
-  const targetKey = [...objects.values()].find((o) => o.ref.kind === snap.target.kind && o.ref.name === snap.target.name && (o.ref.namespace ?? '') === (snap.target.namespace ?? ''));
+  const targetKey = [...objects.values()].find(
+    (o) => o.ref.kind === snap.target.kind && o.ref.name === snap.target.name && (o.ref.namespace ?? '') === (snap.target.namespace ?? ''),
+  );
   const start = snap.trigger?.at ?? Math.min(...snap.hops.map((h) => h.observedAt), endedAt);
   const rootRef: ObjectRef = targetKey?.ref ?? { kind: snap.target.kind, namespace: snap.target.namespace, name: snap.target.name, uid: '' };
   const failed = snap.outcome === 'timeout' || snap.outcome === 'failed';
@@ -167,7 +169,8 @@ function buildSpans(provider: TracerProvider, snap: TraceSnapshot, endedAt: numb
     },
     ROOT_CONTEXT,
   );
-  if (snap.trigger) root.addEvent('trigger', { 'informer_trace.trigger.kind': snap.trigger.kind, 'informer_trace.trigger.wrote': snap.trigger.wrote }, snap.trigger.at);
+  if (snap.trigger)
+    root.addEvent('trigger', { 'informer_trace.trigger.kind': snap.trigger.kind, 'informer_trace.trigger.wrote': snap.trigger.wrote }, snap.trigger.at);
   root.setStatus(failed ? { code: SpanStatusCode.ERROR, message: snap.endMessage ?? snap.outcome ?? '' } : { code: SpanStatusCode.OK });
 
   const spans = new Map<string, Span>();
@@ -198,10 +201,16 @@ function buildSpans(provider: TracerProvider, snap: TraceSnapshot, endedAt: numb
     const i = pending.findIndex((o) => !o.owner || !objects.has(refKey(o.owner)) || spans.has(refKey(o.owner)));
     const o = pending.splice(i === -1 ? 0 : i, 1)[0]!;
     const parent = (o.owner && spans.get(refKey(o.owner))) || root;
-    const times = (o.hops.length > 0 ? o.hops : [...objects.values()].filter((c) => c.owner && refKey(c.owner) === refKey(o.ref)).flatMap((c) => c.hops)).map((h) => h.observedAt);
+    const times = (o.hops.length > 0 ? o.hops : [...objects.values()].filter((c) => c.owner && refKey(c.owner) === refKey(o.ref)).flatMap((c) => c.hops)).map(
+      (h) => h.observedAt,
+    );
     const first = Math.min(...times);
     const last = Math.max(...times);
-    const span = tracer.startSpan(`${o.ref.kind}/${o.ref.name}`, { kind: SpanKind.INTERNAL, startTime: first, attributes: objectAttributes(o.ref) }, trace.setSpanContext(ROOT_CONTEXT, parent.spanContext()));
+    const span = tracer.startSpan(
+      `${o.ref.kind}/${o.ref.name}`,
+      { kind: SpanKind.INTERNAL, startTime: first, attributes: objectAttributes(o.ref) },
+      trace.setSpanContext(ROOT_CONTEXT, parent.spanContext()),
+    );
     spans.set(refKey(o.ref), span);
     addEvents(span, o);
     ended.push([span, last]);

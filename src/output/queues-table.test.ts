@@ -51,7 +51,16 @@ describe('renderQueuesTable with hostile names', () => {
   it('escapes queue and source names, and the columns stay aligned', async () => {
     // A label value may hold escape sequences (the parser refuses NUL as binary data).
     const queue = `q${ATTACKS.clear}${ATTACKS.title}${ATTACKS.csi}`;
-    const exposition = (adds: number): string => ['# TYPE workqueue_depth gauge', `workqueue_depth{name="${queue}"} 2`, `workqueue_depth{name="plain"} 1`, '# TYPE workqueue_adds_total counter', `workqueue_adds_total{name="${queue}"} ${adds}`, `workqueue_adds_total{name="plain"} ${adds}`, ''].join('\n');
+    const exposition = (adds: number): string =>
+      [
+        '# TYPE workqueue_depth gauge',
+        `workqueue_depth{name="${queue}"} 2`,
+        `workqueue_depth{name="plain"} 1`,
+        '# TYPE workqueue_adds_total counter',
+        `workqueue_adds_total{name="${queue}"} ${adds}`,
+        `workqueue_adds_total{name="plain"} ${adds}`,
+        '',
+      ].join('\n');
     const source = `https://10.0.0.7/metrics?${HOSTILE}`;
     const { second } = await snapshots({ [source]: [exposition(1), exposition(5)], [LOGIN]: login });
     const out = renderQueuesTable(buildQueuesView(second));

@@ -10,7 +10,12 @@ import { CONTROLLER_COLUMNS, QUEUE_COLUMNS, controllerCells, queueCells, sourceS
 
 export function renderQueuesTable(view: QueuesView): string {
   const out: string[] = [];
-  out.push(renderTable(['source', 'state'], view.sources.map((s) => [s.source, s.state === 'failed' || s.state === 'stale' ? `${s.state} (see stderr)` : sourceSummary(s)])));
+  out.push(
+    renderTable(
+      ['source', 'state'],
+      view.sources.map((s) => [s.source, s.state === 'failed' || s.state === 'stale' ? `${s.state} (see stderr)` : sourceSummary(s)]),
+    ),
+  );
 
   const withRows = view.sources.filter((s) => s.queues.length > 0);
   const bySource = withRows.length > 1;

@@ -59,7 +59,10 @@ describe('waterfallSvg', () => {
     const xs = line[0]!.attributes.points!.split(' ').map((p) => Number(p.split(',')[0]));
     expect(xs).toHaveLength(view.critical.length);
     expect([...xs].sort((a, b) => a - b)).toEqual(xs);
-    const words = all.filter((e) => e.name === 'text').map(textContent).join('\n');
+    const words = all
+      .filter((e) => e.name === 'text')
+      .map(textContent)
+      .join('\n');
     expect(words).toMatch(/critical path \(\d+ hops\): trigger → Deployment\/web target modified/);
     for (const p of view.phases) expect(words).toContain(PHASE_STYLE[p].label);
   });
@@ -67,7 +70,13 @@ describe('waterfallSvg', () => {
   it('escapes names, and keeps them readable', () => {
     const t = syntheticRollout(1);
     const odd = ref('Widget', `a<b>&"c'd`);
-    t.hops = linkHops([...t.hops.map((h) => ({ t: h.sinceTriggerMs, kind: h.kind, object: h.object, owner: h.owner })), { t: 50, kind: 'created', object: odd, owner: ref('Deployment', 'web') }], 'deployment-web');
+    t.hops = linkHops(
+      [
+        ...t.hops.map((h) => ({ t: h.sinceTriggerMs, kind: h.kind, object: h.object, owner: h.owner })),
+        { t: 50, kind: 'created', object: odd, owner: ref('Deployment', 'web') },
+      ],
+      'deployment-web',
+    );
     t.target = { ...t.target, name: 'web & <friends>' };
     const svg = waterfallSvg(buildWaterfallView(t));
     expect(svg).not.toContain('a<b>');
@@ -87,11 +96,17 @@ describe('waterfallSvg', () => {
     expect(groups.length).toBeGreaterThan(0);
     const whisker = groups[0]!.children.find((c) => c.name === 'g')!;
     expect(textContent(whisker.children[0]!)).toMatch(/^99\d Pods: ready at p50\/p90\/max \+\S+\/\S+\/\S+$/);
-    const words = allElements(root).filter((e) => e.name === 'text').map(textContent);
+    const words = allElements(root)
+      .filter((e) => e.name === 'text')
+      .map(textContent);
     expect(words.some((w) => /^Pod ×99\d of ReplicaSet\/web-new: time in phase p50\/p90\/max: /.test(w))).toBe(true);
 
     const cut = buildWaterfallView(syntheticRollout(4, { surge: 1 }), { maxLanes: 3 });
-    expect(allElements(parseXml(waterfallSvg(cut))).filter((e) => e.name === 'text').map(textContent)).toContain('… 2 more lanes not shown (11 in all)');
+    expect(
+      allElements(parseXml(waterfallSvg(cut)))
+        .filter((e) => e.name === 'text')
+        .map(textContent),
+    ).toContain('… 2 more lanes not shown (11 in all)');
   });
 
   it('a trace with no hop draws the target alone; one not started yet says there is nothing', () => {
@@ -100,7 +115,9 @@ describe('waterfallSvg', () => {
     expect(lanesOf(root)).toHaveLength(1);
     expect(allElements(root).some((e) => e.attributes.class === 'critical-hop')).toBe(false);
     const waiting = buildWaterfallView({ ...syntheticRollout(1), trigger: undefined, hops: [], outcome: undefined }, { now: TRIGGER_AT });
-    const words = allElements(parseXml(waterfallSvg(waiting))).filter((e) => e.name === 'text').map(textContent);
+    const words = allElements(parseXml(waterfallSvg(waiting)))
+      .filter((e) => e.name === 'text')
+      .map(textContent);
     expect(words).toEqual(['Deployment/web in demo', 'waiting for a change', 'no lanes: no hop was seen']);
   });
 });

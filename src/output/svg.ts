@@ -104,7 +104,13 @@ export function waterfallSvg(view: WaterfallView, options: WaterfallSvgOptions =
     }
     body.push(text(chartX + chartW, MARGIN + 32, 'time since the trigger →', { 'text-anchor': 'end', fill: MUTED }));
     if (view.endHopMs !== undefined) {
-      body.push(el('line', { x1: x(view.endHopMs), y1: top - 4, x2: x(view.endHopMs), y2: bottom, stroke: PHASE_STYLE.ready.colour, 'stroke-width': 1.5 }, title(`${view.outcome} at +${formatDuration(view.endHopMs)}`)));
+      body.push(
+        el(
+          'line',
+          { x1: x(view.endHopMs), y1: top - 4, x2: x(view.endHopMs), y2: bottom, stroke: PHASE_STYLE.ready.colour, 'stroke-width': 1.5 },
+          title(`${view.outcome} at +${formatDuration(view.endHopMs)}`),
+        ),
+      );
     }
   }
 
@@ -115,7 +121,17 @@ export function waterfallSvg(view: WaterfallView, options: WaterfallSvgOptions =
   });
   const points = view.critical.map((c) => criticalAt.get(c.hopId)).filter((p): p is CriticalPoint => p !== undefined);
   if (points.length > 1) {
-    body.push(el('polyline', { class: 'critical-path', points: points.map((p) => `${num(p.x)},${num(p.y)}`).join(' '), fill: 'none', stroke: CRITICAL_STYLE.colour, 'stroke-width': 1.2, 'stroke-opacity': 0.6, 'stroke-linejoin': 'round' }));
+    body.push(
+      el('polyline', {
+        class: 'critical-path',
+        points: points.map((p) => `${num(p.x)},${num(p.y)}`).join(' '),
+        fill: 'none',
+        stroke: CRITICAL_STYLE.colour,
+        'stroke-width': 1.2,
+        'stroke-opacity': 0.6,
+        'stroke-linejoin': 'round',
+      }),
+    );
   }
   for (const p of points) body.push(el('g', { class: 'critical-hop' }, `${title(p.what)}${diamond(p.x, p.y)}`));
 
@@ -165,7 +181,12 @@ export function waterfallSvg(view: WaterfallView, options: WaterfallSvgOptions =
 
 function diamond(cx: number, cy: number): string {
   const r = 4.5;
-  return el('polygon', { points: `${num(cx)},${num(cy - r)} ${num(cx + r)},${num(cy)} ${num(cx)},${num(cy + r)} ${num(cx - r)},${num(cy)}`, fill: CRITICAL_STYLE.colour, stroke: '#ffffff', 'stroke-width': 1 });
+  return el('polygon', {
+    points: `${num(cx)},${num(cy - r)} ${num(cx + r)},${num(cy)} ${num(cx)},${num(cy + r)} ${num(cx - r)},${num(cy)}`,
+    fill: CRITICAL_STYLE.colour,
+    stroke: '#ffffff',
+    'stroke-width': 1,
+  });
 }
 
 interface CriticalPoint {
@@ -188,9 +209,7 @@ function laneSvg(lane: WaterfallLane, index: number, y: number, g: Geometry, cri
   const mid = y + LANE / 2;
   if (index % 2 === 1) parts.push(el('rect', { x: MARGIN / 2, y, width: g.chartX + g.chartW - MARGIN / 2, height: LANE, fill: '#f6f8fa' }));
   const indent = lane.depth * INDENT;
-  parts.push(
-    text(MARGIN + indent, y + 14, cutMiddle(lane.label, g.chars(g.labelW - indent - 8)), lane.critical ? { 'font-weight': 'bold' } : {}),
-  );
+  parts.push(text(MARGIN + indent, y + 14, cutMiddle(lane.label, g.chars(g.labelW - indent - 8)), lane.critical ? { 'font-weight': 'bold' } : {}));
   for (const s of lane.segments) {
     const x1 = g.x(s.startMs);
     const w = Math.max(1, g.x(s.endMs) - x1);
@@ -198,7 +217,14 @@ function laneSvg(lane: WaterfallLane, index: number, y: number, g: Geometry, cri
     parts.push(
       el(
         'rect',
-        { x: x1, y: y + (LANE - BAR) / 2, width: w, height: BAR, fill: PHASE_STYLE[s.phase].colour, ...(s.critical ? { stroke: CRITICAL_STYLE.colour, 'stroke-width': 1.5 } : {}) },
+        {
+          x: x1,
+          y: y + (LANE - BAR) / 2,
+          width: w,
+          height: BAR,
+          fill: PHASE_STYLE[s.phase].colour,
+          ...(s.critical ? { stroke: CRITICAL_STYLE.colour, 'stroke-width': 1.5 } : {}),
+        },
         title(what),
       ),
     );
@@ -209,7 +235,13 @@ function laneSvg(lane: WaterfallLane, index: number, y: number, g: Geometry, cri
       // Drawn after every lane, over the line that joins them.
       criticalAt.set(m.hopId, { x: mx, y: mid, what: `${lane.label} ${m.kind.replace(/-/g, ' ')} +${formatDuration(m.atMs)} (critical path)` });
     } else if (!m.boundary) {
-      parts.push(el('line', { x1: mx, y1: y + 2, x2: mx, y2: y + LANE - 2, stroke: MARK_STYLE.colour, 'stroke-width': 1.5 }, title(`${m.kind.replace(/-/g, ' ')} +${formatDuration(m.atMs)}`)));
+      parts.push(
+        el(
+          'line',
+          { x1: mx, y1: y + 2, x2: mx, y2: y + LANE - 2, stroke: MARK_STYLE.colour, 'stroke-width': 1.5 },
+          title(`${m.kind.replace(/-/g, ' ')} +${formatDuration(m.atMs)}`),
+        ),
+      );
     }
   }
   const last = lane.group?.milestones.at(-1);

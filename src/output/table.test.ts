@@ -4,38 +4,42 @@ import { cellWidth, renderTable, styled } from './table.js';
 
 describe('renderTable', () => {
   it('pads each column to its widest cell, three spaces apart, headers upper-case, no trailing spaces', () => {
-    const out = renderTable(['namespace', 'name', 'age'], [
-      ['default', 'web-0', '5m'],
-      ['kube-system', 'x', 12],
-      ['a', 'b', ''],
-    ]);
-    expect(out.split('\n')).toEqual([
-      'NAMESPACE     NAME    AGE',
-      'default       web-0   5m',
-      'kube-system   x       12',
-      'a             b',
-    ]);
+    const out = renderTable(
+      ['namespace', 'name', 'age'],
+      [
+        ['default', 'web-0', '5m'],
+        ['kube-system', 'x', 12],
+        ['a', 'b', ''],
+      ],
+    );
+    expect(out.split('\n')).toEqual(['NAMESPACE     NAME    AGE', 'default       web-0   5m', 'kube-system   x       12', 'a             b']);
   });
 
   it('measures cells as a terminal shows them: wide characters two columns, colours and combining marks none', () => {
     const red = '\u001b[31mbad\u001b[0m';
-    const out = renderTable(['name', 'state'], [
-      ['日本', 'ok'],
-      ['abcd', 'ok'],
-      ['é', 'ok'],
-      ['e\u0301', 'ok'],
-      [styled('bad', '31'), 'ok'],
-    ]);
+    const out = renderTable(
+      ['name', 'state'],
+      [
+        ['日本', 'ok'],
+        ['abcd', 'ok'],
+        ['é', 'ok'],
+        ['e\u0301', 'ok'],
+        [styled('bad', '31'), 'ok'],
+      ],
+    );
     expect(out.split('\n')).toEqual(['NAME   STATE', '日本   ok', 'abcd   ok', 'é      ok', 'e\u0301      ok', `${red}    ok`]);
     expect(cellWidth('👍')).toBe(2);
     expect(cellWidth('\t')).toBe(0);
   });
 
   it('escapes every cell: a hostile name is shown, not obeyed, and the columns stay aligned; only its own colours are sent', () => {
-    const out = renderTable(['name', 'holder'], [
-      [HOSTILE, styled(HOSTILE, '31')],
-      ['web', 'a'],
-    ]);
+    const out = renderTable(
+      ['name', 'holder'],
+      [
+        [HOSTILE, styled(HOSTILE, '31')],
+        ['web', 'a'],
+      ],
+    );
     expect(controlsIn(out, { sgr: true })).toEqual([]);
     for (const s of SHOWN) expect(out).toContain(s);
     expect(out).toContain(`\u001b[31m${SHOWN[0]}`);

@@ -17,7 +17,16 @@ function setup() {
   text.push({ type: 'trigger', trigger: { kind: 'restart', wrote: 'restarted deployments.apps/web', at: T0, writes: 1 } });
   /** A hop received `at` ms after the trigger, emitted now. */
   const hop = (name: string, at: number): Hop => {
-    const h: Hop = { id: `ready/${name}`, kind: 'ready', object: { kind: 'Pod', namespace: 'demo', name, uid: name }, observedAt: T0 + at, reconciledAt: clock.now(), sinceTriggerMs: at, sincePreviousMs: at, events: [] };
+    const h: Hop = {
+      id: `ready/${name}`,
+      kind: 'ready',
+      object: { kind: 'Pod', namespace: 'demo', name, uid: name },
+      observedAt: T0 + at,
+      reconciledAt: clock.now(),
+      sinceTriggerMs: at,
+      sincePreviousMs: at,
+      events: [],
+    };
     let i = list.length;
     while (i > 0 && list[i - 1]!.observedAt > h.observedAt) i--;
     list.splice(i, 0, h);
@@ -117,7 +126,17 @@ describe('TimeOrderedTraceText: text in time order while streaming', () => {
 describe('trace text with hostile names and messages', () => {
   const object = { kind: 'Pod', namespace: 'demo', name: `web-${HOSTILE}`, uid: 'p1' };
   const evil: TraceEventRef = { reason: `Back${HOSTILE}`, note: HOSTILE, time: undefined, reportingController: undefined };
-  const hop: Hop = { id: 'ready/p1', kind: 'ready', object, detail: `reason ${HOSTILE}`, observedAt: T0 + 10, reconciledAt: T0 + 11, sinceTriggerMs: 10, sincePreviousMs: 10, events: [evil] };
+  const hop: Hop = {
+    id: 'ready/p1',
+    kind: 'ready',
+    object,
+    detail: `reason ${HOSTILE}`,
+    observedAt: T0 + 10,
+    reconciledAt: T0 + 11,
+    sinceTriggerMs: 10,
+    sincePreviousMs: 10,
+    events: [evil],
+  };
   const expectSafeLine = (line: string | undefined): void => {
     expect(line).toBeDefined();
     expect(controlsIn(line!)).toEqual([]);
@@ -145,7 +164,14 @@ describe('trace text with hostile names and messages', () => {
       target: { kind: 'Deployment', namespace: 'demo', name: `web${HOSTILE}` },
       trigger: { kind: 'restart', wrote: `restarted ${HOSTILE}`, at: T0, writes: 1 },
       hops: [hop],
-      tree: { ref: { ...object, kind: 'Deployment' }, status: HOSTILE, ready: false, deleting: false, node: HOSTILE, children: [{ ref: object, status: 'Running', ready: true, deleting: false, children: [] }] },
+      tree: {
+        ref: { ...object, kind: 'Deployment' },
+        status: HOSTILE,
+        ready: false,
+        deleting: false,
+        node: HOSTILE,
+        children: [{ ref: object, status: 'Running', ready: true, deleting: false, children: [] }],
+      },
       informers: [],
       queue: undefined,
       reconciles: 1,

@@ -20,7 +20,9 @@ export function traceEventText(e: TraceEvent): string | undefined {
 function rawEventText(e: TraceEvent): string | undefined {
   switch (e.type) {
     case 'trigger':
-      return e.trigger.kind === 'watch' ? 'change seen; tracing' : `wrote: ${e.trigger.wrote} (resourceVersion ${e.trigger.resourceVersion ?? '?'}, generation ${e.trigger.generation ?? '?'})`;
+      return e.trigger.kind === 'watch'
+        ? 'change seen; tracing'
+        : `wrote: ${e.trigger.wrote} (resourceVersion ${e.trigger.resourceVersion ?? '?'}, generation ${e.trigger.generation ?? '?'})`;
     case 'hop':
       return hopLine(e.hop);
     case 'note':
@@ -101,7 +103,10 @@ export class TimeOrderedTraceText {
       case 'hop':
         this.lags.push(now - e.hop.observedAt);
         if (this.lags.length > LAG_SAMPLES) this.lags.shift();
-        if (this.ended) return this.print([e.hop]);
+        if (this.ended) {
+          this.print([e.hop]);
+          return;
+        }
         this.heldHops.add(e.hop.id);
         this.hold({ key: e.hop.observedAt, seq: this.seq++, hop: e.hop });
         return;
@@ -216,15 +221,38 @@ export function treeText(s: TraceSnapshot): string {
 
 export function traceSummaryText(s: TraceSnapshot): string {
   const sum = summarise(s, Date.now());
-  const parts = [summaryLines(sum).map((l) => escapeTerminal(l)).join('\n'), '', treeText(s), ''];
+  const parts = [
+    summaryLines(sum)
+      .map((l) => escapeTerminal(l))
+      .join('\n'),
+    '',
+    treeText(s),
+    '',
+  ];
   parts.push(
     renderTable(
       ['informer', 'objects', 'added', 'modified', 'deleted', 'bookmarks', 'relists', 'watch restarts', 'backlog'],
-      s.informers.map((i) => [i.description, i.objects, i.events.ADDED, i.events.MODIFIED, i.events.DELETED, i.bookmarks, i.relists, i.watchRestarts, i.backlog]),
+      s.informers.map((i) => [
+        i.description,
+        i.objects,
+        i.events.ADDED,
+        i.events.MODIFIED,
+        i.events.DELETED,
+        i.bookmarks,
+        i.relists,
+        i.watchRestarts,
+        i.backlog,
+      ]),
     ),
   );
   if (s.queue) {
-    parts.push('', renderTable(['workqueue', 'depth', 'adds', 'retries', 'reconciles', 'queue p99', 'work p99'], [[s.queue.name, s.queue.depth, s.queue.adds, s.queue.retries, s.reconciles, fmtSec(s.queue.queueDuration.p99), fmtSec(s.queue.workDuration.p99)]]));
+    parts.push(
+      '',
+      renderTable(
+        ['workqueue', 'depth', 'adds', 'retries', 'reconciles', 'queue p99', 'work p99'],
+        [[s.queue.name, s.queue.depth, s.queue.adds, s.queue.retries, s.reconciles, fmtSec(s.queue.queueDuration.p99), fmtSec(s.queue.workDuration.p99)]],
+      ),
+    );
   }
   return `${parts.join('\n')}\n`;
 }

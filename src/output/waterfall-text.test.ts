@@ -24,7 +24,8 @@ describe('waterfallText', () => {
       for (let width = 1; width <= 220; width += width < 40 ? 1 : 9) {
         for (const color of [false, true]) {
           const text = waterfallText(v, { width, color });
-          for (const line of text.split('\n')) expect(stripAnsi(line).length, `${name} at ${width}${color ? ' colour' : ''}: ${JSON.stringify(line)}`).toBeLessThanOrEqual(width);
+          for (const line of text.split('\n'))
+            expect(stripAnsi(line).length, `${name} at ${width}${color ? ' colour' : ''}: ${JSON.stringify(line)}`).toBeLessThanOrEqual(width);
         }
       }
     }
@@ -82,7 +83,9 @@ describe('waterfallText', () => {
     const running = waterfallText(v.running, { width: 100 });
     expect(running).toMatch(/· running 4\.00s/);
     expect(running).not.toContain('critical path');
-    expect(waterfallText(v.waiting, { width: 100 })).toBe('Deployment/web in demo · waiting for a change\nno lanes yet: nothing has happened since the trigger\n');
+    expect(waterfallText(v.waiting, { width: 100 })).toBe(
+      'Deployment/web in demo · waiting for a change\nno lanes yet: nothing has happened since the trigger\n',
+    );
   });
 
   it('colour paints the same picture', () => {

@@ -6,7 +6,18 @@
  * so every line is cut to the width as it is printed.
  */
 import { escapeTerminalDeep } from '../util/escape.js';
-import { CRITICAL_STYLE, capLines, criticalPathParts, cutEnd, cellRuns, groupLines, layoutWaterfall, legendEntries, wrapParts, type WaterfallView } from '../view/waterfall-view.js';
+import {
+  CRITICAL_STYLE,
+  capLines,
+  criticalPathParts,
+  cutEnd,
+  cellRuns,
+  groupLines,
+  layoutWaterfall,
+  legendEntries,
+  wrapParts,
+  type WaterfallView,
+} from '../view/waterfall-view.js';
 
 export interface WaterfallTextOptions {
   width: number;
@@ -30,7 +41,10 @@ const TEXT_OVERHEAD_ROWS = 14;
  * The picture's size for `-o waterfall`: the terminal's when stdout is one (lanes grouped to fit
  * its rows, so the picture is seen whole); else $COLUMNS, or 120, columns and up to 60 lanes.
  */
-export function waterfallTextSize(terminal: { columns?: number | undefined; rows?: number | undefined } | undefined, envColumns: string | undefined): { width: number; maxLanes: number } {
+export function waterfallTextSize(
+  terminal: { columns?: number | undefined; rows?: number | undefined } | undefined,
+  envColumns: string | undefined,
+): { width: number; maxLanes: number } {
   const env = Number(envColumns);
   const width = terminal?.columns && terminal.columns > 0 ? terminal.columns : Number.isInteger(env) && env > 0 ? env : 120;
   const maxLanes = terminal?.rows && terminal.rows > 0 ? Math.max(8, terminal.rows - TEXT_OVERHEAD_ROWS) : TEXT_PIPE_LANES;
@@ -85,7 +99,8 @@ export function waterfallText(given: WaterfallView, options: WaterfallTextOption
   const path = criticalPathParts(view);
   if (path.length) out.push(...capLines(wrapParts(path, width, ' ', '  '), options.criticalLines ?? 6, width));
   for (const g of groupLines(view)) out.push(...wrapParts(g.split(' · '), width, ' · ', '  '));
-  if (view.hiddenLanes > 0) out.push(cutEnd(`… ${view.hiddenLanes} more lane${view.hiddenLanes === 1 ? '' : 's'} not shown (${view.totalLanes} in all)`, width));
+  if (view.hiddenLanes > 0)
+    out.push(cutEnd(`… ${view.hiddenLanes} more lane${view.hiddenLanes === 1 ? '' : 's'} not shown (${view.totalLanes} in all)`, width));
   if (view.unchanged > 0) out.push(cutEnd(`${view.unchanged} object${view.unchanged === 1 ? '' : 's'} of the chain had no hop (no lane)`, width));
   return `${out.join('\n')}\n`;
 }

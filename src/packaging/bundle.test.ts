@@ -50,13 +50,26 @@ describe('the bundle', () => {
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
     // The fetch-based clients' undici is left out, and says so.
-    expect(JSON.parse(stdout)).toEqual({ ns: 'demo', auth: 'Bearer abc', reject: false, agent: 'Agent', fetchClient: 'the fetch-based Kubernetes API clients are not part of kubectl informer-trace' });
+    expect(JSON.parse(stdout)).toEqual({
+      ns: 'demo',
+      auth: 'Bearer abc',
+      reject: false,
+      agent: 'Agent',
+      fetchClient: 'the fetch-based Kubernetes API clients are not part of kubectl informer-trace',
+    });
   });
 
   it("finds what a metafile leaves to load at run time besides Node's built-ins and debug's optional supports-color", () => {
-    const imports = ['node:fs', 'fs', 'node:fs/promises', 'supports-color', 'yaml', '@bufbuild/cel', 'yaml'].map((path) => ({ path, kind: 'import-statement' as const, external: true }));
+    const imports = ['node:fs', 'fs', 'node:fs/promises', 'supports-color', 'yaml', '@bufbuild/cel', 'yaml'].map((path) => ({
+      path,
+      kind: 'import-statement' as const,
+      external: true,
+    }));
     const bundled = { path: 'node_modules/ink/build/index.js', kind: 'import-statement' as const };
-    expect(externalPackages({ inputs: {}, outputs: { 'out.mjs': { bytes: 1, inputs: {}, imports: [...imports, bundled], exports: [] } } })).toEqual(['@bufbuild/cel', 'yaml']);
+    expect(externalPackages({ inputs: {}, outputs: { 'out.mjs': { bytes: 1, inputs: {}, imports: [...imports, bundled], exports: [] } } })).toEqual([
+      '@bufbuild/cel',
+      'yaml',
+    ]);
   });
 
   it('finds inputs from the generated API in a metafile', () => {

@@ -54,7 +54,9 @@ function plugin(version: string): Plugin {
       b.onLoad({ filter: /^react-devtools-core$/, namespace: 'stub' }, () => ({ contents: 'export default {};', loader: 'js' }));
       b.onLoad({ filter: /[\\/]dist[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
 
-      b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (a) => (/[\\/]client-node[\\/]dist[\\/]config\.js$/.test(a.importer) ? { path: 'client-node-gen', namespace: 'stub', pluginData: a.resolveDir } : undefined));
+      b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (a) =>
+        /[\\/]client-node[\\/]dist[\\/]config\.js$/.test(a.importer) ? { path: 'client-node-gen', namespace: 'stub', pluginData: a.resolveDir } : undefined,
+      );
       b.onLoad({ filter: /^client-node-gen$/, namespace: 'stub' }, (a) => ({
         contents: "export { createConfiguration } from './gen/configuration.js';\nexport { ServerConfiguration } from './gen/servers.js';\n",
         resolveDir: a.pluginData as string,
@@ -75,9 +77,12 @@ function plugin(version: string): Plugin {
       b.onResolve({ filter: /^(node:)?http$/ }, (a) => (a.kind === 'import-statement' ? { path: 'node:http', namespace: 'builtin-require' } : undefined));
       b.onLoad({ filter: /^node:http$/, namespace: 'builtin-require' }, () => ({ contents: "module.exports = require('node:http');\n", loader: 'js' }));
       // CommonJS modules required inside a function are evaluated on first call.
-      b.onResolve({ filter: /^(socks|socks-proxy-agent)$/ }, (a) => (CLIENT_NODE.test(a.importer) && a.kind === 'import-statement' ? { path: a.path, namespace: 'lazy', pluginData: a.resolveDir } : undefined));
+      b.onResolve({ filter: /^(socks|socks-proxy-agent)$/ }, (a) =>
+        CLIENT_NODE.test(a.importer) && a.kind === 'import-statement' ? { path: a.path, namespace: 'lazy', pluginData: a.resolveDir } : undefined,
+      );
       b.onLoad({ filter: /^socks-proxy-agent$/, namespace: 'lazy' }, (a) => ({
-        contents: "export class SocksProxyAgent { constructor(...args) { const { SocksProxyAgent: Agent } = require('socks-proxy-agent'); return new Agent(...args); } }\n",
+        contents:
+          "export class SocksProxyAgent { constructor(...args) { const { SocksProxyAgent: Agent } = require('socks-proxy-agent'); return new Agent(...args); } }\n",
         resolveDir: a.pluginData as string,
         loader: 'js',
       }));
@@ -104,16 +109,22 @@ export async function bundleEntry(entry: string, outfile: string, version: strin
     metafile: true,
     logLevel: 'error',
     define: { 'process.env.NODE_ENV': '"production"' },
-    banner: { js: "import { createRequire as __informerTraceCreateRequire } from 'node:module';\nconst require = __informerTraceCreateRequire(process.execPath);" },
+    banner: {
+      js: "import { createRequire as __informerTraceCreateRequire } from 'node:module';\nconst require = __informerTraceCreateRequire(process.execPath);",
+    },
     plugins: [plugin(version)],
   });
   const generated = generatedApiInputs(result.metafile);
   if (generated.length > 0) {
-    throw new Error(`the bundle holds client-node's generated API (${generated.slice(0, 3).join(', ')}${generated.length > 3 ? ', …' : ''}): something other than KubeConfig's module imports it`);
+    throw new Error(
+      `the bundle holds client-node's generated API (${generated.slice(0, 3).join(', ')}${generated.length > 3 ? ', …' : ''}): something other than KubeConfig's module imports it`,
+    );
   }
   const external = externalPackages(result.metafile);
   if (external.length > 0) {
-    throw new Error(`the bundle would load ${external.join(', ')} from outside itself: the npm package has no dependencies to provide ${external.length > 1 ? 'them' : 'it'}`);
+    throw new Error(
+      `the bundle would load ${external.join(', ')} from outside itself: the npm package has no dependencies to provide ${external.length > 1 ? 'them' : 'it'}`,
+    );
   }
   const out = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith('.mjs') || name.endsWith('.js'));
   return { file: outfile, bytes: out?.[1].bytes ?? 0 };

@@ -34,13 +34,20 @@ interface Options {
   homepage: string | undefined;
 }
 
-const USAGE = 'usage: node dist/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n';
+const USAGE =
+  'usage: node dist/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n';
 
 /** The options, or undefined when --help was asked for. */
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
-    options: { platforms: { type: 'string' }, out: { type: 'string' }, 'release-url': { type: 'string' }, homepage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      platforms: { type: 'string' },
+      out: { type: 'string' },
+      'release-url': { type: 'string' },
+      homepage: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -73,7 +80,9 @@ async function generatorFor(version: string, cache: Map<string, NodeBinary>, tar
     } catch (err) {
       if (!(err instanceof NotPublishedError)) throw err;
       if (process.versions.node === version) return process.execPath;
-      throw new Error(`the ${target.id} build needs a Node ${version} that runs here to prepare its blob, and ${hostPkg}@${version} is not published (this node is ${process.version})`);
+      throw new Error(
+        `the ${target.id} build needs a Node ${version} that runs here to prepare its blob, and ${hostPkg}@${version} is not published (this node is ${process.version})`,
+      );
     }
   }
   return cache.get(key)!.node;
@@ -141,18 +150,25 @@ async function main(): Promise<void> {
     await makeArchive(stage, files, archive);
     const sha256 = await sha256File(archive);
     built.push({ target, file, sha256, kind, nodeVersion });
-    log(`${target.id}: ${file} (${mib(statSync(archive).size)}, ${kind === 'sea' ? `standalone, Node ${nodeVersion}` : 'script, needs Node on PATH'}) sha256 ${sha256}`);
+    log(
+      `${target.id}: ${file} (${mib(statSync(archive).size)}, ${kind === 'sea' ? `standalone, Node ${nodeVersion}` : 'script, needs Node on PATH'}) sha256 ${sha256}`,
+    );
   }
 
   const manifestOptions = { version, homepage, releaseUrl };
-  const manifests = { 'krew-manifest.yaml': krewManifest('informer-trace', built, manifestOptions), 'krew-manifest-lease-watch.yaml': krewManifest('lease-watch', built, manifestOptions) };
+  const manifests = {
+    'krew-manifest.yaml': krewManifest('informer-trace', built, manifestOptions),
+    'krew-manifest-lease-watch.yaml': krewManifest('lease-watch', built, manifestOptions),
+  };
   for (const [name, text] of Object.entries(manifests)) writeFileSync(join(opts.out, name), text);
   writeFileSync(join(opts.out, 'SHA256SUMS'), built.map((b) => `${b.sha256}  ${b.file}\n`).join(''));
   if (TARGETS.every((t) => built.some((b) => b.target.id === t.id))) {
     for (const [name, text] of Object.entries(manifests)) writeFileSync(join(root, name), text);
     log('every platform built: krew-manifest.yaml and krew-manifest-lease-watch.yaml updated');
   }
-  log(`done in ${Math.round((Date.now() - started) / 1000)}s: ${built.length} archive${built.length === 1 ? '' : 's'} in ${relative(process.cwd(), opts.out) || '.'}`);
+  log(
+    `done in ${Math.round((Date.now() - started) / 1000)}s: ${built.length} archive${built.length === 1 ? '' : 's'} in ${relative(process.cwd(), opts.out) || '.'}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -16,7 +16,14 @@ interface Manifest {
   apiVersion: string;
   kind: string;
   metadata: { name: string };
-  spec: { version: string; homepage: string; shortDescription: string; description: string; caveats: string; platforms: { selector: { matchLabels: { os: string; arch: string } }; uri: string; sha256: string; bin: string }[] };
+  spec: {
+    version: string;
+    homepage: string;
+    shortDescription: string;
+    description: string;
+    caveats: string;
+    platforms: { selector: { matchLabels: { os: string; arch: string } }; uri: string; sha256: string; bin: string }[];
+  };
 }
 
 describe('krew manifests', () => {
@@ -27,8 +34,18 @@ describe('krew manifests', () => {
     expect(it.kind).toBe('Plugin');
     expect([it.metadata.name, lw.metadata.name]).toEqual(['informer-trace', 'lease-watch']);
     expect(it.spec.version).toBe('v1.2.3');
-    expect(it.spec.platforms.map((p) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).toEqual(['linux/amd64', 'linux/arm64', 'darwin/amd64', 'darwin/arm64']);
-    expect(it.spec.platforms[0]).toEqual({ selector: { matchLabels: { os: 'linux', arch: 'amd64' } }, uri: 'https://example.com/it/releases/v1.2.3/kubectl-informer-trace_v1.2.3_linux_amd64.tar.gz', sha256: '0'.repeat(64), bin: 'kubectl-informer_trace' });
+    expect(it.spec.platforms.map((p) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).toEqual([
+      'linux/amd64',
+      'linux/arm64',
+      'darwin/amd64',
+      'darwin/arm64',
+    ]);
+    expect(it.spec.platforms[0]).toEqual({
+      selector: { matchLabels: { os: 'linux', arch: 'amd64' } },
+      uri: 'https://example.com/it/releases/v1.2.3/kubectl-informer-trace_v1.2.3_linux_amd64.tar.gz',
+      sha256: '0'.repeat(64),
+      bin: 'kubectl-informer_trace',
+    });
     expect(lw.spec.platforms.map((p) => p.bin)).toEqual(Array(4).fill('kubectl-lease_watch'));
     expect(lw.spec.platforms.map((p) => [p.uri, p.sha256])).toEqual(it.spec.platforms.map((p) => [p.uri, p.sha256]));
     expect(it.spec.shortDescription.length).toBeLessThanOrEqual(70);
@@ -43,7 +60,15 @@ describe('krew manifests', () => {
     expect(caveats).toContain('On darwin/arm64 this is not a standalone executable');
     expect(caveats).toContain('needs Node.js >= 22.19 on PATH');
     expect(caveats).toContain('The darwin/amd64 executable is unsigned');
-    const linuxOnly = (parse(krewManifest('informer-trace', archives.filter((a) => a.target.os === 'linux'), options)) as Manifest).spec.caveats;
+    const linuxOnly = (
+      parse(
+        krewManifest(
+          'informer-trace',
+          archives.filter((a) => a.target.os === 'linux'),
+          options,
+        ),
+      ) as Manifest
+    ).spec.caveats;
     expect(linuxOnly).not.toContain('Node.js >=');
     expect(linuxOnly).not.toContain('unsigned');
   });

@@ -64,10 +64,18 @@ function caveats(archives: readonly BuiltArchive[]): string {
     '  informer-trace-reader and informer-trace-trigger.',
   ];
   if (script.length > 0) {
-    lines.push('', `On ${script.join(', ')} this is not a standalone executable: the npm registry has no Node.js 24`, `binary for it, so the archive holds the bundled script, which needs Node.js >= ${SCRIPT_MIN_NODE} on PATH.`);
+    lines.push(
+      '',
+      `On ${script.join(', ')} this is not a standalone executable: the npm registry has no Node.js 24`,
+      `binary for it, so the archive holds the bundled script, which needs Node.js >= ${SCRIPT_MIN_NODE} on PATH.`,
+    );
   }
   if (darwinSea.length > 0) {
-    lines.push('', `The ${darwinSea.join(', ')} executable is unsigned (Node's signature was removed to embed the program).`, 'If macOS refuses to run it: codesign --sign - "$(command -v kubectl-informer_trace)"');
+    lines.push(
+      '',
+      `The ${darwinSea.join(', ')} executable is unsigned (Node's signature was removed to embed the program).`,
+      'If macOS refuses to run it: codesign --sign - "$(command -v kubectl-informer_trace)"',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

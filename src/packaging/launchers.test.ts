@@ -27,7 +27,10 @@ function unpacked(packageType: 'module' | 'commonjs'): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: packageType }));
   writeFileSync(join(dir, 'kubectl-informer_trace'), SCRIPT_LAUNCHER);
   writeFileSync(join(dir, 'kubectl-lease_watch'), LEASE_WATCH_WRAPPER);
-  writeFileSync(join(dir, 'informer-trace.mjs'), "process.stdout.write(JSON.stringify({ program: process.env.INFORMER_TRACE_PROGRAM ?? 'informer-trace', args: process.argv.slice(2), execArgv: process.execArgv }));\n");
+  writeFileSync(
+    join(dir, 'informer-trace.mjs'),
+    "process.stdout.write(JSON.stringify({ program: process.env.INFORMER_TRACE_PROGRAM ?? 'informer-trace', args: process.argv.slice(2), execArgv: process.execArgv }));\n",
+  );
   chmodSync(join(dir, 'kubectl-informer_trace'), 0o755);
   chmodSync(join(dir, 'kubectl-lease_watch'), 0o755);
   return dir;
@@ -53,12 +56,20 @@ describe('the files beside the program in an archive', () => {
   it('kubectl-lease_watch runs its sibling as lease-watch, directly and through chains of symlinks as krew makes', async () => {
     const dir = unpacked('commonjs');
     const env = { PATH: path() };
-    expect(JSON.parse((await run(join(dir, 'kubectl-lease_watch'), ['-o', 'json'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['-o', 'json'], execArgv: PLUGIN_NODE_FLAGS });
+    expect(JSON.parse((await run(join(dir, 'kubectl-lease_watch'), ['-o', 'json'], { env })).stdout)).toEqual({
+      program: 'lease-watch',
+      args: ['-o', 'json'],
+      execArgv: PLUGIN_NODE_FLAGS,
+    });
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     symlinkSync(join(dir, 'kubectl-lease_watch'), join(bin, 'relay'));
     symlinkSync('relay', join(bin, 'kubectl-lease_watch'));
-    expect(JSON.parse((await run(join(bin, 'kubectl-lease_watch'), ['x y'], { env })).stdout)).toEqual({ program: 'lease-watch', args: ['x y'], execArgv: PLUGIN_NODE_FLAGS });
+    expect(JSON.parse((await run(join(bin, 'kubectl-lease_watch'), ['x y'], { env })).stdout)).toEqual({
+      program: 'lease-watch',
+      args: ['x y'],
+      execArgv: PLUGIN_NODE_FLAGS,
+    });
   });
 
   it('the script launcher says what it needs when there is no node on PATH', async () => {

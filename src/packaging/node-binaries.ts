@@ -40,7 +40,10 @@ export async function nodeBinary(pkg: string, version: string, log: (line: strin
     log(`downloading ${pkg}@${version} from the npm registry (npm pack)…`);
     let packed: { filename: string; integrity: string }[];
     try {
-      const { stdout } = await run('npm', ['pack', `${pkg}@${version}`, '--pack-destination', tmp, '--json', '--silent'], { maxBuffer: 64 * 1024 * 1024, cwd: tmp });
+      const { stdout } = await run('npm', ['pack', `${pkg}@${version}`, '--pack-destination', tmp, '--json', '--silent'], {
+        maxBuffer: 64 * 1024 * 1024,
+        cwd: tmp,
+      });
       packed = JSON.parse(stdout) as { filename: string; integrity: string }[];
     } catch (err) {
       const text = `${(err as { stderr?: string }).stderr ?? ''}${(err as Error).message}`;

@@ -51,7 +51,19 @@ export async function prepareBlob(generator: string, workDir: string, app: strin
   writeFileSync(main, SEA_MAIN);
   writeFileSync(
     join(workDir, 'sea-config.json'),
-    JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, execArgv: [...PLUGIN_NODE_FLAGS], assets: { 'app.mjs': app } }, null, 2),
+    JSON.stringify(
+      {
+        main,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: false,
+        execArgv: [...PLUGIN_NODE_FLAGS],
+        assets: { 'app.mjs': app },
+      },
+      null,
+      2,
+    ),
   );
   await run(generator, ['--experimental-sea-config', join(workDir, 'sea-config.json')], { cwd: workDir });
   return blob;
@@ -70,7 +82,9 @@ export async function makeExecutable(node: string, blob: string, out: string, os
     if (unsigned) writeFileSync(out, Buffer.from(unsigned));
   }
   const postject = createRequire(import.meta.url)('postject') as Postject;
-  await quietLief(() => postject.inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE, ...(os === 'darwin' ? { machoSegmentName: 'NODE_SEA' } : {}) }));
+  await quietLief(() =>
+    postject.inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE, ...(os === 'darwin' ? { machoSegmentName: 'NODE_SEA' } : {}) }),
+  );
   chmodSync(out, 0o755);
 }
 

@@ -97,8 +97,6 @@ describe('scripts/with-node.sh', () => {
     );
     expect(r?.code).toBe(1);
     expect(r?.stdout).toBe('');
-    expect(r?.stderr.trim().split('\n')).toEqual([
-      `error: Node.js >= 22.19 is needed (found: v20.20.2; ${m.cache}/node does not hold a working one)`,
-    ]);
+    expect(r?.stderr.trim().split('\n')).toEqual([`error: Node.js >= 22.19 is needed (found: v20.20.2; ${m.cache}/node does not hold a working one)`]);
   });
 });

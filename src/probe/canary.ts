@@ -40,7 +40,13 @@ export function canaryManifest(spec: CanarySpec): KubeObject {
               name: 'canary',
               image: spec.image,
               resources: { requests: { cpu: '1m', memory: '8Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532, capabilities: { drop: ['ALL'] } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                runAsUser: 65532,
+                capabilities: { drop: ['ALL'] },
+              },
             },
           ],
         },
@@ -58,9 +64,12 @@ export async function ensureCanary(kube: Kube, deployments: ResourceInfo, spec: 
   try {
     const existing = await writer.get(deployments, spec.namespace, spec.name, signal);
     if (existing.metadata.labels?.[CANARY_LABEL] !== 'true') {
-      throw new UsageError(`deployment ${spec.namespace}/${spec.name} exists and is not a probe canary (no ${CANARY_LABEL} label); the probe does not take it over`, {
-        hint: `probe it as it is with --target deploy/${spec.name}, or choose another --canary-name`,
-      });
+      throw new UsageError(
+        `deployment ${spec.namespace}/${spec.name} exists and is not a probe canary (no ${CANARY_LABEL} label); the probe does not take it over`,
+        {
+          hint: `probe it as it is with --target deploy/${spec.name}, or choose another --canary-name`,
+        },
+      );
     }
     return false;
   } catch (err) {

@@ -7,7 +7,17 @@ import { parseListen, serveProbe, type RunningServer } from './server.js';
 
 function snapshot(): TraceSnapshot {
   const s = syntheticRollout(2);
-  return { ...s, trigger: { kind: 'restart', wrote: 'restarted', at: TRIGGER_AT, writes: 1 }, outcome: 'converged', endMessage: undefined, informers: [], queue: undefined, reconciles: 0, targetWatchEvents: 0, burst: undefined };
+  return {
+    ...s,
+    trigger: { kind: 'restart', wrote: 'restarted', at: TRIGGER_AT, writes: 1 },
+    outcome: 'converged',
+    endMessage: undefined,
+    informers: [],
+    queue: undefined,
+    reconciles: 0,
+    targetWatchEvents: 0,
+    burst: undefined,
+  };
 }
 
 describe('ProbeMetrics', () => {
@@ -86,6 +96,8 @@ describe('the probe server', () => {
   it('says in one line that the address is taken', async () => {
     server = await serveProbe({ host: '127.0.0.1', port: 0 }, new ProbeMetrics(), { healthy: true, ready: true });
     const port = Number(new URL(server.url).port);
-    await expect(serveProbe({ host: '127.0.0.1', port }, new ProbeMetrics(), { healthy: true, ready: true })).rejects.toThrow(`--listen 127.0.0.1:${port}: the address is in use`);
+    await expect(serveProbe({ host: '127.0.0.1', port }, new ProbeMetrics(), { healthy: true, ready: true })).rejects.toThrow(
+      `--listen 127.0.0.1:${port}: the address is in use`,
+    );
   });
 });

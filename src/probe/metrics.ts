@@ -61,13 +61,34 @@ export class ProbeMetrics {
 
   constructor() {
     const registers = [this.registry];
-    this.converge = new Histogram({ name: 'informer_trace_probe_converge_seconds', help: 'Time from the probe’s write to the canary converged, per round that converged.', buckets: CONVERGE_BUCKETS, registers });
-    this.hop = new Histogram({ name: 'informer_trace_probe_hop_seconds', help: 'Time of each hop of the reconcile chain since the hop it follows from, by hop kind.', labelNames: ['hop'], buckets: HOP_BUCKETS, registers });
+    this.converge = new Histogram({
+      name: 'informer_trace_probe_converge_seconds',
+      help: 'Time from the probe’s write to the canary converged, per round that converged.',
+      buckets: CONVERGE_BUCKETS,
+      registers,
+    });
+    this.hop = new Histogram({
+      name: 'informer_trace_probe_hop_seconds',
+      help: 'Time of each hop of the reconcile chain since the hop it follows from, by hop kind.',
+      labelNames: ['hop'],
+      buckets: HOP_BUCKETS,
+      registers,
+    });
     this.rounds = new Counter({ name: 'informer_trace_probe_rounds_total', help: 'Probe rounds by outcome.', labelNames: ['outcome'], registers });
     for (const outcome of ['converged', 'timeout', 'failed']) this.rounds.inc({ outcome }, 0);
-    this.exportFailures = new Counter({ name: 'informer_trace_probe_export_failures_total', help: 'Round traces that could not be exported.', labelNames: ['exporter'], registers });
+    this.exportFailures = new Counter({
+      name: 'informer_trace_probe_export_failures_total',
+      help: 'Round traces that could not be exported.',
+      labelNames: ['exporter'],
+      registers,
+    });
     this.exportFailures.inc({ exporter: 'otlp' }, 0);
-    this.diagnosis = new Gauge({ name: 'informer_trace_probe_diagnosis', help: 'The last round’s diagnosis: 1 for its verdict and the first broken link ("none" when healthy).', labelNames: ['verdict', 'link'], registers });
+    this.diagnosis = new Gauge({
+      name: 'informer_trace_probe_diagnosis',
+      help: 'The last round’s diagnosis: 1 for its verdict and the first broken link ("none" when healthy).',
+      labelNames: ['verdict', 'link'],
+      registers,
+    });
     const leases = (): LeaseSnapshot[] => this.leases();
     new Gauge({
       name: 'informer_trace_probe_lease_renew_age_seconds',
@@ -89,8 +110,18 @@ export class ProbeMetrics {
         for (const l of leases()) this.set({ namespace: l.namespace, name: l.name }, l.transitions);
       },
     });
-    this.reflectorLists = new Counter({ name: 'reflector_lists_total', help: 'Total number of API lists done by the reflectors', labelNames: ['name'], registers });
-    this.reflectorWatches = new Counter({ name: 'reflector_watches_total', help: 'Total number of API watches done by the reflectors', labelNames: ['name'], registers });
+    this.reflectorLists = new Counter({
+      name: 'reflector_lists_total',
+      help: 'Total number of API lists done by the reflectors',
+      labelNames: ['name'],
+      registers,
+    });
+    this.reflectorWatches = new Counter({
+      name: 'reflector_watches_total',
+      help: 'Total number of API watches done by the reflectors',
+      labelNames: ['name'],
+      registers,
+    });
     this.watchStalls = new Counter({
       name: 'informer_trace_probe_watch_stalls_total',
       help: 'Watches given up because their connection stopped delivering while it stayed open (a half-open connection or a hung API server).',

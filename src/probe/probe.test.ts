@@ -4,7 +4,16 @@ import { parseExposition } from '../metrics/parse.js';
 import { ProbeMetrics } from './metrics.js';
 import { Probe } from './probe.js';
 
-const DEPLOYMENTS: ResourceInfo = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], singularName: 'deployment', verbs: ['get', 'list', 'watch', 'create', 'patch'] };
+const DEPLOYMENTS: ResourceInfo = {
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+  shortNames: ['deploy'],
+  singularName: 'deployment',
+  verbs: ['get', 'list', 'watch', 'create', 'patch'],
+};
 
 describe('Probe', () => {
   it('counts a round the API server could not answer as failed, goes on with the next, and stops promptly when told to', async () => {

@@ -121,7 +121,8 @@ export class Probe {
     const where = `${target.info.kind}/${target.name} in ${target.namespace}`;
     let session: TraceSession | undefined;
     try {
-      if (o.canary && (await ensureCanary(o.kube, target.info, o.canary, signal))) o.log(`created the canary ${where} (${o.canary.replicas} replica${o.canary.replicas === 1 ? '' : 's'}, ${o.canary.image})`);
+      if (o.canary && (await ensureCanary(o.kube, target.info, o.canary, signal)))
+        o.log(`created the canary ${where} (${o.canary.replicas} replica${o.canary.replicas === 1 ? '' : 's'}, ${o.canary.image})`);
       const trigger = await this.trigger(signal);
       session = new TraceSession({
         kube: o.kube,
@@ -234,5 +235,7 @@ export class Probe {
 
 /** An error as the one line a round reports, without the "error: " a command's last line has. */
 function oneLine(err: unknown): string {
-  return formatError(err, false).split('\n')[0]!.replace(/^error: /, '');
+  return formatError(err, false)
+    .split('\n')[0]!
+    .replace(/^error: /, '');
 }

@@ -61,7 +61,11 @@ export async function serveProbe(address: ListenAddress, metrics: ProbeMetrics, 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new UsageError(`--listen ${address.host}:${address.port}: ${err.code === 'EADDRINUSE' ? 'the address is in use' : err.code === 'EACCES' ? 'permission denied' : err.message}`)),
+      reject(
+        new UsageError(
+          `--listen ${address.host}:${address.port}: ${err.code === 'EADDRINUSE' ? 'the address is in use' : err.code === 'EACCES' ? 'permission denied' : err.message}`,
+        ),
+      ),
     );
     if (address.host) server.listen(address.port, address.host, resolve);
     else server.listen(address.port, resolve);

@@ -20,7 +20,12 @@ export interface LiveCli {
 }
 
 /** Starts the program; `env` is the whole environment it sees (CI=true keeps it off the TUI). */
-export function startCli(factory: ProgramFactory, argv: string[], env: NodeJS.ProcessEnv = { CI: 'true' }, signal: AbortSignal = new AbortController().signal): LiveCli {
+export function startCli(
+  factory: ProgramFactory,
+  argv: string[],
+  env: NodeJS.ProcessEnv = { CI: 'true' },
+  signal: AbortSignal = new AbortController().signal,
+): LiveCli {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

@@ -4,7 +4,16 @@
  * FakeClock, a MetricsPoller over these gives snapshots built from real fixtures, no sockets.
  */
 import { readFileSync } from 'node:fs';
-import { MetricsPoller, MultiScraper, parseExposition, ScrapeError, type Exposition, type MetricsSnapshot, type MetricsSource, type ScrapeFailure } from '../metrics/index.js';
+import {
+  MetricsPoller,
+  MultiScraper,
+  parseExposition,
+  ScrapeError,
+  type Exposition,
+  type MetricsSnapshot,
+  type MetricsSource,
+  type ScrapeFailure,
+} from '../metrics/index.js';
 import { FakeClock } from './fake-clock.js';
 
 export type Answer = string | { fail: ScrapeFailure; reason: string; hint?: string };
@@ -32,9 +41,18 @@ export function metricsFixture(name: string): string {
 }
 
 /** Two polls of fake sources, `intervalMs` apart (default: the 10.327 s of the captured fixtures). */
-export async function pollTwice(sources: Record<string, Answer[]>, intervalMs = 10_327): Promise<{ first: MetricsSnapshot; second: MetricsSnapshot; poller: MetricsPoller }> {
+export async function pollTwice(
+  sources: Record<string, Answer[]>,
+  intervalMs = 10_327,
+): Promise<{ first: MetricsSnapshot; second: MetricsSnapshot; poller: MetricsPoller }> {
   const clock = new FakeClock();
-  const poller = new MetricsPoller(new MultiScraper(Object.entries(sources).map(([name, answers]) => new FakeMetricsSource(name, answers)), clock), { clock, intervalMs });
+  const poller = new MetricsPoller(
+    new MultiScraper(
+      Object.entries(sources).map(([name, answers]) => new FakeMetricsSource(name, answers)),
+      clock,
+    ),
+    { clock, intervalMs },
+  );
   const first = await poller.pollOnce();
   await clock.step(intervalMs);
   const second = await poller.pollOnce();

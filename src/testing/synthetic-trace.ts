@@ -104,7 +104,11 @@ export function syntheticRollout(replicas: number, options: SyntheticRolloutOpti
   let down = replicas;
   while (up < replicas) {
     const to = Math.min(replicas, up + surge);
-    specs.push(up === 0 ? { t, kind: 'created', object: newRs, owner: dep, detail: `${to} replicas` } : { t, kind: 'scaled', object: newRs, owner: dep, detail: `${up}→${to} replicas`, key: `scaled-${to}` });
+    specs.push(
+      up === 0
+        ? { t, kind: 'created', object: newRs, owner: dep, detail: `${to} replicas` }
+        : { t, kind: 'scaled', object: newRs, owner: dep, detail: `${up}→${to} replicas`, key: `scaled-${to}` },
+    );
     let waveReady = t;
     for (let i = up; i < to; i++) {
       const p = newPods[i]!;
@@ -128,15 +132,29 @@ export function syntheticRollout(replicas: number, options: SyntheticRolloutOpti
     for (let i = downTo; i < down; i++) {
       const p = oldPods[i]!;
       const terminating = t + 8 + (down - 1 - i) * 0.25;
-      specs.push({ t: terminating, kind: 'terminating', object: p, owner: oldRs }, { t: terminating + 30 + spread(i, 5) * 40, kind: 'deleted', object: p, owner: oldRs });
+      specs.push(
+        { t: terminating, kind: 'terminating', object: p, owner: oldRs },
+        { t: terminating + 30 + spread(i, 5) * 40, kind: 'deleted', object: p, owner: oldRs },
+      );
     }
     up = to;
     down = downTo;
     t += 25;
   }
-  specs.push({ t: t + 10, kind: 'converged', object: dep, detail: `${replicas} updated, ${replicas} ready, ${replicas} available of ${replicas}; Progressing NewReplicaSetAvailable` });
+  specs.push({
+    t: t + 10,
+    kind: 'converged',
+    object: dep,
+    detail: `${replicas} updated, ${replicas} ready, ${replicas} available of ${replicas}; Progressing NewReplicaSetAvailable`,
+  });
   const hops = linkHops(specs, dep.uid);
-  const tree = node(dep, [node(newRs, newPods.map((p) => node(p))), node(oldRs)]);
+  const tree = node(dep, [
+    node(
+      newRs,
+      newPods.map((p) => node(p)),
+    ),
+    node(oldRs),
+  ]);
   return {
     target: { kind: 'Deployment', namespace: 'demo', name },
     trigger: { kind: 'restart', wrote: `restarted deployments.apps/${name} in demo`, at: TRIGGER_AT, resourceVersion: '1000', generation: 2, writes: 1 },

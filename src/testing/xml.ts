@@ -16,7 +16,7 @@ const NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function decode(s: string, at: number): string {
-  return s.replace(/&([^;&<]*);|&/g, (m, name: string | undefined) => {
+  return s.replace(/&([^;&<]*);|&/g, (_m, name: string | undefined) => {
     if (name === undefined) throw new Error(`bare & at ${at}`);
     if (name.startsWith('#x')) return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
     if (name.startsWith('#')) return String.fromCodePoint(Number.parseInt(name.slice(1), 10));

@@ -26,7 +26,10 @@ export interface ChildInformer {
   metadataOnly: boolean;
 }
 
-export type ListerWatcherFactory = (info: ResourceInfo, options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean }) => ListerWatcher;
+export type ListerWatcherFactory = (
+  info: ResourceInfo,
+  options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean },
+) => ListerWatcher;
 
 /** Whether the tool knows what objects of `kind` own (a built-in workload kind or what they own). */
 export function isKnownKind(kind: string): boolean {

@@ -6,11 +6,23 @@ import type { TraceTrigger } from './types.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-function deployment(generation: number, observed: number, extra: { replicas?: number; template?: string; annotations?: Record<string, string>; converged?: boolean; finalizers?: string[]; deleting?: boolean } = {}): KubeObject {
+function deployment(
+  generation: number,
+  observed: number,
+  extra: { replicas?: number; template?: string; annotations?: Record<string, string>; converged?: boolean; finalizers?: string[]; deleting?: boolean } = {},
+): KubeObject {
   const replicas = extra.replicas ?? 2;
   return {
     kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'ns', uid: 'dep', generation, resourceVersion: `${generation}${observed}`, ...(extra.finalizers ? { finalizers: extra.finalizers } : {}), ...(extra.deleting ? { deletionTimestamp: '2026-01-01T12:00:05Z', deletionGracePeriodSeconds: 0 } : {}) },
+    metadata: {
+      name: 'web',
+      namespace: 'ns',
+      uid: 'dep',
+      generation,
+      resourceVersion: `${generation}${observed}`,
+      ...(extra.finalizers ? { finalizers: extra.finalizers } : {}),
+      ...(extra.deleting ? { deletionTimestamp: '2026-01-01T12:00:05Z', deletionGracePeriodSeconds: 0 } : {}),
+    },
     spec: { replicas, template: { metadata: { annotations: { v: extra.template ?? '1' } } } },
     status: {
       observedGeneration: observed,
@@ -24,7 +36,17 @@ function deployment(generation: number, observed: number, extra: { replicas?: nu
 }
 
 function rs(uid: string, replicas: number): KubeObject {
-  return { kind: 'ReplicaSet', metadata: { name: `web-${uid}`, namespace: 'ns', uid, creationTimestamp: '2026-01-01T12:00:01Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] }, spec: { replicas } };
+  return {
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `web-${uid}`,
+      namespace: 'ns',
+      uid,
+      creationTimestamp: '2026-01-01T12:00:01Z',
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }],
+    },
+    spec: { replicas },
+  };
 }
 
 function pod(uid: string, owner: string, conds: string[]): KubeObject {
@@ -32,7 +54,10 @@ function pod(uid: string, owner: string, conds: string[]): KubeObject {
     kind: 'Pod',
     metadata: { name: `web-${owner}-${uid}`, namespace: 'ns', uid, creationTimestamp: '2026-01-01T12:00:01Z' },
     spec: { nodeName: conds.includes('PodScheduled') ? 'node-a' : undefined },
-    status: { phase: conds.includes('Ready') ? 'Running' : 'Pending', conditions: conds.map((type) => ({ type, status: 'True', lastTransitionTime: '2026-01-01T12:00:02Z' })) },
+    status: {
+      phase: conds.includes('Ready') ? 'Running' : 'Pending',
+      conditions: conds.map((type) => ({ type, status: 'True', lastTransitionTime: '2026-01-01T12:00:02Z' })),
+    },
   };
 }
 
@@ -59,19 +84,40 @@ const restart: TraceTrigger = { kind: 'restart', wrote: 'restarted', at: T0, res
 describe('ChainTracker', () => {
   it('reports nothing before the trigger, then each new fact once, in causal order', () => {
     const t = new ChainTracker('Deployment');
-    t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('old', 2), T0 - 1000], [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old']]));
+    t.baseline(
+      view(deployment(1, 1, { converged: true }), T0 - 1000, [
+        [rs('old', 2), T0 - 1000],
+        [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old'],
+      ]),
+    );
     t.setTrigger(restart);
-    const hops1 = t.reconcile(view(deployment(2, 1, { template: '2', converged: true }), T0 + 10, [[rs('old', 2), T0 - 1000], [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old']], { triggerSeenAt: T0 + 10 }), T0 + 20);
+    const hops1 = t.reconcile(
+      view(
+        deployment(2, 1, { template: '2', converged: true }),
+        T0 + 10,
+        [
+          [rs('old', 2), T0 - 1000],
+          [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old'],
+        ],
+        { triggerSeenAt: T0 + 10 },
+      ),
+      T0 + 20,
+    );
     expect(hops1.map((h) => h.kind)).toEqual(['target-modified']);
     expect(hops1[0]!.sinceTriggerMs).toBe(10);
 
     const hops2 = t.reconcile(
-      view(deployment(2, 2, { template: '2' }), T0 + 50, [
-        [rs('old', 2), T0 - 1000],
-        [rs('new', 1), T0 + 40],
-        [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old'],
-        [pod('p2', 'new', ['PodScheduled']), T0 + 60, 'new'],
-      ], { triggerSeenAt: T0 + 10 }),
+      view(
+        deployment(2, 2, { template: '2' }),
+        T0 + 50,
+        [
+          [rs('old', 2), T0 - 1000],
+          [rs('new', 1), T0 + 40],
+          [pod('p1', 'old', ['PodScheduled', 'Ready']), T0 - 1000, 'old'],
+          [pod('p2', 'new', ['PodScheduled']), T0 + 60, 'new'],
+        ],
+        { triggerSeenAt: T0 + 10 },
+      ),
       T0 + 70,
     );
     expect(hops2.map((h) => `${h.kind}:${h.object.kind}`)).toEqual(['created:ReplicaSet', 'controller-observed:Deployment', 'created:Pod', 'scheduled:Pod']);
@@ -82,7 +128,15 @@ describe('ChainTracker', () => {
     expect(scheduled.previousId).toBe('created/p2');
     expect(hops2.find((h) => h.kind === 'created' && h.object.kind === 'ReplicaSet')!.previousId).toBe('target-modified/dep');
     // Seeing the same state again gives no new hops.
-    expect(t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 50, [[rs('new', 1), T0 + 40], [pod('p2', 'new', ['PodScheduled']), T0 + 60, 'new']]), T0 + 80)).toEqual([]);
+    expect(
+      t.reconcile(
+        view(deployment(2, 2, { template: '2' }), T0 + 50, [
+          [rs('new', 1), T0 + 40],
+          [pod('p2', 'new', ['PodScheduled']), T0 + 60, 'new'],
+        ]),
+        T0 + 80,
+      ),
+    ).toEqual([]);
   });
 
   it('records scale changes with their direction and converges only after the controller observed the new generation', () => {
@@ -95,7 +149,11 @@ describe('ChainTracker', () => {
     expect(t.expectsRollout()).toBe(true);
     expect(t.converged()).toBeUndefined();
     const hops = t.reconcile(view(deployment(2, 2, { replicas: 3, converged: true }), T0 + 30, [[rs('a', 3), T0 + 20]]), T0 + 31);
-    expect(hops.map((h) => `${h.kind}:${h.detail ?? ''}`)).toEqual(['scaled:2→3 replicas', 'controller-observed:observedGeneration 2', 'converged:3 updated, 3 ready, 3 available of 3; Progressing NewReplicaSetAvailable']);
+    expect(hops.map((h) => `${h.kind}:${h.detail ?? ''}`)).toEqual([
+      'scaled:2→3 replicas',
+      'controller-observed:observedGeneration 2',
+      'converged:3 updated, 3 ready, 3 available of 3; Progressing NewReplicaSetAvailable',
+    ]);
     expect(t.converged()?.kind).toBe('converged');
     const down = t.reconcile(view(deployment(2, 2, { replicas: 3, converged: true }), T0 + 30, [[rs('a', 1), T0 + 40]]), T0 + 41);
     expect(down.map((h) => `${h.kind}:${h.detail}`)).toEqual(['scaled-down:3→1 replicas']);
@@ -120,7 +178,9 @@ describe('ChainTracker', () => {
     expect(h1.map((h) => h.kind)).toEqual(['terminating', 'spec-changed']);
     expect(h1[0]!.serverTime).toBe('2026-01-01T12:00:05Z');
     // The update that removes the last finalizer deletes the object: the cache only sees it gone.
-    const deletions = new Map<string, Deletion>([['dep', { at: T0 + 900, tombstone: false, finalState: deployment(2, 1, { finalizers: ['example.com/hold'], deleting: true }) }]]);
+    const deletions = new Map<string, Deletion>([
+      ['dep', { at: T0 + 900, tombstone: false, finalState: deployment(2, 1, { finalizers: ['example.com/hold'], deleting: true }) }],
+    ]);
     const h2 = t.reconcile(view(undefined, 0, [], { deletions }), T0 + 901);
     expect(h2.map((h) => `${h.kind}:${h.detail ?? ''}`)).toEqual(['finalizer-removed:example.com/hold', 'deleted:']);
     expect(t.isTargetDeleted()).toBe(true);
@@ -140,8 +200,20 @@ describe('ChainTracker', () => {
     const t = new ChainTracker('Deployment');
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
-    t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 1), T0 - 1000], [rs('b', 1), T0 + 20]]), T0 + 21);
-    t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 0), T0 + 30], [rs('b', 2), T0 + 30]]), T0 + 31);
+    t.reconcile(
+      view(deployment(2, 2, { template: '2' }), T0 + 10, [
+        [rs('a', 1), T0 - 1000],
+        [rs('b', 1), T0 + 20],
+      ]),
+      T0 + 21,
+    );
+    t.reconcile(
+      view(deployment(2, 2, { template: '2' }), T0 + 10, [
+        [rs('a', 0), T0 + 30],
+        [rs('b', 2), T0 + 30],
+      ]),
+      T0 + 31,
+    );
     const ev = (note: string) => ({ reason: 'ScalingReplicaSet', note, time: '2026-01-01T12:00:01Z', reportingController: 'deployment-controller' });
     expect(t.addEvent('dep', ev('Scaled up replica set web-b from 0 to 1'))).toBe('created/b');
     expect(t.addEvent('dep', ev('Scaled up replica set web-b from 1 to 2'))).toBe('scaled-2/b');
@@ -153,8 +225,21 @@ describe('ChainTracker', () => {
     const t = new ChainTracker('Deployment');
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
-    t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 1), T0 - 1000], [rs('b', 1), T0 + 20], [pod('p1', 'b', ['PodScheduled']), T0 + 30, 'b']]), T0 + 31);
-    const scheduled = { uid: 'ev-1', reason: 'Scheduled', note: 'Successfully assigned ns/web-b-p1 to node-a', time: '2026-01-01T12:00:01Z', reportingController: 'default-scheduler' };
+    t.reconcile(
+      view(deployment(2, 2, { template: '2' }), T0 + 10, [
+        [rs('a', 1), T0 - 1000],
+        [rs('b', 1), T0 + 20],
+        [pod('p1', 'b', ['PodScheduled']), T0 + 30, 'b'],
+      ]),
+      T0 + 31,
+    );
+    const scheduled = {
+      uid: 'ev-1',
+      reason: 'Scheduled',
+      note: 'Successfully assigned ns/web-b-p1 to node-a',
+      time: '2026-01-01T12:00:01Z',
+      reportingController: 'default-scheduler',
+    };
     expect(t.addEvent('p1', scheduled)).toBe('scheduled/p1');
     // The same Event again (a later version: the series counted up) attaches to nothing new.
     expect(t.addEvent('p1', { ...scheduled, time: '2026-01-01T12:00:03Z', count: 3 })).toBeUndefined();
@@ -166,14 +251,36 @@ describe('ChainTracker', () => {
   it('lists an Event that could explain two hops under the first only', () => {
     const t = new ChainTracker('Deployment');
     const p1 = pod('p1', 'a', ['PodScheduled', 'Ready']);
-    t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000], [p1, T0 - 1000, 'a']]));
+    t.baseline(
+      view(deployment(1, 1, { converged: true }), T0 - 1000, [
+        [rs('a', 1), T0 - 1000],
+        [p1, T0 - 1000, 'a'],
+      ]),
+    );
     t.setTrigger(restart);
     const terminating = { ...p1, metadata: { ...p1.metadata, deletionTimestamp: '2026-01-01T12:00:03Z', deletionGracePeriodSeconds: 1 } };
-    t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 0), T0 + 20], [terminating, T0 + 30, 'a']]), T0 + 31);
+    t.reconcile(
+      view(deployment(2, 2, { template: '2' }), T0 + 10, [
+        [rs('a', 0), T0 + 20],
+        [terminating, T0 + 30, 'a'],
+      ]),
+      T0 + 31,
+    );
     const deleted = new Map<string, Deletion>([['p1', { at: T0 + 40, tombstone: false, finalState: terminating }]]);
     t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 0), T0 + 20]], { deletions: deleted }), T0 + 41);
-    expect(t.hops().filter((h) => h.object.uid === 'p1').map((h) => h.kind)).toEqual(['terminating', 'deleted']);
-    const del = { uid: 'ev-d', reason: 'SuccessfulDelete', note: 'Deleted pod: web-a-p1', time: '2026-01-01T12:00:03Z', reportingController: 'replicaset-controller' };
+    expect(
+      t
+        .hops()
+        .filter((h) => h.object.uid === 'p1')
+        .map((h) => h.kind),
+    ).toEqual(['terminating', 'deleted']);
+    const del = {
+      uid: 'ev-d',
+      reason: 'SuccessfulDelete',
+      note: 'Deleted pod: web-a-p1',
+      time: '2026-01-01T12:00:03Z',
+      reportingController: 'replicaset-controller',
+    };
     expect(t.addEvent('a', del)).toBe('terminating/p1');
     expect(t.hops().find((h) => h.id === 'deleted/p1')!.events).toEqual([]);
   });
@@ -182,8 +289,22 @@ describe('ChainTracker', () => {
     const t = new ChainTracker('Deployment');
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
-    t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 10, [[rs('a', 1), T0 - 1000], [rs('b', 2), T0 + 20], [pod('p1', 'b', []), T0 + 30, 'b'], [pod('p2', 'b', []), T0 + 31, 'b']]), T0 + 32);
-    const created = (uid: string, pod: string) => ({ uid, reason: 'SuccessfulCreate', note: `Created pod: ${pod}`, time: '2026-01-01T12:00:01Z', reportingController: 'replicaset-controller' });
+    t.reconcile(
+      view(deployment(2, 2, { template: '2' }), T0 + 10, [
+        [rs('a', 1), T0 - 1000],
+        [rs('b', 2), T0 + 20],
+        [pod('p1', 'b', []), T0 + 30, 'b'],
+        [pod('p2', 'b', []), T0 + 31, 'b'],
+      ]),
+      T0 + 32,
+    );
+    const created = (uid: string, pod: string) => ({
+      uid,
+      reason: 'SuccessfulCreate',
+      note: `Created pod: ${pod}`,
+      time: '2026-01-01T12:00:01Z',
+      reportingController: 'replicaset-controller',
+    });
     // Regarding the ReplicaSet web-b; "web-b" is a prefix of the Pod names but not a name in the note.
     expect(t.addEvent('b', created('ev-1', 'web-b-p1'))).toBe('created/p1');
     expect(t.addEvent('b', created('ev-2', 'web-b-p2'))).toBe('created/p2');
@@ -196,7 +317,18 @@ describe('ChainTracker', () => {
     t.setTrigger(restart);
     t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 113, [[rs('a', 1), T0 - 1000]], { triggerSeenAt: T0 + 5 }), T0 + 114);
     // The ReplicaSet informer received the new ReplicaSet at +108, but it reached the cache later.
-    const late = t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 113, [[rs('a', 1), T0 - 1000], [rs('b', 1), T0 + 108]], { triggerSeenAt: T0 + 5 }), T0 + 120);
+    const late = t.reconcile(
+      view(
+        deployment(2, 2, { template: '2' }),
+        T0 + 113,
+        [
+          [rs('a', 1), T0 - 1000],
+          [rs('b', 1), T0 + 108],
+        ],
+        { triggerSeenAt: T0 + 5 },
+      ),
+      T0 + 120,
+    );
     expect(late.map((h) => h.id)).toEqual(['created/b']);
     expect(t.hops().map((h) => `${h.kind}+${h.sinceTriggerMs}`)).toEqual(['target-modified+5', 'created+108', 'controller-observed+113']);
     expect(late[0]!.seenBeforeCause).toBeUndefined();
@@ -213,7 +345,19 @@ describe('ChainTracker', () => {
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     // The view lists the Pod before its ReplicaSet; both were received at +40.
-    const hops = t.reconcile(view(deployment(2, 1, { template: '2' }), T0 + 10, [[pod('p1', 'b', ['PodScheduled']), T0 + 40, 'b'], [rs('b', 1), T0 + 40], [rs('a', 1), T0 - 1000]], { triggerSeenAt: T0 + 10 }), T0 + 41);
+    const hops = t.reconcile(
+      view(
+        deployment(2, 1, { template: '2' }),
+        T0 + 10,
+        [
+          [pod('p1', 'b', ['PodScheduled']), T0 + 40, 'b'],
+          [rs('b', 1), T0 + 40],
+          [rs('a', 1), T0 - 1000],
+        ],
+        { triggerSeenAt: T0 + 10 },
+      ),
+      T0 + 41,
+    );
     expect(hops.map((h) => `${h.kind}:${h.object.kind}`)).toEqual(['target-modified:Deployment', 'created:ReplicaSet', 'created:Pod', 'scheduled:Pod']);
     expect(t.hops().map((h) => h.id)).toEqual(hops.map((h) => h.id));
   });
@@ -223,11 +367,23 @@ describe('ChainTracker', () => {
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     // The new ReplicaSet arrives before the Deployment's new generation does.
-    const first = t.reconcile(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000], [rs('b', 1), T0 + 10]]), T0 + 11);
+    const first = t.reconcile(
+      view(deployment(1, 1, { converged: true }), T0 - 1000, [
+        [rs('a', 1), T0 - 1000],
+        [rs('b', 1), T0 + 10],
+      ]),
+      T0 + 11,
+    );
     expect(first.map((h) => h.id)).toEqual(['created/b']);
     expect(first[0]!.seenBeforeCause).toBeUndefined();
     expect(t.takeLateCauseMarks()).toEqual([]);
-    const second = t.reconcile(view(deployment(2, 1, { template: '2' }), T0 + 20, [[rs('a', 1), T0 - 1000], [rs('b', 1), T0 + 10]]), T0 + 21);
+    const second = t.reconcile(
+      view(deployment(2, 1, { template: '2' }), T0 + 20, [
+        [rs('a', 1), T0 - 1000],
+        [rs('b', 1), T0 + 10],
+      ]),
+      T0 + 21,
+    );
     expect(second.map((h) => h.kind)).toEqual(['spec-changed']);
     expect(t.hops().map((h) => h.kind)).toEqual(['created', 'spec-changed']);
     expect(t.hops()[0]!.seenBeforeCause).toBe(true);
@@ -240,7 +396,10 @@ describe('ChainTracker', () => {
     t.baseline(view(undefined, 0));
     t.setTrigger({ kind: 'apply', wrote: 'applied', at: T0, resourceVersion: '10', generation: 1, writes: 1 });
     const first = deployment(1, 0);
-    const target = (obj: KubeObject, at: number): ReconcileView => ({ ...view(obj, at, [], { triggerSeenAt: T0 + 5 }), target: { ref: refOf('Deployment', obj), obj, observedAt: at, firstObservedAt: T0 + 5 } });
+    const target = (obj: KubeObject, at: number): ReconcileView => ({
+      ...view(obj, at, [], { triggerSeenAt: T0 + 5 }),
+      target: { ref: refOf('Deployment', obj), obj, observedAt: at, firstObservedAt: T0 + 5 },
+    });
     expect(t.reconcile(target(first, T0 + 5), T0 + 6).map((h) => h.kind)).toEqual(['created']);
     expect(t.reconcile(target(deployment(1, 1), T0 + 20), T0 + 21).map((h) => h.kind)).toEqual(['controller-observed']);
     expect(t.hops().some((h) => h.kind === 'target-modified')).toBe(false);
@@ -252,7 +411,10 @@ describe('ChainTracker', () => {
     const withRv = (o: KubeObject, rv: string): KubeObject => ({ ...o, metadata: { ...o.metadata, resourceVersion: rv } });
     const pods = Array.from({ length: n }, (_, i) => withRv(pod(`p${i}`, 'a', ['PodScheduled', 'Ready']), `${100 + i}`));
     const a = rs('a', n);
-    const children = (ps: KubeObject[]): [KubeObject, number, string?][] => [[a, T0 - 1000], ...ps.map((p): [KubeObject, number, string] => [p, T0 - 1000, 'a'])];
+    const children = (ps: KubeObject[]): [KubeObject, number, string?][] => [
+      [a, T0 - 1000],
+      ...ps.map((p): [KubeObject, number, string] => [p, T0 - 1000, 'a']),
+    ];
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, children(pods)));
     t.setTrigger(restart);
     const reads = () => t.work().factReads;
@@ -260,7 +422,9 @@ describe('ChainTracker', () => {
 
     // The target changed; the ReplicaSet and every Pod are the versions seen at the baseline.
     let before = reads();
-    expect(t.reconcile(view(deployment(2, 1, { template: '2' }), T0 + 10, children(pods), { triggerSeenAt: T0 + 10 }), T0 + 11).map((h) => h.kind)).toEqual(['target-modified']);
+    expect(t.reconcile(view(deployment(2, 1, { template: '2' }), T0 + 10, children(pods), { triggerSeenAt: T0 + 10 }), T0 + 11).map((h) => h.kind)).toEqual([
+      'target-modified',
+    ]);
     expect(reads() - before).toBe(1);
 
     // Nothing changed: nothing is read. A relist's copies of the same versions are not changes either.
@@ -278,21 +442,46 @@ describe('ChainTracker', () => {
     expect(reads() - before).toBe(1);
 
     // Every Pod then terminates: n hops. An Event about one Pod is tested against that Pod's hops only.
-    const terminating = pods.map((p, i) => withRv({ ...(i === 7 ? unready : p), metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T12:00:03Z' } }, `${2000 + i}`));
+    const terminating = pods.map((p, i) =>
+      withRv({ ...(i === 7 ? unready : p), metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T12:00:03Z' } }, `${2000 + i}`),
+    );
     expect(t.reconcile(view(target, T0 + 10, children(terminating)), T0 + 30).filter((h) => h.kind === 'terminating')).toHaveLength(n);
     before = matches();
-    const killing = (i: number) => ({ uid: `ev-${i}`, reason: 'Killing', note: `Stopping container web`, time: '2026-01-01T12:00:03Z', reportingController: 'kubelet' });
+    const killing = (i: number) => ({
+      uid: `ev-${i}`,
+      reason: 'Killing',
+      note: `Stopping container web`,
+      time: '2026-01-01T12:00:03Z',
+      reportingController: 'kubelet',
+    });
     for (let i = 0; i < n; i++) t.addEvent(`p${i}`, killing(i));
     // A few per Event (its Pod's hops, and the Deployment's: "web" is named in the note), never one per hop.
     expect(matches() - before).toBeLessThanOrEqual(4 * n);
-    expect(t.hops().find((h) => h.id === 'terminating/p7')!.events.map((e) => e.uid)).toEqual(['ev-7']);
+    expect(
+      t
+        .hops()
+        .find((h) => h.id === 'terminating/p7')!
+        .events.map((e) => e.uid),
+    ).toEqual(['ev-7']);
 
     // Events that explain no hop yet wait; a new Pod's hops are tested against the Events naming or regarding it only.
-    const deleteEvent = (i: number) => ({ uid: `del-${i}`, reason: 'SuccessfulDelete', note: `Deleted pod: web-a-p${i}`, time: '2026-01-01T12:00:03Z', reportingController: 'replicaset-controller' });
+    const deleteEvent = (i: number) => ({
+      uid: `del-${i}`,
+      reason: 'SuccessfulDelete',
+      note: `Deleted pod: web-a-p${i}`,
+      time: '2026-01-01T12:00:03Z',
+      reportingController: 'replicaset-controller',
+    });
     for (let i = 0; i < n; i++) t.addEvent('a', deleteEvent(i));
     before = matches();
     const fresh = withRv(pod('q1', 'a', ['PodScheduled']), '5000');
-    const created = { uid: 'ev-q1', reason: 'SuccessfulCreate', note: 'Created pod: web-a-q1', time: '2026-01-01T12:00:03Z', reportingController: 'replicaset-controller' };
+    const created = {
+      uid: 'ev-q1',
+      reason: 'SuccessfulCreate',
+      note: 'Created pod: web-a-q1',
+      time: '2026-01-01T12:00:03Z',
+      reportingController: 'replicaset-controller',
+    };
     expect(t.addEvent('a', created)).toBeUndefined();
     const added = t.reconcile(view(target, T0 + 10, [...children(terminating), [fresh, T0 + 40, 'a']]), T0 + 41);
     expect(added.map((h) => h.id)).toEqual(['created/q1', 'scheduled/q1']);
@@ -323,7 +512,12 @@ describe('ChainTracker', () => {
     deletions.set('elsewhere', { at: T0 + 500, tombstone: true });
     expect(t.reconcile(view(target, T0 + 10, [[a, T0 - 1000]], { deletions }), T0 + 501)).toEqual([]);
     expect(t.work().deletionReads).toBe(n + 1);
-    expect(t.hops().filter((h) => h.kind === 'deleted').map((h) => h.object.uid)).toEqual(pods.map((p) => p.metadata.uid));
+    expect(
+      t
+        .hops()
+        .filter((h) => h.kind === 'deleted')
+        .map((h) => h.object.uid),
+    ).toEqual(pods.map((p) => p.metadata.uid));
   });
 
   it('traces a target created after the baseline: its creation is the change, and the rollout converges', () => {
@@ -331,11 +525,26 @@ describe('ChainTracker', () => {
     t.baseline(view(undefined, 0));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     const created = { ...deployment(1, 0, { replicas: 1 }), metadata: { ...deployment(1, 0).metadata, creationTimestamp: '2026-01-01T12:00:00Z' } };
-    const h1 = t.reconcile({ ...view(created, T0 + 5), target: { ref: refOf('Deployment', created), obj: created, observedAt: T0 + 5, firstObservedAt: T0 + 5 } }, T0 + 6);
+    const h1 = t.reconcile(
+      { ...view(created, T0 + 5), target: { ref: refOf('Deployment', created), obj: created, observedAt: T0 + 5, firstObservedAt: T0 + 5 } },
+      T0 + 6,
+    );
     expect(h1.map((h) => h.kind)).toEqual(['created']);
     expect(t.expectsRollout()).toBe(true);
-    t.reconcile(view(deployment(1, 1, { replicas: 1 }), T0 + 30, [[rs('b', 1), T0 + 20], [pod('p1', 'b', ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']), T0 + 25, 'b']]), T0 + 31);
-    const done = t.reconcile(view(deployment(1, 1, { replicas: 1, converged: true }), T0 + 40, [[rs('b', 1), T0 + 20], [pod('p1', 'b', ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']), T0 + 25, 'b']]), T0 + 41);
+    t.reconcile(
+      view(deployment(1, 1, { replicas: 1 }), T0 + 30, [
+        [rs('b', 1), T0 + 20],
+        [pod('p1', 'b', ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']), T0 + 25, 'b'],
+      ]),
+      T0 + 31,
+    );
+    const done = t.reconcile(
+      view(deployment(1, 1, { replicas: 1, converged: true }), T0 + 40, [
+        [rs('b', 1), T0 + 20],
+        [pod('p1', 'b', ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']), T0 + 25, 'b'],
+      ]),
+      T0 + 41,
+    );
     expect(done.map((h) => h.kind)).toEqual(['converged']);
     expect(t.hops().filter((h) => h.seenBeforeCause)).toEqual([]);
   });

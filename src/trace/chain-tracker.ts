@@ -278,7 +278,15 @@ export class ChainTracker {
       const changes = diffs.get(o.ref.uid);
       const obj = (o as { obj?: KubeObject }).obj;
       const writer = obj && kind !== 'deleted' ? writerOf(obj) : undefined;
-      const hop = this.record(trigger, reconciledAt, o, kind, observedAt, { ...(changes?.length ? { changes } : {}), ...(writer ? { writer } : {}), ...extra }, key);
+      const hop = this.record(
+        trigger,
+        reconciledAt,
+        o,
+        kind,
+        observedAt,
+        { ...(changes?.length ? { changes } : {}), ...(writer ? { writer } : {}), ...extra },
+        key,
+      );
       if (hop) fresh.push(hop);
     };
 
@@ -390,11 +398,20 @@ export class ChainTracker {
   }
 
   /** The hop, if any, that one fact of an object makes given its previous value. */
-  private factChanged(o: TrackedObject, isTarget: boolean, name: string, fact: Fact, prev: Fact | undefined, knownBefore: boolean, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+  private factChanged(
+    o: TrackedObject,
+    isTarget: boolean,
+    name: string,
+    fact: Fact,
+    prev: Fact | undefined,
+    knownBefore: boolean,
+    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+  ): void {
     const server = { serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource };
     if (name === 'created') return;
     if (name === 'generation') {
-      if (prev && prev.value !== fact.value && isTarget && this.trigger?.kind === 'watch') add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, ...server }, `spec-changed-${fact.value}`);
+      if (prev && prev.value !== fact.value && isTarget && this.trigger?.kind === 'watch')
+        add(o, 'spec-changed', o.observedAt, { detail: `generation ${prev.value}→${fact.value}`, ...server }, `spec-changed-${fact.value}`);
       return;
     }
     if (name === 'observed-generation') {
@@ -420,7 +437,13 @@ export class ChainTracker {
       if (prev?.value === fact.value) return;
       const what = name.startsWith('condition:') ? name.slice('condition:'.length) : name;
       const detail = `${what} ${prev ? `${prev.value}→` : ''}${fact.value}${fact.detail ? `  ${fact.detail}` : ''}`;
-      add(o, name.startsWith('condition:') ? 'condition' : 'status', o.observedAt, { ...server, detail }, `${name}=${fact.value}@${o.obj.metadata.resourceVersion ?? ''}`);
+      add(
+        o,
+        name.startsWith('condition:') ? 'condition' : 'status',
+        o.observedAt,
+        { ...server, detail },
+        `${name}=${fact.value}@${o.obj.metadata.resourceVersion ?? ''}`,
+      );
       return;
     }
     if (!prev) add(o, name, o.observedAt, { ...server, detail: fact.detail });
@@ -445,7 +468,11 @@ export class ChainTracker {
   }
 
   /** Objects that left the cache: what changed in their final state, then their deletion. */
-  private followDeletions(view: ReconcileView, deleted: [string, Deletion][], add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+  private followDeletions(
+    view: ReconcileView,
+    deleted: [string, Deletion][],
+    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+  ): void {
     for (const [uid, d] of deleted) {
       const k = this.known.get(uid);
       // Objects never seen in the chain (created and deleted between two reconciles, or outside it).
@@ -470,7 +497,11 @@ export class ChainTracker {
   }
 
   /** The target's status says the rollout of the traced generation finished (or failed). */
-  private checkConvergence(view: ReconcileView, trigger: TraceTrigger, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+  private checkConvergence(
+    view: ReconcileView,
+    trigger: TraceTrigger,
+    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+  ): void {
     if (!view.target || this.convergedHop || !this.expectsRollout()) return;
     const c = this.rules?.readinessOf(view.target.obj) ?? convergence(this.targetKind, view.target.obj);
     const gen = view.target.obj.metadata.generation ?? 0;

@@ -86,7 +86,14 @@ export class EventsReader {
       this.seen.add(key);
       if (!time || Date.parse(time) < Math.floor(triggerAt / 1000) * 1000 - 1000) continue;
       const count = ev.series?.count ?? ev.deprecatedCount;
-      const event: TraceEventRef = { uid: uid || undefined, reason: ev.reason ?? '', note: ev.note ?? '', time, reportingController: ev.reportingController, ...(count !== undefined && count > 1 ? { count } : {}) };
+      const event: TraceEventRef = {
+        uid: uid || undefined,
+        reason: ev.reason ?? '',
+        note: ev.note ?? '',
+        time,
+        reportingController: ev.reportingController,
+        ...(count !== undefined && count > 1 ? { count } : {}),
+      };
       out.push({ regardingUid: ev.regarding?.uid ?? '', event });
     }
     return out;

@@ -72,7 +72,12 @@ function common(obj: KubeObject, facts: Facts): void {
     // deletionTimestamp is when the grace period ends; the request was that much earlier.
     const grace = obj.metadata.deletionGracePeriodSeconds ?? 0;
     const requested = new Date(Date.parse(obj.metadata.deletionTimestamp) - grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-    facts.set('terminating', { value: true, serverTime: requested, serverTimeSource: grace ? `deletionTimestamp − ${grace}s grace` : 'deletionTimestamp', detail: grace ? `grace period ${grace}s` : undefined });
+    facts.set('terminating', {
+      value: true,
+      serverTime: requested,
+      serverTimeSource: grace ? `deletionTimestamp − ${grace}s grace` : 'deletionTimestamp',
+      detail: grace ? `grace period ${grace}s` : undefined,
+    });
   }
   for (const f of obj.metadata.finalizers ?? []) facts.set(`finalizer:${f}`, { value: true, detail: f });
   if (typeof obj.metadata.generation === 'number') {
@@ -93,7 +98,11 @@ function podFacts(obj: KubeObject, facts: Facts): void {
   conditionFact(obj, facts, 'ContainersReady', 'containers-ready');
   conditionFact(obj, facts, 'Ready', 'ready');
   if (status?.phase === 'Succeeded' || status?.phase === 'Failed') {
-    facts.set(status.phase === 'Succeeded' ? 'succeeded' : 'failed', { value: true, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields' });
+    facts.set(status.phase === 'Succeeded' ? 'succeeded' : 'failed', {
+      value: true,
+      serverTime: managedFieldsTime(obj, { subresource: 'status' }),
+      serverTimeSource: 'managedFields',
+    });
   }
 }
 
@@ -144,12 +153,18 @@ function statusFacts(obj: KubeObject, facts: Facts): void {
   for (const c of conditions(obj)) {
     if (typeof c.type !== 'string') continue;
     const said = [c.reason, (c as { message?: string }).message].filter((x) => typeof x === 'string' && x !== '').join(': ');
-    facts.set(`condition:${c.type}`, { value: String(c.status), serverTime: c.lastTransitionTime, serverTimeSource: `${c.type} lastTransitionTime`, detail: said || undefined });
+    facts.set(`condition:${c.type}`, {
+      value: String(c.status),
+      serverTime: c.lastTransitionTime,
+      serverTimeSource: `${c.type} lastTransitionTime`,
+      detail: said || undefined,
+    });
   }
   const s = (obj.status ?? {}) as { phase?: unknown; state?: unknown };
   for (const field of ['phase', 'state'] as const) {
     const v = s[field];
-    if (typeof v === 'string' && v !== '') facts.set(`status.${field}`, { value: v, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields (status)' });
+    if (typeof v === 'string' && v !== '')
+      facts.set(`status.${field}`, { value: v, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields (status)' });
   }
 }
 
@@ -180,7 +195,14 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       if (observed < gen) return notObserved;
       const desired = spec.replicas === undefined ? 1 : num(spec.replicas);
       const progressing = condition(obj, 'Progressing');
-      if (progressing?.reason === 'ProgressDeadlineExceeded') return { done: true, failed: true, detail: 'progress deadline exceeded', serverTime: progressing.lastUpdateTime, serverTimeSource: 'Progressing lastUpdateTime' };
+      if (progressing?.reason === 'ProgressDeadlineExceeded')
+        return {
+          done: true,
+          failed: true,
+          detail: 'progress deadline exceeded',
+          serverTime: progressing.lastUpdateTime,
+          serverTimeSource: 'Progressing lastUpdateTime',
+        };
       const updated = num(s.updatedReplicas);
       const ready = num(s.readyReplicas);
       const available = num(s.availableReplicas);
@@ -201,7 +223,12 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       const available = num(s.availableReplicas);
       const revisionsMatch = s.currentRevision === s.updateRevision;
       const done = ready === desired && updated === desired && available === desired && revisionsMatch;
-      return { done, detail: `${updated} updated, ${ready} ready, ${available} available of ${desired}${revisionsMatch ? '' : '; revision rolling'}`, serverTime: statusTime, serverTimeSource: 'managedFields' };
+      return {
+        done,
+        detail: `${updated} updated, ${ready} ready, ${available} available of ${desired}${revisionsMatch ? '' : '; revision rolling'}`,
+        serverTime: statusTime,
+        serverTimeSource: 'managedFields',
+      };
     }
     case 'DaemonSet': {
       if (observed < gen) return notObserved;
@@ -209,7 +236,12 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       const updated = num(s.updatedNumberScheduled);
       const available = num(s.numberAvailable);
       const ready = num(s.numberReady);
-      return { done: updated === desired && available === desired && ready === desired, detail: `${updated} updated, ${ready} ready, ${available} available of ${desired}`, serverTime: statusTime, serverTimeSource: 'managedFields' };
+      return {
+        done: updated === desired && available === desired && ready === desired,
+        detail: `${updated} updated, ${ready} ready, ${available} available of ${desired}`,
+        serverTime: statusTime,
+        serverTimeSource: 'managedFields',
+      };
     }
     case 'ReplicaSet':
     case 'ReplicationController': {
@@ -217,38 +249,86 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
       const desired = spec.replicas === undefined ? 1 : num(spec.replicas);
       const ready = num(s.readyReplicas);
       const available = num(s.availableReplicas);
-      return { done: ready === desired && available === desired && num(s.replicas) === desired, detail: `${ready} ready, ${available} available of ${desired}`, serverTime: statusTime, serverTimeSource: 'managedFields' };
+      return {
+        done: ready === desired && available === desired && num(s.replicas) === desired,
+        detail: `${ready} ready, ${available} available of ${desired}`,
+        serverTime: statusTime,
+        serverTimeSource: 'managedFields',
+      };
     }
     case 'Job': {
       const complete = condition(obj, 'Complete');
       const failed = condition(obj, 'Failed');
-      if (complete?.status === 'True') return { done: true, detail: 'Complete', serverTime: complete.lastTransitionTime, serverTimeSource: 'Complete lastTransitionTime' };
-      if (failed?.status === 'True') return { done: true, failed: true, detail: `Failed: ${failed.reason ?? ''}`, serverTime: failed.lastTransitionTime, serverTimeSource: 'Failed lastTransitionTime' };
+      if (complete?.status === 'True')
+        return { done: true, detail: 'Complete', serverTime: complete.lastTransitionTime, serverTimeSource: 'Complete lastTransitionTime' };
+      if (failed?.status === 'True')
+        return {
+          done: true,
+          failed: true,
+          detail: `Failed: ${failed.reason ?? ''}`,
+          serverTime: failed.lastTransitionTime,
+          serverTimeSource: 'Failed lastTransitionTime',
+        };
       return { done: false, detail: `${num(s.active)} active, ${num(s.succeeded)} succeeded, ${num(s.failed)} failed` };
     }
     case 'Pod': {
       const phase = typeof s.phase === 'string' ? s.phase : 'Pending';
       if (phase === 'Succeeded') return { done: true, detail: 'phase Succeeded', serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
-      if (phase === 'Failed') return { done: true, failed: true, detail: `phase Failed${s.reason ? `: ${String(s.reason)}` : ''}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+      if (phase === 'Failed')
+        return {
+          done: true,
+          failed: true,
+          detail: `phase Failed${s.reason ? `: ${String(s.reason)}` : ''}`,
+          serverTime: statusTime,
+          serverTimeSource: 'managedFields (status)',
+        };
       const ready = condition(obj, 'Ready');
-      return { done: ready?.status === 'True', detail: `phase ${phase}, Ready=${ready?.status ?? 'unset'}`, serverTime: ready?.lastTransitionTime, serverTimeSource: 'Ready lastTransitionTime' };
+      return {
+        done: ready?.status === 'True',
+        detail: `phase ${phase}, Ready=${ready?.status ?? 'unset'}`,
+        serverTime: ready?.lastTransitionTime,
+        serverTimeSource: 'Ready lastTransitionTime',
+      };
     }
     case 'PersistentVolumeClaim': {
       const phase = typeof s.phase === 'string' ? s.phase : 'Pending';
-      return { done: phase === 'Bound' || phase === 'Lost', failed: phase === 'Lost', detail: `phase ${phase}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
+      return {
+        done: phase === 'Bound' || phase === 'Lost',
+        failed: phase === 'Lost',
+        detail: `phase ${phase}`,
+        serverTime: statusTime,
+        serverTimeSource: 'managedFields (status)',
+      };
     }
     case 'Service': {
       if (spec.type !== 'LoadBalancer') return { done: true, detail: `type ${typeof spec.type === 'string' ? spec.type : 'ClusterIP'}: nothing to provision` };
       const ingress = (s.loadBalancer as { ingress?: { ip?: string; hostname?: string }[] } | undefined)?.ingress ?? [];
       return ingress.length > 0
-        ? { done: true, detail: `load balancer ${ingress.map((i) => i.ip ?? i.hostname ?? '').join(', ')}`, serverTime: statusTime, serverTimeSource: 'managedFields (status)' }
+        ? {
+            done: true,
+            detail: `load balancer ${ingress.map((i) => i.ip ?? i.hostname ?? '').join(', ')}`,
+            serverTime: statusTime,
+            serverTimeSource: 'managedFields (status)',
+          }
         : { done: false, detail: 'type LoadBalancer: no ingress assigned yet' };
     }
     case 'CustomResourceDefinition': {
       const names = condition(obj, 'NamesAccepted');
-      if (names?.status === 'False') return { done: true, failed: true, detail: `NamesAccepted=False ${names.reason ?? ''}`, serverTime: names.lastTransitionTime, serverTimeSource: 'NamesAccepted lastTransitionTime' };
+      if (names?.status === 'False')
+        return {
+          done: true,
+          failed: true,
+          detail: `NamesAccepted=False ${names.reason ?? ''}`,
+          serverTime: names.lastTransitionTime,
+          serverTimeSource: 'NamesAccepted lastTransitionTime',
+        };
       const established = condition(obj, 'Established');
-      return { done: established?.status === 'True', detail: `Established=${established?.status ?? 'unset'}`, serverTime: established?.lastTransitionTime, serverTimeSource: 'Established lastTransitionTime' };
+      return {
+        done: established?.status === 'True',
+        detail: `Established=${established?.status ?? 'unset'}`,
+        serverTime: established?.lastTransitionTime,
+        serverTimeSource: 'Established lastTransitionTime',
+      };
     }
     default:
       return readinessOf(obj);
@@ -256,7 +336,24 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
 }
 
 /** Kinds whose readiness says nothing: they are what they are once they exist. */
-const NO_READINESS = new Set(['ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice', 'Endpoints', 'ControllerRevision', 'Lease', 'NetworkPolicy', 'PodDisruptionBudget', 'LimitRange', 'ResourceQuota', 'PodTemplate']);
+const NO_READINESS = new Set([
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'EndpointSlice',
+  'Endpoints',
+  'ControllerRevision',
+  'Lease',
+  'NetworkPolicy',
+  'PodDisruptionBudget',
+  'LimitRange',
+  'ResourceQuota',
+  'PodTemplate',
+]);
 
 /** Whether an object has a readiness to judge: not a kind without one, not an empty status (metadata-only, or nothing writes one), not a Service that provisions nothing. */
 export function hasReadiness(kind: string, obj: KubeObject): boolean {
@@ -292,7 +389,20 @@ const POSITIVE_WORDS = ['Ready', 'Available', 'Healthy', 'Synced', 'Succeeded', 
 const POSITIVE_TYPE = new RegExp(`(^|[a-z0-9])(${POSITIVE_WORDS.join('|')})$`);
 /** Condition types that are abnormal when True (kstatus' "abnormal-true" polarity): never a sign of readiness. */
 const NEGATIVE_TYPE = /(Stalled|Reconciling|Progressing|Degraded|Failed|Failure|Error|Suspended|Suspending|Paused|Terminating|Pending|Not[A-Z]\w*|Un[a-z]\w*)$/;
-const CURRENT_PHASES = new Set(['ready', 'healthy', 'running', 'succeeded', 'complete', 'completed', 'active', 'bound', 'available', 'established', 'synced', 'current']);
+const CURRENT_PHASES = new Set([
+  'ready',
+  'healthy',
+  'running',
+  'succeeded',
+  'complete',
+  'completed',
+  'active',
+  'bound',
+  'available',
+  'established',
+  'synced',
+  'current',
+]);
 const FAILED_PHASES = new Set(['failed', 'error', 'degraded']);
 
 /** Whether a condition type says "good" when True: Ready first, then the other words of POSITIVE_WORDS. */
@@ -318,7 +428,13 @@ export function readinessOf(obj: KubeObject): Convergence {
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const statusTime = managedFieldsTime(obj, { subresource: 'status' });
   const byStatus = { serverTime: statusTime, serverTimeSource: 'managedFields (status)' };
-  const decided = (done: boolean, rule: string, detail: string, extra: Partial<Convergence> = {}): Convergence => ({ done, detail: `${detail} (rule: ${rule})`, rule, ...byStatus, ...extra });
+  const decided = (done: boolean, rule: string, detail: string, extra: Partial<Convergence> = {}): Convergence => ({
+    done,
+    detail: `${detail} (rule: ${rule})`,
+    rule,
+    ...byStatus,
+    ...extra,
+  });
   const fromCondition = (c: AnyCondition): Partial<Convergence> => ({ serverTime: c.lastTransitionTime, serverTimeSource: `${c.type} lastTransitionTime` });
   if (obj.metadata.deletionTimestamp) return decided(false, 'terminating', 'being deleted');
   if (Object.keys(s).length === 0) return decided(false, 'not observed', 'no controller has written its status yet');

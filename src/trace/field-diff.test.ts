@@ -8,12 +8,22 @@ describe('fieldDiff', () => {
     const before = {
       metadata: { name: 'web', resourceVersion: '10', annotations: { a: '1' }, managedFields: [{ manager: 'x' }] },
       spec: { replicas: 2 },
-      status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'True' }] },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'PodScheduled', status: 'True' },
+        ],
+      },
     };
     const after = {
       metadata: { name: 'web', resourceVersion: '11', annotations: { a: '1', 'kubectl.kubernetes.io/restartedAt': 'now' }, managedFields: [{ manager: 'y' }] },
       spec: { replicas: 3 },
-      status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True' }] },
+      status: {
+        conditions: [
+          { type: 'PodScheduled', status: 'True' },
+          { type: 'Ready', status: 'True' },
+        ],
+      },
     };
     expect(fieldDiff(before, after)).toEqual([
       { path: 'metadata.annotations["kubectl.kubernetes.io/restartedAt"]', to: 'now' },
@@ -35,10 +45,19 @@ describe('fieldDiff', () => {
 
 describe('the hop carries what its object version changed', () => {
   it('a ReplicaSet scaled up: spec.replicas in the hop; a new object has no changes', () => {
-    const rs = (replicas: number, rv: string): KubeObject => ({ kind: 'ReplicaSet', metadata: { name: 'web-a', namespace: 'ns', uid: 'rs', resourceVersion: rv, creationTimestamp: '2026-01-01T12:00:00Z' }, spec: { replicas } });
+    const rs = (replicas: number, rv: string): KubeObject => ({
+      kind: 'ReplicaSet',
+      metadata: { name: 'web-a', namespace: 'ns', uid: 'rs', resourceVersion: rv, creationTimestamp: '2026-01-01T12:00:00Z' },
+      spec: { replicas },
+    });
     const pod: KubeObject = { kind: 'Pod', metadata: { name: 'web-a-1', namespace: 'ns', uid: 'p1', creationTimestamp: '2026-01-01T12:00:01Z' } };
     const owner = { kind: 'Deployment', namespace: 'ns', name: 'web', uid: 'dep' };
-    const view = (objs: KubeObject[], at: number) => ({ target: undefined, descendants: objs.map((o) => ({ ref: refOf(o.kind!, o), owner, obj: o, observedAt: at })), deletions: new Map<string, Deletion>(), triggerSeenAt: undefined });
+    const view = (objs: KubeObject[], at: number) => ({
+      target: undefined,
+      descendants: objs.map((o) => ({ ref: refOf(o.kind!, o), owner, obj: o, observedAt: at })),
+      deletions: new Map<string, Deletion>(),
+      triggerSeenAt: undefined,
+    });
     const t = new ChainTracker('Deployment');
     t.baseline(view([rs(1, '1')], 0));
     t.setTrigger({ kind: 'scale', wrote: 'scaled', at: 0, writes: 1 });

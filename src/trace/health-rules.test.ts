@@ -7,7 +7,8 @@ import type { KubeObject } from '../kube/index.js';
 import { defaultHealthRulesPath } from './health-rules-path.js';
 import { loadHealthRules, parseHealthRules, readyExpression } from './health-rules.js';
 
-const db = (status?: Record<string, unknown>): KubeObject => ({ apiVersion: 'db.example/v1', kind: 'Database', metadata: { name: 'd', generation: 1 }, spec: {}, ...(status ? { status } : {}) }) as KubeObject;
+const db = (status?: Record<string, unknown>): KubeObject =>
+  ({ apiVersion: 'db.example/v1', kind: 'Database', metadata: { name: 'd', generation: 1 }, spec: {}, ...(status ? { status } : {}) }) as KubeObject;
 
 const FLUX_STYLE = `
 - apiVersion: db.example/v1
@@ -25,8 +26,15 @@ describe('health rules', () => {
 
   it('decides for the kinds it names: failed first, then current, else in progress', () => {
     expect(rules.readinessOf(db({ phase: 'Running' }))).toEqual({ done: true, detail: 'current expression true (rule: health rule db.example/v1 Database)' });
-    expect(rules.readinessOf(db({ phase: 'Failed' }))).toEqual({ done: true, failed: true, detail: 'failed expression true (rule: health rule db.example/v1 Database)' });
-    expect(rules.readinessOf(db({ phase: 'Pending' }))).toEqual({ done: false, detail: 'inProgress expression true (rule: health rule db.example/v1 Database)' });
+    expect(rules.readinessOf(db({ phase: 'Failed' }))).toEqual({
+      done: true,
+      failed: true,
+      detail: 'failed expression true (rule: health rule db.example/v1 Database)',
+    });
+    expect(rules.readinessOf(db({ phase: 'Pending' }))).toEqual({
+      done: false,
+      detail: 'inProgress expression true (rule: health rule db.example/v1 Database)',
+    });
     expect(rules.readinessOf(db({ phase: 'Odd' }))).toEqual({ done: false, detail: 'no expression true yet (rule: health rule db.example/v1 Database)' });
   });
 

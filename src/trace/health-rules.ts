@@ -54,7 +54,13 @@ function compile(expr: string, where: string): Compiled {
     throw new UsageError(`${where}: not a CEL expression: ${message}`, { hint: `the expression: ${expr}` });
   }
   return (obj) => {
-    const r = evaluate({ apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '', metadata: obj.metadata, spec: (obj.spec ?? {}) as object, status: (obj.status ?? {}) as object } as never);
+    const r = evaluate({
+      apiVersion: obj.apiVersion ?? '',
+      kind: obj.kind ?? '',
+      metadata: obj.metadata,
+      spec: (obj.spec ?? {}) as object,
+      status: (obj.status ?? {}) as object,
+    } as never);
     if (isCelError(r)) return { value: false, error: r.message };
     return { value: r === true };
   };

@@ -3,7 +3,16 @@ import { hopFiguresOf, KeptHopFigures } from './hop-figures.js';
 import type { Hop } from './types.js';
 
 function hop(id: string, kind: string, observedAt: number, sincePreviousMs: number, name = id): Hop {
-  return { id, kind, object: { kind: 'Pod', name, namespace: 'ns', uid: id }, observedAt, reconciledAt: observedAt, sinceTriggerMs: observedAt, sincePreviousMs, events: [] };
+  return {
+    id,
+    kind,
+    object: { kind: 'Pod', name, namespace: 'ns', uid: id },
+    observedAt,
+    reconciledAt: observedAt,
+    sinceTriggerMs: observedAt,
+    sincePreviousMs,
+    events: [],
+  };
 }
 
 /** A small deterministic generator, so a failure names its seed. */
@@ -17,7 +26,13 @@ function random(seed: number): () => number {
 
 describe('hopFiguresOf', () => {
   it('finds the end, the slowest hop on the way to it (the first of equals), the widest object and the ids', () => {
-    const hops = [hop('a', 'created', 10, 10), hop('b', 'scheduled', 40, 30, 'a-much-longer-name'), hop('x', 'ready', 50, 30), hop('c', 'converged', 140, 90), hop('d', 'deleted', 900, 760)];
+    const hops = [
+      hop('a', 'created', 10, 10),
+      hop('b', 'scheduled', 40, 30, 'a-much-longer-name'),
+      hop('x', 'ready', 50, 30),
+      hop('c', 'converged', 140, 90),
+      hop('d', 'deleted', 900, 760),
+    ];
     expect(hopFiguresOf(hops)).toEqual({ end: hops[3], slowest: hops[3], longestObject: 'Pod/a-much-longer-name'.length, ids: ['a', 'b', 'x', 'c', 'd'] });
     hops[3]!.sincePreviousMs = 30;
     // d comes after the end and does not count; b and x are equal and b comes first.

@@ -9,7 +9,16 @@ import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent, TreeNode } from './types.js';
 
-const info = (group: string, resource: string, kind: string): ResourceInfo => ({ group, version: 'v1', resource, kind, namespaced: true, shortNames: [], singularName: kind.toLowerCase(), verbs: ['list', 'watch'] });
+const info = (group: string, resource: string, kind: string): ResourceInfo => ({
+  group,
+  version: 'v1',
+  resource,
+  kind,
+  namespaced: true,
+  shortNames: [],
+  singularName: kind.toLowerCase(),
+  verbs: ['list', 'watch'],
+});
 const deploymentsInfo = info('apps', 'deployments', 'Deployment');
 const eventsInfo = info('events.k8s.io', 'events', 'Event');
 
@@ -32,7 +41,12 @@ function deployment(generation: number, observed: number, extra: { template?: st
 function replicaSet(uid: string): KubeObject {
   return {
     kind: 'ReplicaSet',
-    metadata: { name: `web-${uid}`, namespace: 'ns', uid, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
+    metadata: {
+      name: `web-${uid}`,
+      namespace: 'ns',
+      uid,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }],
+    },
     spec: { replicas: 1 },
   };
 }
@@ -40,7 +54,13 @@ function replicaSet(uid: string): KubeObject {
 function pod(name: string, rsUid: string, ready = false, created = '2026-01-01T00:00:00Z'): KubeObject {
   return {
     kind: 'Pod',
-    metadata: { name, namespace: 'ns', uid: name, creationTimestamp: created, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${rsUid}`, uid: rsUid, controller: true }] },
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: name,
+      creationTimestamp: created,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${rsUid}`, uid: rsUid, controller: true }],
+    },
     spec: { nodeName: 'node-0' },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
   };
@@ -60,7 +80,15 @@ function event(uid: string, reason: string, note: string, regardingUid: string, 
 
 /** A session watching for a change, no coalescing, a 10 s timeout; `o` sets the rest. */
 function newSession(o: Pick<TraceSessionOptions, 'kube' | 'target' | 'listerWatcher' | 'clock'> & Partial<TraceSessionOptions>): TraceSession {
-  return new TraceSession({ coalesceMs: 0, settleMs: 3_000, trigger: { kind: 'watch' }, timeoutMs: 10_000, syncTimeoutMs: 5_000, signal: new AbortController().signal, ...o });
+  return new TraceSession({
+    coalesceMs: 0,
+    settleMs: 3_000,
+    trigger: { kind: 'watch' },
+    timeoutMs: 10_000,
+    syncTimeoutMs: 5_000,
+    signal: new AbortController().signal,
+    ...o,
+  });
 }
 
 interface Harness {
@@ -82,7 +110,14 @@ function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<
   };
   const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
   const interrupt = new AbortController();
-  const session = newSession({ kube, target: { info: deploymentsInfo, namespace: 'ns', name: 'web' }, signal: interrupt.signal, clock, listerWatcher: (i) => fakes[i.resource]!, ...options });
+  const session = newSession({
+    kube,
+    target: { info: deploymentsInfo, namespace: 'ns', name: 'web' },
+    signal: interrupt.signal,
+    clock,
+    listerWatcher: (i) => fakes[i.resource]!,
+    ...options,
+  });
   const events: TraceEvent[] = [];
   session.subscribe((e) => events.push(e));
   return { clock, fakes, session, events, interrupt };
@@ -178,9 +213,19 @@ describe('TraceSession', () => {
       h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
       h.fakes.replicasets!.add(replicaSet('b'));
       const old = pod('web-a-1', 'a', true);
-      h.fakes.pods!.add({ ...old, metadata: { ...old.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }] } });
+      h.fakes.pods!.add({
+        ...old,
+        metadata: { ...old.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }] },
+      });
       await h.clock.step(50);
-      h.fakes.pods!.modify({ ...old, metadata: { ...old.metadata, deletionTimestamp: '2026-01-01T00:00:05Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }] } });
+      h.fakes.pods!.modify({
+        ...old,
+        metadata: {
+          ...old.metadata,
+          deletionTimestamp: '2026-01-01T00:00:05Z',
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-b', uid: 'b', controller: true }],
+        },
+      });
       h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
       await h.clock.step(100);
       expect(h.events.some((e) => e.type === 'note' && e.message.includes('converged; following 1 terminating object(s)'))).toBe(true);
@@ -234,10 +279,14 @@ describe('TraceSession', () => {
           const podKey = `ns/${name}`;
           switch (Math.floor(random() * 6)) {
             case 0: // a ReplicaSet appears, or moves between the Deployment and a stranger
-              (h.fakes.replicasets!.get(rsKey) ? h.fakes.replicasets!.modify.bind(h.fakes.replicasets) : h.fakes.replicasets!.add.bind(h.fakes.replicasets))(owned(replicaSet(rsUid), 'Deployment', random() < 0.8 ? 'dep' : 'stranger'));
+              (h.fakes.replicasets!.get(rsKey) ? h.fakes.replicasets!.modify.bind(h.fakes.replicasets) : h.fakes.replicasets!.add.bind(h.fakes.replicasets))(
+                owned(replicaSet(rsUid), 'Deployment', random() < 0.8 ? 'dep' : 'stranger'),
+              );
               break;
             case 1: // a Pod appears or moves to another owner (or none)
-              (h.fakes.pods!.get(podKey) ? h.fakes.pods!.modify.bind(h.fakes.pods) : h.fakes.pods!.add.bind(h.fakes.pods))(owned(pod(name, rsUid), 'ReplicaSet', random() < 0.9 ? rsUid : undefined));
+              (h.fakes.pods!.get(podKey) ? h.fakes.pods!.modify.bind(h.fakes.pods) : h.fakes.pods!.add.bind(h.fakes.pods))(
+                owned(pod(name, rsUid), 'ReplicaSet', random() < 0.9 ? rsUid : undefined),
+              );
               break;
             case 2: // a Pod changes
             case 3: {
@@ -254,7 +303,8 @@ describe('TraceSession', () => {
           }
         }
         // Until the handlers have delivered and the worker has read it all.
-        for (let i = 0; i < 50 && !(tracer.idle() && tracer.informers().every((inf) => inf.stats().queued === 0 && inf.stats().backlog === 0)); i++) await h.clock.step(5);
+        for (let i = 0; i < 50 && !(tracer.idle() && tracer.informers().every((inf) => inf.stats().queued === 0 && inf.stats().backlog === 0)); i++)
+          await h.clock.step(5);
         await h.clock.step(5);
         if (!tracer.idle()) continue;
         expect([...tracer.chainMembers()].sort(), `seed ${seed}, step ${step}`).toEqual([...uidsOf(h.session.snapshot().tree)].sort());
@@ -312,8 +362,25 @@ describe('TraceSession', () => {
     h.fakes.replicasets!.add(replicaSet('b'));
     h.fakes.pods!.add(pod('p1', 'b'));
     // A Widget the Deployment owns, and a Pod the Widget owns: neither relation is one the tool knows.
-    h.fakes.widgets!.add({ kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'w1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] } });
-    h.fakes.pods!.add({ ...pod('pw', 'b'), metadata: { name: 'pw', namespace: 'ns', uid: 'pw', creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: 'w1', controller: true }] } });
+    h.fakes.widgets!.add({
+      kind: 'Widget',
+      metadata: {
+        name: 'w',
+        namespace: 'ns',
+        uid: 'w1',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }],
+      },
+    });
+    h.fakes.pods!.add({
+      ...pod('pw', 'b'),
+      metadata: {
+        name: 'pw',
+        namespace: 'ns',
+        uid: 'pw',
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: 'w1', controller: true }],
+      },
+    });
     await h.clock.step(10);
     const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
     expect(lines(h.session.snapshot().tree!).sort()).toEqual(['Deployment/web', '  ReplicaSet/web-b', '    Pod/p1', '  Widget/w', '    Pod/pw'].sort());
@@ -338,15 +405,30 @@ describe('TraceSession', () => {
     const fakes: Record<string, FakeListerWatcher> = {};
     const asked: Record<string, boolean> = {};
     for (const k of kinds) fakes[`${k.group}/${k.resource}`] = new FakeListerWatcher();
-    const widget = (gen: number, status?: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'w1', generation: gen }, spec: { size: gen }, ...(status ? { status } : {}) });
+    const widget = (gen: number, status?: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'ns', uid: 'w1', generation: gen },
+      spec: { size: gen },
+      ...(status ? { status } : {}),
+    });
     fakes['example.com/widgets']!.add(widget(1, { observedGeneration: 1 }));
     fakes['coordination.k8s.io/leases']!.failList(fakeErrors.forbidden('leases is forbidden'));
     const owned = (kind: string, name: string, uid: string, ownerKind = 'Widget', ownerUid = 'w1'): KubeObject => ({
       kind,
-      metadata: { name, namespace: 'ns', uid, creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'v1', kind: ownerKind, name: 'x', uid: ownerUid, controller: true }] },
+      metadata: {
+        name,
+        namespace: 'ns',
+        uid,
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        ownerReferences: [{ apiVersion: 'v1', kind: ownerKind, name: 'x', uid: ownerUid, controller: true }],
+      },
     });
     const clock = new FakeClock();
-    const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo, resources: async () => kinds } } as unknown as Kube;
+    const kube = {
+      connection: { server: 'https://fake', userName: 'tester' },
+      discovery: { resolve: async () => eventsInfo, resources: async () => kinds },
+    } as unknown as Kube;
     const session = newSession({
       kube,
       target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
@@ -399,16 +481,36 @@ describe('TraceSession', () => {
       spec: { size: gen },
       status,
     });
-    const cond = (type: string, status: string, reason: string, message = ''): Record<string, unknown> => ({ type, status, reason, message, lastTransitionTime: '2026-01-01T00:00:03Z' });
-    const fakes: Record<string, FakeListerWatcher> = { widgets: new FakeListerWatcher({ objects: [widget(1, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] })] }), events: new FakeListerWatcher() };
+    const cond = (type: string, status: string, reason: string, message = ''): Record<string, unknown> => ({
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: '2026-01-01T00:00:03Z',
+    });
+    const fakes: Record<string, FakeListerWatcher> = {
+      widgets: new FakeListerWatcher({
+        objects: [widget(1, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] })],
+      }),
+      events: new FakeListerWatcher(),
+    };
     const clock = new FakeClock();
     const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
-    const session = newSession({ kube, target: { info: widgetsInfo, namespace: 'ns', name: 'w' }, discoverChildren: false, timeoutMs: 60_000, clock, listerWatcher: (i) => fakes[i.resource]! });
+    const session = newSession({
+      kube,
+      target: { info: widgetsInfo, namespace: 'ns', name: 'w' },
+      discoverChildren: false,
+      timeoutMs: 60_000,
+      clock,
+      listerWatcher: (i) => fakes[i.resource]!,
+    });
     await settle(clock, session.start());
     await session.fire();
     fakes.widgets!.modify(widget(2, { observedGeneration: '1', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available')] }));
     await clock.step(20);
-    fakes.widgets!.modify(widget(2, { observedGeneration: '2', phase: 'Progressing', conditions: [cond('Healthy', 'False', 'RolloutInProgress', 'updating 1 of 3')] }));
+    fakes.widgets!.modify(
+      widget(2, { observedGeneration: '2', phase: 'Progressing', conditions: [cond('Healthy', 'False', 'RolloutInProgress', 'updating 1 of 3')] }),
+    );
     await clock.step(20);
     expect(session.snapshot().outcome).toBeUndefined();
     fakes.widgets!.modify(widget(2, { observedGeneration: '2', phase: 'Healthy', conditions: [cond('Healthy', 'True', 'Available', 'all 3 up')] }));
@@ -427,7 +529,11 @@ describe('TraceSession', () => {
       ].sort(),
     );
     expect(seen.at(-1)).toBe('converged: Healthy=True Available: all 3 up (rule: conditions)');
-    expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({ serverTime: '2026-01-01T00:00:03Z', serverTimeSource: 'Healthy lastTransitionTime', writer: 'widget-operator (status)' });
+    expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({
+      serverTime: '2026-01-01T00:00:03Z',
+      serverTimeSource: 'Healthy lastTransitionTime',
+      writer: 'widget-operator (status)',
+    });
     expect(snap.outcome).toBe('converged');
     session.close();
   });
@@ -435,16 +541,39 @@ describe('TraceSession', () => {
   it('leaves the verdict to the children when the status has none of its own: converged once the Pods it owns are Ready', async () => {
     const gizmosInfo = info('example.com', 'gizmos', 'Gizmo');
     const podsInfo = { ...info('', 'pods', 'Pod'), shortNames: ['po'] };
-    const gizmo = (gen: number, observed: number): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g', namespace: 'ns', uid: 'g1', generation: gen }, spec: { size: gen }, status: { observedGeneration: observed } });
+    const gizmo = (gen: number, observed: number): KubeObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Gizmo',
+      metadata: { name: 'g', namespace: 'ns', uid: 'g1', generation: gen },
+      spec: { size: gen },
+      status: { observedGeneration: observed },
+    });
     const owned = (ready: boolean): KubeObject => ({
       kind: 'Pod',
-      metadata: { name: 'g-head', namespace: 'ns', uid: 'p1', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g', uid: 'g1', controller: true }] },
+      metadata: {
+        name: 'g-head',
+        namespace: 'ns',
+        uid: 'p1',
+        ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g', uid: 'g1', controller: true }],
+      },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
     });
-    const fakes: Record<string, FakeListerWatcher> = { gizmos: new FakeListerWatcher({ objects: [gizmo(1, 1)] }), pods: new FakeListerWatcher(), events: new FakeListerWatcher() };
+    const fakes: Record<string, FakeListerWatcher> = {
+      gizmos: new FakeListerWatcher({ objects: [gizmo(1, 1)] }),
+      pods: new FakeListerWatcher(),
+      events: new FakeListerWatcher(),
+    };
     const clock = new FakeClock();
     const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
-    const session = newSession({ kube, target: { info: gizmosInfo, namespace: 'ns', name: 'g' }, extraChildren: [podsInfo], discoverChildren: false, timeoutMs: 60_000, clock, listerWatcher: (i) => fakes[i.resource]! });
+    const session = newSession({
+      kube,
+      target: { info: gizmosInfo, namespace: 'ns', name: 'g' },
+      extraChildren: [podsInfo],
+      discoverChildren: false,
+      timeoutMs: 60_000,
+      clock,
+      listerWatcher: (i) => fakes[i.resource]!,
+    });
     await settle(clock, session.start());
     await session.fire();
     fakes.gizmos!.modify(gizmo(2, 1));
@@ -458,7 +587,10 @@ describe('TraceSession', () => {
     await settle(clock, session.ended);
     const snap = session.snapshot();
     expect(snap.outcome).toBe('converged');
-    expect(snap.hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'observedGeneration 2 / generation 2, no condition says otherwise (rule: observedGeneration); its 1 child is ready' });
+    expect(snap.hops.at(-1)).toMatchObject({
+      kind: 'converged',
+      detail: 'observedGeneration 2 / generation 2, no condition says otherwise (rule: observedGeneration); its 1 child is ready',
+    });
     session.close();
   });
 

@@ -102,7 +102,12 @@ export class TraceSession {
     const sync = this.options.sync ?? ((informers, o) => runUntilSynced(this.options.kube, informers, o));
     const onEvent = this.options.onInformerEvent;
     await this.tracer.start(this.controller.signal, (informers) =>
-      sync(informers, { signal: this.controller.signal, timeoutMs: this.options.syncTimeoutMs, clock: this.clock, ...(onEvent ? { onEvent: (e) => onEvent(e, 'sync') } : {}) }),
+      sync(informers, {
+        signal: this.controller.signal,
+        timeoutMs: this.options.syncTimeoutMs,
+        clock: this.clock,
+        ...(onEvent ? { onEvent: (e) => onEvent(e, 'sync') } : {}),
+      }),
     );
     // Informer trouble after sync (a watch broke, a 410, the API server restarted) is passed on.
     if (onEvent) for (const inf of this.tracer.informers()) this.cleanups.push(inf.onEvent((e) => onEvent(e, 'trace')));
@@ -214,9 +219,15 @@ export class TraceSession {
     const all = await this.listerWatcherFor(info, namespace)
       .list({ limit: 500 }, this.controller.signal)
       .catch(() => undefined);
-    const near = closest(name, (all?.items ?? []).map((o) => o.metadata.name ?? ''), 3);
+    const near = closest(
+      name,
+      (all?.items ?? []).map((o) => o.metadata.name ?? ''),
+      3,
+    );
     return new CheckFailedError(`${groupResource(info)} "${name}" not found${namespace ? ` in namespace ${namespace}` : ''}`, {
-      hint: near.length ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}?` : `kubectl get ${groupResource(info)}${namespace ? ` -n ${namespace}` : ''} lists what there is`,
+      hint: near.length
+        ? `did you mean ${near.map((n) => `"${n}"`).join(', ')}?`
+        : `kubectl get ${groupResource(info)}${namespace ? ` -n ${namespace}` : ''} lists what there is`,
     });
   }
 

@@ -166,7 +166,11 @@ export class Tracer {
     this.stopWhenConverged = options.stopWhenConverged ?? false;
     this.discover = (options.extraChildren ?? []).length === 0 && options.discoverChildren !== false;
     this.listerWatcher = options.listerWatcher ?? ((info, selectors) => new ResourceListerWatcher(this.kube.client, info, selectors));
-    this.queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(this.clock), { name: 'informer-trace', metricsProvider: this.metrics, clock: this.clock });
+    this.queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(this.clock), {
+      name: 'informer-trace',
+      metricsProvider: this.metrics,
+      clock: this.clock,
+    });
     this.ended = new Promise((resolve) => (this.endResolve = resolve));
     this.chainInformers = new ChainInformers(this.target.namespace, this.listerWatcher, this.clock, this.target, options.extraChildren ?? []);
     this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.tracked(kind, obj, owner));
@@ -195,7 +199,8 @@ export class Tracer {
           this.firstReceived(obj, n.receivedAt);
           this.versionReceived(obj, n.receivedAt);
           // Watching for a target that did not exist: its creation is the change being traced.
-          if (this.watching && !this.firstChange && obj.metadata.resourceVersion !== this.watchBaselineRv) this.firstChange = { at: n.receivedAt, rv: obj.metadata.resourceVersion };
+          if (this.watching && !this.firstChange && obj.metadata.resourceVersion !== this.watchBaselineRv)
+            this.firstChange = { at: n.receivedAt, rv: obj.metadata.resourceVersion };
           this.add(TARGET_KEY);
         },
         onUpdate: (_old, obj, n) => {
@@ -329,7 +334,9 @@ export class Tracer {
     const targetObj = this.targetObject();
     const target = targetObj ? this.tracked(this.target.info.kind, targetObj) : undefined;
     const uid = targetObj?.metadata.uid ?? this.targetUid;
-    const root: ObjectRef | undefined = uid ? (target?.ref ?? { kind: this.target.info.kind, name: this.target.name, namespace: this.target.namespace, uid }) : undefined;
+    const root: ObjectRef | undefined = uid
+      ? (target?.ref ?? { kind: this.target.info.kind, name: this.target.name, namespace: this.target.namespace, uid })
+      : undefined;
     const descendants = full || this.chain.needsFull(uid) ? this.chain.full(root) : root ? this.chain.update(root) : [];
     const triggerSeenAt = this.trigger?.resourceVersion ? this.targetVersions.get(this.trigger.resourceVersion) : undefined;
     return { target, descendants, deletions: this.deletions, triggerSeenAt };
@@ -385,7 +392,12 @@ export class Tracer {
     const hops = this.tracker.reconcile(view, this.clock.now());
     for (const hop of hops) this.emit({ type: 'hop', hop });
     for (const hop of this.tracker.takeLateCauseMarks()) {
-      this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${hop.object.kind}/${hop.object.name} ${hop.kind} (+${hop.sinceTriggerMs}ms) was seen before its cause` });
+      this.emit({
+        type: 'note',
+        at: this.clock.now(),
+        level: 'info',
+        message: `${hop.object.kind}/${hop.object.name} ${hop.kind} (+${hop.sinceTriggerMs}ms) was seen before its cause`,
+      });
     }
     if (this.burst) {
       this.burst.watchEvents = this.targetWatchEvents - this.countersAtWrite.targetWatchEvents;
@@ -417,18 +429,29 @@ export class Tracer {
   private checkEnd(view: ReconcileView): void {
     if (this.outcome || !this.trigger) return;
     if (this.tracker.isTargetDeleted() || (!view.target && this.targetUid && this.deletions.has(this.targetUid))) {
-      return this.end('deleted', `${this.targetLabel()} was deleted`);
+      this.end('deleted', `${this.targetLabel()} was deleted`);
+      return;
     }
     const converged = this.tracker.converged();
     if (converged) {
       // Status converges while old Pods may still be terminating: follow them to their deletion.
       const terminating = this.chain.terminating();
       if (terminating > 0 && converged.kind !== 'failed' && !this.stopWhenConverged) {
-        if (!this.waitingForDeletes) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${this.targetLabel()} converged; following ${terminating} terminating object(s) to their deletion` });
+        if (!this.waitingForDeletes)
+          this.emit({
+            type: 'note',
+            at: this.clock.now(),
+            level: 'info',
+            message: `${this.targetLabel()} converged; following ${terminating} terminating object(s) to their deletion`,
+          });
         this.waitingForDeletes = true;
         return;
       }
-      return this.end(converged.kind === 'failed' ? 'failed' : 'converged', this.convergedMessage(converged, terminating > 0 ? ` (${terminating} object(s) still terminating)` : ''));
+      this.end(
+        converged.kind === 'failed' ? 'failed' : 'converged',
+        this.convergedMessage(converged, terminating > 0 ? ` (${terminating} object(s) still terminating)` : ''),
+      );
+      return;
     }
     // No new pod template or replica count: once the controller has seen the change (or there was
     // no new generation to see), watch a settle window for anything to follow, then say none did.
@@ -475,7 +498,8 @@ export class Tracer {
     const converged = this.tracker.converged();
     if (converged && converged.kind !== 'failed') {
       const left = this.chain.terminating();
-      return this.end('converged', this.convergedMessage(converged, left > 0 ? ` (${left} object(s) still terminating)` : ''));
+      this.end('converged', this.convergedMessage(converged, left > 0 ? ` (${left} object(s) still terminating)` : ''));
+      return;
     }
     this.end(outcome, message);
   }

@@ -80,7 +80,9 @@ export class ChainTree {
       sorted = fresh.length === 0 ? still : merge(still, fresh.sort(newestFirst), newestFirst);
     }
     const places = new Map<string, number>();
-    sorted.forEach((n, i) => places.set(n.ref.uid, i));
+    sorted.forEach((n, i) => {
+      places.set(n.ref.uid, i);
+    });
     this.order.set(parentUid, places);
     return sorted;
   }
@@ -129,11 +131,23 @@ function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
     if (!hasReadiness(ref.kind, obj)) return { ...base, ready: true, status: '' };
     const c = convergence(ref.kind, obj);
     const phase = typeof s.phase === 'string' && s.phase ? s.phase : typeof s.state === 'string' && s.state ? s.state : undefined;
-    const status = ref.kind === 'Job' ? c.detail : c.failed ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}` : c.done ? (phase ?? 'Ready') : (phase ?? 'not ready');
+    const status =
+      ref.kind === 'Job'
+        ? c.detail
+        : c.failed
+          ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}`
+          : c.done
+            ? (phase ?? 'Ready')
+            : (phase ?? 'not ready');
     return { ...base, ready: c.done && !c.failed, status };
   }
   const desired = typeof spec.replicas === 'number' ? spec.replicas : undefined;
   const ready = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;
-  const status = desired !== undefined ? `${ready}/${desired} ready` : ref.kind === 'DaemonSet' ? `${(s.numberReady as number | undefined) ?? 0}/${(s.desiredNumberScheduled as number | undefined) ?? 0} ready` : '';
+  const status =
+    desired !== undefined
+      ? `${ready}/${desired} ready`
+      : ref.kind === 'DaemonSet'
+        ? `${(s.numberReady as number | undefined) ?? 0}/${(s.desiredNumberScheduled as number | undefined) ?? 0} ready`
+        : '';
   return { ...base, ready: desired === undefined || ready === desired, status };
 }

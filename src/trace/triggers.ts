@@ -42,7 +42,14 @@ export interface Written {
 }
 
 /** Makes the requested write(s) to the target, `current` as the cache holds it (absent: only an apply can create it). */
-export async function writeTrigger(kube: Kube, target: WriteTarget, current: KubeObject | undefined, request: WriteRequest, clock: Clock, signal: AbortSignal): Promise<Written> {
+export async function writeTrigger(
+  kube: Kube,
+  target: WriteTarget,
+  current: KubeObject | undefined,
+  request: WriteRequest,
+  clock: Clock,
+  signal: AbortSignal,
+): Promise<Written> {
   const { info, namespace, name } = target;
   const writer = new ObjectWriter(kube.client);
   const what = `${groupResource(info)}/${name}${namespace && info.namespaced ? ` in ${namespace}` : ''}`;
@@ -60,10 +67,15 @@ export async function writeTrigger(kube: Kube, target: WriteTarget, current: Kub
     // All at once, as a busy writer would: the server applies them one after another, so the
     // informer sees N MODIFIED events in quick succession.
     const written = await Promise.all(
-      Array.from({ length: request.count }, (_, i) => writer.mergePatch(info, namespace, name, { metadata: { annotations: { 'informer-trace/burst': String(i + 1) } } }, signal)),
+      Array.from({ length: request.count }, (_, i) =>
+        writer.mergePatch(info, namespace, name, { metadata: { annotations: { 'informer-trace/burst': String(i + 1) } } }, signal),
+      ),
     );
     const last = written.reduce((a, b) => ((b.metadata.generation ?? 0) > (a.metadata.generation ?? 0) ? b : a));
-    return { trigger: triggerOf('burst', `annotated ${what} ${request.count} times: informer-trace/burst=1..${request.count}`, at, last, request.count), unchanged: false };
+    return {
+      trigger: triggerOf('burst', `annotated ${what} ${request.count} times: informer-trace/burst=1..${request.count}`, at, last, request.count),
+      unchanged: false,
+    };
   }
   const { patch, wrote } = patchFor(request, info, current, what, clock);
   const last = await writer.mergePatch(info, namespace, name, patch, signal);
@@ -71,12 +83,19 @@ export async function writeTrigger(kube: Kube, target: WriteTarget, current: Kub
 }
 
 /** The merge patch of a single write, and what it writes in words. */
-function patchFor(request: Extract<WriteRequest, { kind: 'annotate' | 'restart' | 'scale' }>, info: ResourceInfo, current: KubeObject, what: string, clock: Clock): { patch: unknown; wrote: string } {
+function patchFor(
+  request: Extract<WriteRequest, { kind: 'annotate' | 'restart' | 'scale' }>,
+  info: ResourceInfo,
+  current: KubeObject,
+  what: string,
+  clock: Clock,
+): { patch: unknown; wrote: string } {
   switch (request.kind) {
     case 'annotate':
       return { patch: { metadata: { annotations: { [request.key]: request.value } } }, wrote: `annotated ${what}: ${request.key}=${request.value}` };
     case 'restart': {
-      if (!(current.spec as { template?: unknown } | undefined)?.template) throw new UsageError(`--restart needs a workload with a pod template; ${info.kind} has none`);
+      if (!(current.spec as { template?: unknown } | undefined)?.template)
+        throw new UsageError(`--restart needs a workload with a pod template; ${info.kind} has none`);
       const stamp = new Date(clock.now()).toISOString();
       return {
         patch: { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': stamp } } } } },
@@ -84,7 +103,8 @@ function patchFor(request: Extract<WriteRequest, { kind: 'annotate' | 'restart' 
       };
     }
     case 'scale': {
-      if (typeof (current.spec as { replicas?: unknown } | undefined)?.replicas !== 'number') throw new UsageError(`--scale needs a workload with spec.replicas; ${info.kind} has none`);
+      if (typeof (current.spec as { replicas?: unknown } | undefined)?.replicas !== 'number')
+        throw new UsageError(`--scale needs a workload with spec.replicas; ${info.kind} has none`);
       const from = (current.spec as { replicas: number }).replicas;
       return { patch: { spec: { replicas: request.replicas } }, wrote: `scaled ${what}: spec.replicas ${from}→${request.replicas}` };
     }

@@ -11,7 +11,11 @@ import { CacheApp } from './cache-app.js';
 const T0 = Date.UTC(2026, 0, 1);
 
 function cm(name: string, app?: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'demo', name, creationTimestamp: new Date(T0).toISOString(), ...(app ? { labels: { app } } : {}) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: 'demo', name, creationTimestamp: new Date(T0).toISOString(), ...(app ? { labels: { app } } : {}) },
+  };
 }
 
 interface Setup {

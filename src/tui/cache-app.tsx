@@ -19,7 +19,17 @@ import type { CommandIO } from '../cli/io.js';
 import type { KubeObject } from '../kube/index.js';
 import { age } from '../output/format.js';
 import { escapeTerminal } from '../util/escape.js';
-import { allocateRows, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenState } from '../view/screen-state.js';
+import {
+  allocateRows,
+  initialScreen,
+  matchesFilter,
+  navOf,
+  reduceScreen,
+  resolveNav,
+  type ListWindow,
+  type Press,
+  type ScreenState,
+} from '../view/screen-state.js';
 import { indexValuesOf, type CacheModel, type DeltaPaneEntry, type IndexFuncs } from '../view/cache-view.js';
 import { fit, Footer, Line, PaneTitle, position, Rows, Screen, TextPane, type Row } from './frame.js';
 import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
@@ -51,14 +61,22 @@ const OWN_KEYS: readonly KeyHelp[] = [
 ];
 
 const DELTA_COLOR: Record<string, string | undefined> = { Added: 'green', Updated: 'yellow', Deleted: 'red', Replaced: 'cyan', Sync: undefined };
-const MARK_COLOR: Record<string, string> = { relist: 'magenta', resync: 'blue', bookmark: 'gray', 'watch-restart': 'magenta', 'watch-closed': 'red', synced: 'green' };
+const MARK_COLOR: Record<string, string> = {
+  relist: 'magenta',
+  resync: 'blue',
+  bookmark: 'gray',
+  'watch-restart': 'magenta',
+  'watch-closed': 'red',
+  synced: 'green',
+};
 
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
 }
 
 function entryText(e: DeltaPaneEntry): string {
-  if (e.kind === 'delta') return `${clock(e.at)}  ${e.type.padEnd(8)}  ${e.key}  rv ${e.resourceVersion}${e.tombstone ? '  (tombstone)' : ''}${e.initial ? '  (initial list)' : ''}`;
+  if (e.kind === 'delta')
+    return `${clock(e.at)}  ${e.type.padEnd(8)}  ${e.key}  rv ${e.resourceVersion}${e.tombstone ? '  (tombstone)' : ''}${e.initial ? '  (initial list)' : ''}`;
   return `${clock(e.at)}  ── ${e.kind}${e.resourceVersion ? ` rv ${e.resourceVersion}` : ''}: ${e.message}`;
 }
 
@@ -93,7 +111,8 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
   // Objects: keys only for the whole (narrowed, filtered) cache; rows for the lines in view.
   const objectAt = (k: string): KubeObject | undefined => indexer.getByKey(k);
   let objectKeys: readonly string[] = narrow ? indexer.indexKeys(narrow.name, narrow.value) : model.sortedKeys();
-  if (filter) objectKeys = objectKeys.filter((k) => matchesFilter(filter, [k, ...Object.values(indexValuesOf(objectAt(k), funcs)).flat(), model.lastChangeOf(k)?.type]));
+  if (filter)
+    objectKeys = objectKeys.filter((k) => matchesFilter(filter, [k, ...Object.values(indexValuesOf(objectAt(k), funcs)).flat(), model.lastChangeOf(k)?.type]));
 
   // Index values: all listed, counted only when in view.
   const indexEntries: { key: string; name: string; value: string }[] = [];
@@ -104,7 +123,9 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     }
   }
   const allDeltas = model.deltas();
-  const deltas = filter ? allDeltas.filter((e) => matchesFilter(filter, [e.kind, e.kind === 'delta' ? e.type : undefined, e.kind === 'delta' ? e.key : e.message])) : allDeltas;
+  const deltas = filter
+    ? allDeltas.filter((e) => matchesFilter(filter, [e.kind, e.kind === 'delta' ? e.type : undefined, e.kind === 'delta' ? e.key : e.message]))
+    : allDeltas;
 
   const body = Math.max(3, H - 2);
   const rowsFor = allocateRows(
@@ -118,7 +139,11 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
   );
   const objectRows = Math.max(1, rowsFor.objects - 2);
   const heights: Record<PaneName, number> = { objects: objectRows, indexes: Math.max(1, rowsFor.indexes - 1), deltas: Math.max(1, rowsFor.deltas - 1) };
-  const paneKeys: Record<PaneName, readonly string[]> = { objects: objectKeys, indexes: indexEntries.map((e) => e.key), deltas: deltas.map((e) => String(e.seq)) };
+  const paneKeys: Record<PaneName, readonly string[]> = {
+    objects: objectKeys,
+    indexes: indexEntries.map((e) => e.key),
+    deltas: deltas.map((e) => String(e.seq)),
+  };
 
   const detailText = (): string[] | undefined => {
     if (screen.help) return helpLines(OWN_KEYS);
@@ -126,14 +151,15 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     let key = screen.detail;
     if (screen.detailPane === 'deltas') {
       const e = allDeltas.find((x) => String(x.seq) === key);
-      if (!e || e.kind !== 'delta') return [e ? entryText(e) : 'no longer shown'];
+      if (e?.kind !== 'delta') return [e ? entryText(e) : 'no longer shown'];
       key = e.key;
     }
     const o = indexer.getByKey(key);
     const out = [`${key}${o ? '' : ' (not in the cache now)'}`];
     if (o) {
       out.push(`  resourceVersion ${o.metadata.resourceVersion ?? ''} · created ${o.metadata.creationTimestamp ?? '?'} · uid ${o.metadata.uid ?? '?'}`);
-      for (const [name, values] of Object.entries(indexValuesOf(o, [...Object.entries(indexer.getIndexers())]))) out.push(`  index ${name}: ${values.join(', ') || '(none)'}`);
+      for (const [name, values] of Object.entries(indexValuesOf(o, [...Object.entries(indexer.getIndexers())])))
+        out.push(`  index ${name}: ${values.join(', ') || '(none)'}`);
     }
     out.push('', 'its deltas (newest last):');
     for (const e of allDeltas) if (e.kind === 'delta' && e.key === key) out.push(`  ${entryText(e)}`);
@@ -176,7 +202,16 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
       update({ narrow: undefined });
       return true;
     }
-    update({ screen: reduceScreen(s, press, { panes: PANES, keys: c.paneKeys[s.pane], height: c.heights[s.pane], textLines: c.textLines, textHeight: c.textHeight, openable: s.pane !== 'indexes' }) });
+    update({
+      screen: reduceScreen(s, press, {
+        panes: PANES,
+        keys: c.paneKeys[s.pane],
+        height: c.heights[s.pane],
+        textLines: c.textLines,
+        textHeight: c.textHeight,
+        openable: s.pane !== 'indexes',
+      }),
+    });
     return true;
   };
   useInput(
@@ -198,10 +233,21 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     const o = objectAt(k)!;
     const last = model.lastChangeOf(k);
     const iv = indexValuesOf(o, funcs);
-    return [...(namespaced ? [o.metadata.namespace ?? ''] : []), o.metadata.name ?? '', o.metadata.resourceVersion ?? '', age(o.metadata.creationTimestamp, t), last ? `${last.type} ${age(new Date(last.at).toISOString(), t)}` : '', ...names.map((n) => iv[n]!.join(',') || '<none>')].map((c) => escapeTerminal(c));
+    return [
+      ...(namespaced ? [o.metadata.namespace ?? ''] : []),
+      o.metadata.name ?? '',
+      o.metadata.resourceVersion ?? '',
+      age(o.metadata.creationTimestamp, t),
+      last ? `${last.type} ${age(new Date(last.at).toISOString(), t)}` : '',
+      ...names.map((n) => iv[n]!.join(',') || '<none>'),
+    ].map((c) => escapeTerminal(c));
   });
   const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...cells.map((r) => r[i]!.length))));
-  const line = (r: readonly string[]): string => r.map((c, i) => fit(c, widths[i]!, 'middle')).join('  ').trimEnd();
+  const line = (r: readonly string[]): string =>
+    r
+      .map((c, i) => fit(c, widths[i]!, 'middle'))
+      .join('  ')
+      .trimEnd();
   const newest = model.newestSeq();
   const objRows: Row[] = visible.map((k, i) => {
     const last = model.lastChangeOf(k);
@@ -216,7 +262,11 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     ...(narrow && narrow.name === e.name && narrow.value === e.value ? { color: 'cyan', bold: true } : {}),
   }));
   const deltaWin = resolveNav(navOf(screen, 'deltas'), paneKeys.deltas, heights.deltas);
-  const deltaRows: Row[] = deltas.slice(deltaWin.top, deltaWin.top + heights.deltas).map((e) => ({ key: String(e.seq), text: entryText(e), ...(e.kind === 'delta' ? { color: DELTA_COLOR[e.type] } : { color: MARK_COLOR[e.kind], bold: true }) }));
+  const deltaRows: Row[] = deltas.slice(deltaWin.top, deltaWin.top + heights.deltas).map((e) => ({
+    key: String(e.seq),
+    text: entryText(e),
+    ...(e.kind === 'delta' ? { color: DELTA_COLOR[e.type] } : { color: MARK_COLOR[e.kind], bold: true }),
+  }));
 
   return (
     <Screen width={W} height={H}>
@@ -226,21 +276,54 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
         </Text>
       </Box>
       {text ? (
-        <TextPane title={screen.help ? 'Keys' : 'Detail'} lines={text.map((x, i) => ({ key: String(i), text: x }))} top={screen.textTop} height={body} width={W} />
+        <TextPane
+          title={screen.help ? 'Keys' : 'Detail'}
+          lines={text.map((x, i) => ({ key: String(i), text: x }))}
+          top={screen.textTop}
+          height={body}
+          width={W}
+        />
       ) : (
         <Box flexDirection="column" width={W} height={body} flexShrink={0}>
           <PaneTitle
             title={`Objects · ${objectKeys.length}${narrow ? ` under ${narrow.name}=${narrow.value} (Esc: all)` : ''}`}
-            right={objectKeys.length > objectRows ? `${objWin.top + 1}-${Math.min(objectKeys.length, objWin.top + objectRows)} of ${objectKeys.length}` : undefined}
+            right={
+              objectKeys.length > objectRows ? `${objWin.top + 1}-${Math.min(objectKeys.length, objWin.top + objectRows)} of ${objectKeys.length}` : undefined
+            }
             focused={screen.pane === 'objects'}
             width={W}
           />
           <Line row={{ key: 'head', text: line(head), dim: true }} width={W} />
-          <Rows rows={objRows} window={{ index: objWin.index - objWin.top, top: 0 }} height={objectRows} width={W} focused={screen.pane === 'objects'} emptyText={filter ? `nothing matches "${filter}"` : 'the cache is empty'} />
+          <Rows
+            rows={objRows}
+            window={{ index: objWin.index - objWin.top, top: 0 }}
+            height={objectRows}
+            width={W}
+            focused={screen.pane === 'objects'}
+            emptyText={filter ? `nothing matches "${filter}"` : 'the cache is empty'}
+          />
           {names.length ? (
-            <WindowPane title={`Indexes · ${names.join(', ')}`} rows={idxRows} total={indexEntries.length} window={idxWin} height={rowsFor.indexes} width={W} focused={screen.pane === 'indexes'} emptyText="no values" />
+            <WindowPane
+              title={`Indexes · ${names.join(', ')}`}
+              rows={idxRows}
+              total={indexEntries.length}
+              window={idxWin}
+              height={rowsFor.indexes}
+              width={W}
+              focused={screen.pane === 'indexes'}
+              emptyText="no values"
+            />
           ) : null}
-          <WindowPane title={`Deltas · ${allDeltas.length}`} rows={deltaRows} total={deltas.length} window={deltaWin} height={rowsFor.deltas} width={W} focused={screen.pane === 'deltas'} emptyText="no deltas yet" />
+          <WindowPane
+            title={`Deltas · ${allDeltas.length}`}
+            rows={deltaRows}
+            total={deltas.length}
+            window={deltaWin}
+            height={rowsFor.deltas}
+            width={W}
+            focused={screen.pane === 'deltas'}
+            emptyText="no deltas yet"
+          />
         </Box>
       )}
       <Footer state={screen} hints="tab pane · ↑/↓ select · Enter detail / narrow · / filter · ? keys · q quit" width={W} />
@@ -249,12 +332,37 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
 }
 
 /** A pane given only the rows in view (`rows` start at `window.top`), for lists too long to format whole. */
-function WindowPane({ title, rows, total, window, height, width, focused, emptyText }: { title: string; rows: readonly Row[]; total: number; window: ListWindow; height: number; width: number; focused: boolean; emptyText: string }): ReactNode {
+function WindowPane({
+  title,
+  rows,
+  total,
+  window,
+  height,
+  width,
+  focused,
+  emptyText,
+}: {
+  title: string;
+  rows: readonly Row[];
+  total: number;
+  window: ListWindow;
+  height: number;
+  width: number;
+  focused: boolean;
+  emptyText: string;
+}): ReactNode {
   if (height <= 0) return null;
   return (
     <Box flexDirection="column" width={width} height={height} flexShrink={0}>
       <PaneTitle title={title} right={position(window, total, height - 1)} focused={focused} width={width} />
-      <Rows rows={rows} window={{ index: window.index - window.top, top: 0 }} height={height - 1} width={width} focused={focused} emptyText={total === 0 ? emptyText : undefined} />
+      <Rows
+        rows={rows}
+        window={{ index: window.index - window.top, top: 0 }}
+        height={height - 1}
+        width={width}
+        focused={focused}
+        emptyText={total === 0 ? emptyText : undefined}
+      />
     </Box>
   );
 }

@@ -40,7 +40,13 @@ export function Screen({ width, height, children }: { width: number; height: num
 
 export function Line({ row, selected, width }: { row: Row; selected?: boolean | undefined; width: number }): ReactNode {
   const text = escapeTerminal(row.text);
-  const style = { wrap: 'truncate-end', inverse: selected ?? false, bold: row.bold ?? false, dimColor: row.dim ?? false, ...(row.color ? { color: row.color } : {}) } as const;
+  const style = {
+    wrap: 'truncate-end',
+    inverse: selected ?? false,
+    bold: row.bold ?? false,
+    dimColor: row.dim ?? false,
+    ...(row.color ? { color: row.color } : {}),
+  } as const;
   // A long line of plain ASCII is cut here as ink's truncate-end would cut it: ink measures every
   // grapheme of the text it is given, and a trace's hop lines (with their Events) run to hundreds
   // of columns, ten frames a second. The ellipsis is a Text of its own, so that what ink measures
@@ -76,7 +82,18 @@ export function PaneTitle({ title, right, focused, width }: { title: string; rig
       <Text wrap="truncate-end" bold={focused} {...colour}>
         {left}
       </Text>
-      {fill > 0 ? <Box flexGrow={1} height={1} borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} {...(focused ? { borderColor: 'cyan' } : { borderDimColor: true })} /> : null}
+      {fill > 0 ? (
+        <Box
+          flexGrow={1}
+          height={1}
+          borderStyle="single"
+          borderTop
+          borderBottom={false}
+          borderLeft={false}
+          borderRight={false}
+          {...(focused ? { borderColor: 'cyan' } : { borderDimColor: true })}
+        />
+      ) : null}
       {tail ? (
         <Text wrap="truncate-end" bold={focused} {...colour}>
           {tail}
@@ -90,7 +107,23 @@ export function PaneTitle({ title, right, focused, width }: { title: string; rig
  * `height` rows from `window.top`; the selected one inverted when the pane has the focus. `rows`
  * may be only a slice of a long list: `first` is the index of its first row in the whole list.
  */
-export function Rows({ rows, window, height, width, focused, emptyText, first = 0 }: { rows: readonly Row[]; window: ListWindow; height: number; width: number; focused: boolean; emptyText?: string | undefined; first?: number }): ReactNode {
+export function Rows({
+  rows,
+  window,
+  height,
+  width,
+  focused,
+  emptyText,
+  first = 0,
+}: {
+  rows: readonly Row[];
+  window: ListWindow;
+  height: number;
+  width: number;
+  focused: boolean;
+  emptyText?: string | undefined;
+  first?: number;
+}): ReactNode {
   if (height <= 0) return null;
   const shown = rows.slice(window.top - first, window.top - first + height);
   const empty = rows.length === 0 && first === 0 && emptyText;
@@ -117,7 +150,29 @@ export function position(window: ListWindow, rows: number, height: number): stri
  * A title row (with where the window is, when the list is longer) and `height - 1` rows of a list.
  * For a long list, `rows` can be the slice on screen, from index `first` of `total` lines.
  */
-export function Pane({ title, right, rows, window, height, width, focused, emptyText, first = 0, total }: { title: string; right?: string | undefined; rows: readonly Row[]; window: ListWindow; height: number; width: number; focused: boolean; emptyText?: string | undefined; first?: number; total?: number }): ReactNode {
+export function Pane({
+  title,
+  right,
+  rows,
+  window,
+  height,
+  width,
+  focused,
+  emptyText,
+  first = 0,
+  total,
+}: {
+  title: string;
+  right?: string | undefined;
+  rows: readonly Row[];
+  window: ListWindow;
+  height: number;
+  width: number;
+  focused: boolean;
+  emptyText?: string | undefined;
+  first?: number;
+  total?: number;
+}): ReactNode {
   if (height <= 0) return null;
   const where = [right, position(window, total ?? rows.length, height - 1)].filter(Boolean).join(' · ');
   return (
@@ -129,12 +184,32 @@ export function Pane({ title, right, rows, window, height, width, focused, empty
 }
 
 /** Scrolled text (the detail, the help): a title row and `height - 1` lines from `top`. */
-export function TextPane({ title, lines, top, height, width }: { title: string; lines: readonly Row[]; top: number; height: number; width: number }): ReactNode {
+export function TextPane({
+  title,
+  lines,
+  top,
+  height,
+  width,
+}: {
+  title: string;
+  lines: readonly Row[];
+  top: number;
+  height: number;
+  width: number;
+}): ReactNode {
   return <Pane title={title} rows={lines} window={{ index: -1, top }} height={height} width={width} focused />;
 }
 
 /** The last row: the filter prompt while typing, else the filter in force and the key hints. */
-export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'editing' | 'filter' | 'detail' | 'help'>; hints: string; width: number }): ReactNode {
+export function Footer({
+  state,
+  hints,
+  width,
+}: {
+  state: Pick<ScreenState, 'editing' | 'filter' | 'detail' | 'help'>;
+  hints: string;
+  width: number;
+}): ReactNode {
   if (state.editing) {
     return (
       <Box width={width} height={1} flexShrink={0}>
@@ -142,7 +217,7 @@ export function Footer({ state, hints, width }: { state: Pick<ScreenState, 'edit
           <Text color="cyan">/</Text>
           {escapeTerminal(state.filter)}
           <Text inverse> </Text>
-          <Text dimColor>  Enter keep · Esc clear</Text>
+          <Text dimColor> Enter keep · Esc clear</Text>
         </Text>
       </Box>
     );

@@ -2,7 +2,28 @@ import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
 import { actionOf, COMMON_KEYS, helpLines, pressesOf } from './keymap.js';
 
-const none: Key = { upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false };
+const none: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
 const k = (over: Partial<Key>): Key => ({ ...none, ...over });
 
 describe('the key map', () => {

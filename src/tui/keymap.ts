@@ -65,7 +65,13 @@ export function actionOf(input: string, key: Key, extra: Readonly<Record<string,
 
 /** A press as the screen reducer takes it. */
 export function pressOf(input: string, key: Key, extra: Readonly<Record<string, KeyAction>> = {}): Press {
-  return { action: actionOf(input, key, extra), input: key.ctrl || key.meta ? '' : input, escape: key.escape, erase: key.backspace || key.delete, enter: key.return };
+  return {
+    action: actionOf(input, key, extra),
+    input: key.ctrl || key.meta ? '' : input,
+    escape: key.escape,
+    erase: key.backspace || key.delete,
+    enter: key.return,
+  };
 }
 
 /**

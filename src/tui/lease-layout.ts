@@ -32,9 +32,5 @@ export function layoutLeaseColumns(view: Pick<LeaseWatchView, 'leases'>, width: 
   // The lease names the row, so it keeps its whole name when it can; the holder takes the rest.
   const lease = Math.min(longestLease, rest - Math.min(longestHolder, 16), 48);
   const holder = Math.min(longestHolder, rest - lease);
-  return [
-    { key: 'lease', title: 'LEASE', width: Math.max(5, lease) },
-    { key: 'holder', title: 'HOLDER', width: Math.max(6, holder) },
-    ...fixed,
-  ];
+  return [{ key: 'lease', title: 'LEASE', width: Math.max(5, lease) }, { key: 'holder', title: 'HOLDER', width: Math.max(6, holder) }, ...fixed];
 }

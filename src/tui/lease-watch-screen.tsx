@@ -73,7 +73,15 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
   const columns = layoutLeaseColumns(view, width);
   const leases: QueuesRow[] = view.leases
     .filter((l) => matchesFilter(f, [leaseKey(l.namespace, l.name), l.holder ?? '<none>', l.state]))
-    .map((l) => ({ key: leaseKey(l.namespace, l.name), text: columns.map((c) => fit(escapeTerminal(cellText(l, c.key, now)), c.width, c.key === 'holder' || c.key === 'lease' ? 'middle' : 'end')).join(' ').trimEnd(), color: COLOR[l.severity], dim: l.severity === 'idle' }));
+    .map((l) => ({
+      key: leaseKey(l.namespace, l.name),
+      text: columns
+        .map((c) => fit(escapeTerminal(cellText(l, c.key, now)), c.width, c.key === 'holder' || c.key === 'lease' ? 'middle' : 'end'))
+        .join(' ')
+        .trimEnd(),
+      color: COLOR[l.severity],
+      dim: l.severity === 'idle',
+    }));
   const log: QueuesRow[] = changes
     .filter((c) => matchesFilter(f, [leaseKey(c.namespace, c.name), c.holder ?? '', c.previousHolder ?? '', c.type]))
     .map((c) => ({ key: String(c.seq), text: changeLine(c, width), color: COLOR[changeSeverity(c)] }));
@@ -93,8 +101,20 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
     state.pane,
   );
   for (const k of ['leases', 'changes', 'queues', 'heartbeats'] as const) heights[k] ??= 0;
-  const listHeights = Object.fromEntries((Object.keys(heights) as LeasePane[]).map((k) => [k, Math.max(0, heights[k] - extra[k])])) as Record<LeasePane, number>;
-  const windows = Object.fromEntries((Object.keys(heights) as LeasePane[]).map((k) => [k, resolveNav(navOf(state, k), rows[k].map((r) => r.key), Math.max(1, listHeights[k]))])) as Record<LeasePane, ListWindow>;
+  const listHeights = Object.fromEntries((Object.keys(heights) as LeasePane[]).map((k) => [k, Math.max(0, heights[k] - extra[k])])) as Record<
+    LeasePane,
+    number
+  >;
+  const windows = Object.fromEntries(
+    (Object.keys(heights) as LeasePane[]).map((k) => [
+      k,
+      resolveNav(
+        navOf(state, k),
+        rows[k].map((r) => r.key),
+        Math.max(1, listHeights[k]),
+      ),
+    ]),
+  ) as Record<LeasePane, ListWindow>;
 
   let text: LeaseLayout['text'];
   if (state.help) {
@@ -106,7 +126,12 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
       key = c ? leaseKey(c.namespace, c.name) : key;
     }
     const lease = view.leases.find((l) => leaseKey(l.namespace, l.name) === key);
-    const lines = state.detailPane === 'queues' ? (queueRows.find((r) => r.key === state.detail)?.detail?.() ?? ['no longer shown']) : lease ? leaseDetailLines(lease, now) : [`${key}: not a leader-election lease (or gone)`];
+    const lines =
+      state.detailPane === 'queues'
+        ? (queueRows.find((r) => r.key === state.detail)?.detail?.() ?? ['no longer shown'])
+        : lease
+          ? leaseDetailLines(lease, now)
+          : [`${key}: not a leader-election lease (or gone)`];
     if (state.detailPane === 'changes') {
       const c = changes.find((x) => String(x.seq) === state.detail);
       if (c) lines.unshift(`${clockTime(c.at)} ${describeChange(c)}`, '');
@@ -130,14 +155,51 @@ export function LeaseWatchScreen(props: LeaseWatchScreenProps): ReactNode {
         <>
           {l.heights.leases > 0 ? (
             <Box flexDirection="column" height={l.heights.leases} flexShrink={0}>
-              <PaneTitle title={`Leader leases · ${l.rows.leases.length}${state.filter ? ` of ${view.leases.length}` : ''}`} focused={focused('leases')} width={width} />
+              <PaneTitle
+                title={`Leader leases · ${l.rows.leases.length}${state.filter ? ` of ${view.leases.length}` : ''}`}
+                focused={focused('leases')}
+                width={width}
+              />
               <Line width={width} row={{ key: 'h', dim: true, text: l.columns.map((c) => fit(c.title, c.width)).join(' ') }} />
-              <Rows rows={l.rows.leases} window={l.windows.leases} height={l.listHeights.leases} width={width} focused={focused('leases')} emptyText={view.synced ? 'no leader-election leases' : 'listing leases…'} />
+              <Rows
+                rows={l.rows.leases}
+                window={l.windows.leases}
+                height={l.listHeights.leases}
+                width={width}
+                focused={focused('leases')}
+                emptyText={view.synced ? 'no leader-election leases' : 'listing leases…'}
+              />
             </Box>
           ) : null}
-          <Pane title={`Holder changes · ${l.rows.changes.length}`} right={following ? 'following' : 'paused · G or f to follow'} rows={l.rows.changes} window={l.windows.changes} height={l.heights.changes} width={width} focused={focused('changes')} emptyText="none since we started" />
-          {l.panes.includes('queues') ? <Pane title="Controller queues" rows={l.rows.queues} window={l.windows.queues} height={l.heights.queues} width={width} focused={focused('queues')} /> : null}
-          <Pane title="Heartbeat leases" rows={l.rows.heartbeats} window={l.windows.heartbeats} height={l.heights.heartbeats} width={width} focused={focused('heartbeats')} emptyText="none" />
+          <Pane
+            title={`Holder changes · ${l.rows.changes.length}`}
+            right={following ? 'following' : 'paused · G or f to follow'}
+            rows={l.rows.changes}
+            window={l.windows.changes}
+            height={l.heights.changes}
+            width={width}
+            focused={focused('changes')}
+            emptyText="none since we started"
+          />
+          {l.panes.includes('queues') ? (
+            <Pane
+              title="Controller queues"
+              rows={l.rows.queues}
+              window={l.windows.queues}
+              height={l.heights.queues}
+              width={width}
+              focused={focused('queues')}
+            />
+          ) : null}
+          <Pane
+            title="Heartbeat leases"
+            rows={l.rows.heartbeats}
+            window={l.windows.heartbeats}
+            height={l.heights.heartbeats}
+            width={width}
+            focused={focused('heartbeats')}
+            emptyText="none"
+          />
         </>
       )}
       <Footer state={state} hints={HINTS} width={width} />
@@ -146,12 +208,17 @@ export function LeaseWatchScreen(props: LeaseWatchScreenProps): ReactNode {
 }
 
 function Header({ view, width }: { view: LeaseWatchView; width: number }): ReactNode {
-  const where = view.scope.name ? leaseKey(view.scope.namespace ?? '', view.scope.name) : view.scope.namespace ? `namespace ${view.scope.namespace}` : 'all namespaces';
+  const where = view.scope.name
+    ? leaseKey(view.scope.namespace ?? '', view.scope.name)
+    : view.scope.namespace
+      ? `namespace ${view.scope.namespace}`
+      : 'all namespaces';
   const count = view.leases.length + view.nodes.total + view.apiservers.total;
   return (
     <Box width={width} height={1} flexShrink={0}>
       <Text wrap="truncate-end">
-        <Text bold>lease-watch</Text> {escapeTerminal(where)} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} · {clockTime(view.at)} UTC
+        <Text bold>lease-watch</Text> {escapeTerminal(where)} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} ·{' '}
+        {clockTime(view.at)} UTC
         {view.sinceMs !== null ? ` · history ${shortDuration(view.sinceMs)}` : ''}
       </Text>
     </Box>
@@ -225,7 +292,11 @@ function heartbeatRows(title: string, summary: HeartbeatSummary, listAll: boolea
   if (summary.total === 0) return [];
   const rows = (listAll ? summary.leases : summary.leases.filter((r) => r.stale)).filter((r) => matchesFilter(filter, [r.name, r.namespace]));
   return [
-    { key: title, text: `${title}: ${summary.total}, ${summary.staleCount ? `${summary.staleCount} stale` : 'none stale'}`, color: summary.staleCount ? 'red' : 'green' },
+    {
+      key: title,
+      text: `${title}: ${summary.total}, ${summary.staleCount ? `${summary.staleCount} stale` : 'none stale'}`,
+      color: summary.staleCount ? 'red' : 'green',
+    },
     ...rows.map((r) => ({
       key: `${title}/${leaseKey(r.namespace, r.name)}`,
       text: `  ${r.name} ${r.stale ? 'stale' : 'fresh'}: renewed ${shortDuration(r.renewAgeMs)} ago (renewTime ${shortDuration(r.renewTimeAgeMs)} ago), duration ${r.leaseDurationSeconds}s`,

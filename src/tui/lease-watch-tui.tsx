@@ -34,7 +34,9 @@ export async function runLeaseWatchTui(source: LeaseViewSource, io: CommandIO, o
 export function summaryText(source: LeaseViewSource): string {
   const view = source.view();
   const changes = source.changeLog();
-  const out = [`lease-watch: ${view.leases.length} leader lease${view.leases.length === 1 ? '' : 's'}, ${changes.length} holder change${changes.length === 1 ? '' : 's'} seen`];
+  const out = [
+    `lease-watch: ${view.leases.length} leader lease${view.leases.length === 1 ? '' : 's'}, ${changes.length} holder change${changes.length === 1 ? '' : 's'} seen`,
+  ];
   for (const l of view.leases) out.push(`  ${leaseKey(l.namespace, l.name)}: ${l.holder ?? '<none>'} (${l.state}, ${l.transitions} transitions)`);
   if (changes.length > SUMMARY_CHANGES) out.push(`  … ${changes.length - SUMMARY_CHANGES} earlier changes`);
   for (const c of changes.slice(-SUMMARY_CHANGES)) out.push(`${clockTime(c.at)} ${describeChange(c)}`);

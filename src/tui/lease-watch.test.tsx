@@ -19,7 +19,13 @@ function lease(namespace: string, name: string, spec: LeaseSpec): Lease {
   return { metadata: { namespace, name, resourceVersion: String(++rv) }, spec };
 }
 function kcm(holder: string, renewAt: number, transitions: number): Lease {
-  return lease('kube-system', 'kube-controller-manager', { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+  return lease('kube-system', 'kube-controller-manager', {
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: formatMicroTime(T0),
+    renewTime: formatMicroTime(T0 + renewAt),
+    leaseTransitions: transitions,
+  });
 }
 function nodeLease(name: string, renewAt: number): Lease {
   return lease('kube-node-lease', name, { holderIdentity: name, leaseDurationSeconds: 40, renewTime: formatMicroTime(T0 + renewAt) });
@@ -162,7 +168,13 @@ describe('lease-watch TUI with hostile holders and names', () => {
     const clock = new FakeClock(T0);
     model = new LeaseWatchModel({ clock });
     const evil = (holder: string, renewAt: number, transitions: number): Lease =>
-      lease('kube-system', `evil${HOSTILE}`, { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+      lease('kube-system', `evil${HOSTILE}`, {
+        holderIdentity: holder,
+        leaseDurationSeconds: 15,
+        acquireTime: formatMicroTime(T0),
+        renewTime: formatMicroTime(T0 + renewAt),
+        leaseTransitions: transitions,
+      });
     model.handler.onAdd!(evil(HOSTILE, 0, 1), true, info(clock));
     model.handler.onAdd!(nodeLease(`node${HOSTILE}`, 0), true, info(clock));
     model.markSynced();

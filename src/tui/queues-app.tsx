@@ -42,7 +42,11 @@ function queuesLayout(view: QueuesView | undefined, state: ScreenState<QueuesPan
   const body = Math.max(0, height - 2);
   let text: QueuesLayout['text'];
   if (state.help) text = { title: 'Keys', lines: helpLines(OWN_KEYS).map((t, i) => ({ key: String(i), text: t })) };
-  else if (state.detail !== undefined) text = { title: 'Detail', lines: (rows.find((r) => r.key === state.detail)?.detail?.() ?? ['no longer shown']).map((t, i) => ({ key: String(i), text: t })) };
+  else if (state.detail !== undefined)
+    text = {
+      title: 'Detail',
+      lines: (rows.find((r) => r.key === state.detail)?.detail?.() ?? ['no longer shown']).map((t, i) => ({ key: String(i), text: t })),
+    };
   return { rows, body, text: text && { ...text, lines: wrapRows(text.lines, width) } };
 }
 
@@ -70,8 +74,19 @@ export function QueuesApp({ feed, names, includeIdle, onExit, width, height }: Q
       return;
     }
     const listHeight = Math.max(1, l.body - 1);
-    const win = resolveNav(navOf(s, 'queues'), l.rows.map((r) => r.key), listHeight);
-    const next = reduceScreen(s, press, { panes: ['queues'], keys: l.rows.map((r) => r.key), height: listHeight, textLines: l.text?.lines.length ?? 0, textHeight: listHeight, openable: Boolean(l.rows[win.index]?.detail) });
+    const win = resolveNav(
+      navOf(s, 'queues'),
+      l.rows.map((r) => r.key),
+      listHeight,
+    );
+    const next = reduceScreen(s, press, {
+      panes: ['queues'],
+      keys: l.rows.map((r) => r.key),
+      height: listHeight,
+      textLines: l.text?.lines.length ?? 0,
+      textHeight: listHeight,
+      openable: Boolean(l.rows[win.index]?.detail),
+    });
     current.current.state = next;
     setState(next);
   };
@@ -82,7 +97,11 @@ export function QueuesApp({ feed, names, includeIdle, onExit, width, height }: Q
     { isActive: isRawModeSupported },
   );
   const listHeight = Math.max(1, layout.body - 1);
-  const win = resolveNav(navOf(state, 'queues'), layout.rows.map((r) => r.key), listHeight);
+  const win = resolveNav(
+    navOf(state, 'queues'),
+    layout.rows.map((r) => r.key),
+    listHeight,
+  );
   return (
     <Screen width={w} height={h}>
       <Box width={w} height={1} flexShrink={0}>
@@ -101,7 +120,11 @@ export function QueuesApp({ feed, names, includeIdle, onExit, width, height }: Q
   );
 }
 
-export async function runQueuesTui(feed: MetricsFeed, io: CommandIO, options: { signal: AbortSignal; forMs: number; names: readonly string[]; includeIdle: boolean }): Promise<'quit' | 'interrupt' | 'done'> {
+export async function runQueuesTui(
+  feed: MetricsFeed,
+  io: CommandIO,
+  options: { signal: AbortSignal; forMs: number; names: readonly string[]; includeIdle: boolean },
+): Promise<'quit' | 'interrupt' | 'done'> {
   let reason: 'quit' | 'interrupt' | 'done' = 'done';
   const app = <QueuesApp feed={feed} names={options.names} includeIdle={options.includeIdle} onExit={(r) => (reason = r)} />;
   const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });

@@ -15,7 +15,17 @@ import type { ReactNode } from 'react';
 import type { QueueRow } from '../metrics/index.js';
 import { escapeTerminal } from '../util/escape.js';
 import { matchesFilter } from '../view/screen-state.js';
-import { CONTROLLER_COLUMNS, controllerCells, QUEUE_COLUMNS, queueCells, queueLabel, rateCell, sourceSummary, type QueuesSourceView, type QueuesView } from '../view/queues-view.js';
+import {
+  CONTROLLER_COLUMNS,
+  controllerCells,
+  QUEUE_COLUMNS,
+  queueCells,
+  queueLabel,
+  rateCell,
+  sourceSummary,
+  type QueuesSourceView,
+  type QueuesView,
+} from '../view/queues-view.js';
 import { fit, Line, wrap, type Row } from './frame.js';
 
 export interface QueuesPaneProps {
@@ -70,10 +80,19 @@ export function queuesRows(view: QueuesView, width: number, { maxRows = Infinity
 function sourceRows(s: QueuesSourceView, queueWidth: number, width: number, maxRows: number, filter: string, out: QueuesRow[]): void {
   const failed = s.state === 'failed' || s.state === 'stale';
   const head = `${s.source} · ${failed ? `${s.state}: ${s.error ?? ''}` : sourceSummary(s)}`;
-  const sourceDetail = (): string[] => [s.source, `state: ${s.state}`, ...(s.error ? [`error: ${s.error}`] : []), ...(failed ? [] : [sourceSummary(s)]), ...s.leaderElection.map((l) => `leader election ${l.name}: ${l.isLeader === null ? '-' : l.isLeader ? 'leader' : 'standby'}`)];
+  const sourceDetail = (): string[] => [
+    s.source,
+    `state: ${s.state}`,
+    ...(s.error ? [`error: ${s.error}`] : []),
+    ...(failed ? [] : [sourceSummary(s)]),
+    ...s.leaderElection.map((l) => `leader election ${l.name}: ${l.isLeader === null ? '-' : l.isLeader ? 'leader' : 'standby'}`),
+  ];
   // Escaped before it is wrapped, so the wrapped lines are what is drawn.
-  if (failed) wrap(escapeTerminal(head), width).forEach((text, i) => out.push({ key: `${s.source}#${i}`, text, color: 'yellow', detail: sourceDetail }));
-  else out.push({ key: s.source, text: head, detail: sourceDetail });
+  if (failed) {
+    wrap(escapeTerminal(head), width).forEach((text, i) => {
+      out.push({ key: `${s.source}#${i}`, text, color: 'yellow', detail: sourceDetail });
+    });
+  } else out.push({ key: s.source, text: head, detail: sourceDetail });
   const matching = busiestFirst(s.queues.filter((q) => matchesFilter(filter, [queueLabel(q), s.source])));
   const rows = matching.slice(0, maxRows);
   if (rows.length > 0) {

@@ -15,7 +15,10 @@ const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const A = 'kcm-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 
 function kcmLease(holder: string, renewAt: number): Lease {
-  return { metadata: { namespace: 'kube-system', name: 'kube-controller-manager', resourceVersion: String(renewAt + 1) }, spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: 2 } };
+  return {
+    metadata: { namespace: 'kube-system', name: 'kube-controller-manager', resourceVersion: String(renewAt + 1) },
+    spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: 2 },
+  };
 }
 function info(clock: FakeClock): NotificationInfo {
   return { receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false };
@@ -56,13 +59,29 @@ async function views(holder = A): Promise<{ ok: TopView; expired: TopView }> {
   const { first, second } = await pollTwice(
     {
       'https://127.0.0.1:40001/metrics': [
-        expo({ deployment: { depth: 0, retries: 0, adds: 0 }, replicaset: { depth: 1, retries: 0, adds: 3 }, cronjob: { depth: 0, retries: 0, adds: 0 } }, true),
-        expo({ deployment: { depth: 4, retries: 6, adds: 10 }, replicaset: { depth: 0, retries: 0, adds: 5 }, cronjob: { depth: 0, retries: 0, adds: 0 } }, true),
+        expo(
+          { deployment: { depth: 0, retries: 0, adds: 0 }, replicaset: { depth: 1, retries: 0, adds: 3 }, cronjob: { depth: 0, retries: 0, adds: 0 } },
+          true,
+        ),
+        expo(
+          { deployment: { depth: 4, retries: 6, adds: 10 }, replicaset: { depth: 0, retries: 0, adds: 5 }, cronjob: { depth: 0, retries: 0, adds: 0 } },
+          true,
+        ),
       ],
     },
     2_000,
   );
-  const targets = [{ source: 'https://127.0.0.1:40001/metrics', component: 'kube-controller-manager', namespace: 'kube-system', pod: null, host: null, lease: null, foundBy: ['EndpointSlice kube-system/kube-controller-manager-1'] }];
+  const targets = [
+    {
+      source: 'https://127.0.0.1:40001/metrics',
+      component: 'kube-controller-manager',
+      namespace: 'kube-system',
+      pod: null,
+      host: null,
+      lease: null,
+      foundBy: ['EndpointSlice kube-system/kube-controller-manager-1'],
+    },
+  ];
   const input = (metrics: typeof first, now: number) => ({ now, leases: model.view(now).leases, metrics, targets, history });
   history.record(buildTopView(input(first, T0)));
   history.record(buildTopView(input(second, T0)));

@@ -15,7 +15,15 @@ function hop(id: string, kind: string, object: ReturnType<typeof ref>, since: nu
 }
 
 function snapshot(pods: number, hops: Hop[], outcome?: TraceSnapshot['outcome']): TraceSnapshot {
-  const podNodes: TreeNode[] = Array.from({ length: pods }, (_, i) => ({ ref: ref('Pod', `web-abc-${i}`), status: 'Running', ready: true, node: 'kwok-node-0', restarts: 0, deleting: false, children: [] }));
+  const podNodes: TreeNode[] = Array.from({ length: pods }, (_, i) => ({
+    ref: ref('Pod', `web-abc-${i}`),
+    status: 'Running',
+    ready: true,
+    node: 'kwok-node-0',
+    restarts: 0,
+    deleting: false,
+    children: [],
+  }));
   const tree: TreeNode = {
     ref: ref('Deployment', 'web'),
     status: `${pods}/${pods} ready`,
@@ -51,7 +59,9 @@ const lines = (f: string): string[] => f.split('\n');
 
 describe('trace TUI', () => {
   it('renders the tree, the timeline with latencies and the outcome, in exactly the given rows and columns', () => {
-    const ink = renderInk(<TraceScreen snapshot={snapshot(3, hops, 'converged')} state={initialScreen<Pane>('timeline', ['timeline'])} now={T0 + 5000} width={W} height={H} />);
+    const ink = renderInk(
+      <TraceScreen snapshot={snapshot(3, hops, 'converged')} state={initialScreen<Pane>('timeline', ['timeline'])} now={T0 + 5000} width={W} height={H} />,
+    );
     const f = ink.frame();
     expect(f).toContain('Deployment/web in demo');
     expect(f).toContain('converged — Deployment/web converged: 3 updated · 4.30s');
@@ -233,7 +243,10 @@ describe('trace TUI', () => {
     });
 
     it('a failed diagnosis says why, on screen', async () => {
-      const feed: DiagnosisFeed = { diagnose: () => Promise.reject(new Error('nodes is forbidden: User "viewer" cannot get resource "nodes"')), subscribe: () => () => undefined };
+      const feed: DiagnosisFeed = {
+        diagnose: () => Promise.reject(new Error('nodes is forbidden: User "viewer" cannot get resource "nodes"')),
+        subscribe: () => () => undefined,
+      };
       const source = { snapshot: () => snapshot(1, hops), subscribe: () => () => undefined };
       const ink = renderInk(<TraceApp source={source} onQuit={() => undefined} diagnoses={feed} width={W} height={H} />);
       await ink.waitFor('Timeline · 4 hops');
@@ -283,10 +296,21 @@ describe('trace TUI', () => {
 
   describe('hostile names and messages', () => {
     const evil = ref('Pod', `web-${HOSTILE}`, 'evil');
-    const evilHop: Hop = { ...hop('ready/evil', 'ready', evil, 4200, 4160), detail: `reason ${HOSTILE}`, events: [{ reason: 'BackOff', note: HOSTILE, time: undefined, reportingController: undefined }], changes: [{ path: 'metadata.annotations.x', from: 'a', to: HOSTILE }] };
+    const evilHop: Hop = {
+      ...hop('ready/evil', 'ready', evil, 4200, 4160),
+      detail: `reason ${HOSTILE}`,
+      events: [{ reason: 'BackOff', note: HOSTILE, time: undefined, reportingController: undefined }],
+      changes: [{ path: 'metadata.annotations.x', from: 'a', to: HOSTILE }],
+    };
     const hostile = (): TraceSnapshot => {
       const s = snapshot(1, [...hops.slice(0, 2), evilHop], 'failed');
-      return { ...s, target: { ...s.target, name: `web${HOSTILE}` }, trigger: { ...s.trigger!, wrote: `annotated ${HOSTILE}` }, endMessage: HOSTILE, tree: { ...s.tree!, children: [...s.tree!.children, { ref: evil, status: HOSTILE, ready: false, deleting: false, node: HOSTILE, children: [] }] } };
+      return {
+        ...s,
+        target: { ...s.target, name: `web${HOSTILE}` },
+        trigger: { ...s.trigger!, wrote: `annotated ${HOSTILE}` },
+        endMessage: HOSTILE,
+        tree: { ...s.tree!, children: [...s.tree!.children, { ref: evil, status: HOSTILE, ready: false, deleting: false, node: HOSTILE, children: [] }] },
+      };
     };
     const safe = (f: string): void => {
       expect(controlsIn(f, { sgr: true })).toEqual([]);
@@ -322,7 +346,9 @@ describe('trace TUI', () => {
         verdict: 'broken',
         link: 'scheduled',
         summary: `not scheduled: ${HOSTILE}\nforged: healthy`,
-        evidence: [{ object: { kind: 'Pod', namespace: 'demo', name: `web-${HOSTILE}` }, source: 'event', reason: HOSTILE, message: `${HOSTILE}\nforged evidence` }],
+        evidence: [
+          { object: { kind: 'Pod', namespace: 'demo', name: `web-${HOSTILE}` }, source: 'event', reason: HOSTILE, message: `${HOSTILE}\nforged evidence` },
+        ],
         next: [`kubectl describe pod ${HOSTILE}`],
         unseen: [{ what: 'Nodes', why: HOSTILE }],
         links: [{ link: 'scheduled', status: 'broken', detail: HOSTILE }],
@@ -332,7 +358,16 @@ describe('trace TUI', () => {
       expect(rows.some((r) => r.text.startsWith('forged'))).toBe(false);
       expect(rows.map((r) => r.text).join('\n')).toContain(`not scheduled: ${HOSTILE_SHOWN}\\nforged: healthy`);
       expect(d.summary).toContain(HOSTILE);
-      const ink = renderInk(<TraceScreen snapshot={snapshot(1, hops)} state={{ ...initialScreen<Pane>('timeline'), detail: 'diagnosis' }} now={T0} width={W} height={H} diagnosis={{ state: 'done', why: `stall ${HOSTILE}`, diagnosis: d }} />);
+      const ink = renderInk(
+        <TraceScreen
+          snapshot={snapshot(1, hops)}
+          state={{ ...initialScreen<Pane>('timeline'), detail: 'diagnosis' }}
+          now={T0}
+          width={W}
+          height={H}
+          diagnosis={{ state: 'done', why: `stall ${HOSTILE}`, diagnosis: d }}
+        />,
+      );
       safe(ink.frame());
       expect(ink.frame()).toContain(`Diagnosis · stall ${SHOWN[0]}`);
       ink.unmount();
@@ -353,7 +388,15 @@ describe('the hop detail of a custom resource', () => {
         reads++;
         return {
           manager: 'widget-operator',
-          lease: { namespace: 'demo', name: 'widget-operator', holder: 'widget-operator-0', renewTime: new Date(T0 - 1_000).toISOString(), leaseDurationSeconds: 15, transitions: 0, foundBy: 'metrics' },
+          lease: {
+            namespace: 'demo',
+            name: 'widget-operator',
+            holder: 'widget-operator-0',
+            renewTime: new Date(T0 - 1_000).toISOString(),
+            leaseDurationSeconds: 15,
+            transitions: 0,
+            foundBy: 'metrics',
+          },
           queue: null,
           unseen: [],
         };

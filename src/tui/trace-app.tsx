@@ -21,9 +21,21 @@ import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { hopDetailLines } from '../view/hop-detail.js';
 import type { QueuesView } from '../view/queues-view.js';
-import { allocateRows, filterMatcher, initialScreen, matchesFilter, navOf, reduceScreen, resolveNav, type ListWindow, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
+import {
+  allocateRows,
+  filterMatcher,
+  initialScreen,
+  matchesFilter,
+  navOf,
+  reduceScreen,
+  resolveNav,
+  type ListWindow,
+  type Press,
+  type ScreenContext,
+  type ScreenState,
+} from '../view/screen-state.js';
 import { hopFigures, hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
-import { Footer, Line, Pane, PaneTitle, Screen, TextPane, wrapRows, type Row } from './frame.js';
+import { Footer, Line, Pane as PaneBox, PaneTitle, Screen, TextPane, wrapRows, type Row } from './frame.js';
 import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
 import { queuesRows, type QueuesRow } from './queues-pane.js';
 import { Throttle } from './throttle.js';
@@ -69,7 +81,10 @@ export interface PushedDiagnosis {
 }
 
 /** The diagnosis pane's content: being computed, computed, or why it could not be. */
-export type DiagnosisShown = { state: 'running'; why: string } | { state: 'done'; why: string; diagnosis: Diagnosis } | { state: 'failed'; why: string; error: string };
+export type DiagnosisShown =
+  | { state: 'running'; why: string }
+  | { state: 'done'; why: string; diagnosis: Diagnosis }
+  | { state: 'failed'; why: string; error: string };
 
 /**
  * The diagnosis as the CLI prints it, a row a line: headings bold, the verdict coloured. Its
@@ -118,7 +133,15 @@ function hopColour(h: Hop): string | undefined {
 }
 
 /** Everything TraceScreen draws and the keys need, for a terminal of `width` × `height`. Pure. */
-export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, width: number, height: number, queues: QueuesView | undefined, diagnosis?: DiagnosisShown, controller?: { behind: ControllerBehind; at: number }): TraceLayout {
+export function traceLayout(
+  snapshot: TraceSnapshot,
+  state: ScreenState<Pane>,
+  width: number,
+  height: number,
+  queues: QueuesView | undefined,
+  diagnosis?: DiagnosisShown,
+  controller?: { behind: ControllerBehind; at: number },
+): TraceLayout {
   const body = Math.max(0, height - HEADER_ROWS - FOOTER_ROWS);
   const f = state.filter;
   // By object or hop kind: `pod ready`, `web-abc`, `scaled`.
@@ -140,10 +163,17 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   if (built.hidden > 0) tree.push({ key: 'more', text: `… ${built.hidden} more`, dim: true });
   const internals: QueuesRow[] = [];
   for (const i of snapshot.informers) {
-    internals.push({ key: `informer/${i.name}`, text: `${i.description}: ${i.objects} objects · +${i.events.ADDED} ~${i.events.MODIFIED} -${i.events.DELETED} · ${i.bookmarks} bookmarks · ${i.relists} relists · ${i.watchRestarts} watch restarts · backlog ${i.backlog}` });
+    internals.push({
+      key: `informer/${i.name}`,
+      text: `${i.description}: ${i.objects} objects · +${i.events.ADDED} ~${i.events.MODIFIED} -${i.events.DELETED} · ${i.bookmarks} bookmarks · ${i.relists} relists · ${i.watchRestarts} watch restarts · backlog ${i.backlog}`,
+    });
   }
   const q = snapshot.queue;
-  if (q) internals.push({ key: 'workqueue', text: `workqueue ${q.name}: depth ${q.depth} · adds ${q.adds} · retries ${q.retries} · reconciles ${snapshot.reconciles}` });
+  if (q)
+    internals.push({
+      key: 'workqueue',
+      text: `workqueue ${q.name}: depth ${q.depth} · adds ${q.adds} · retries ${q.retries} · reconciles ${snapshot.reconciles}`,
+    });
   const burst = snapshot.burst ? summaryLines(summarise(snapshot, 0)).find((l) => l.startsWith('burst')) : undefined;
   if (burst) internals.push({ key: 'burst', text: burst });
   if (queues) internals.push({ key: 'queues', text: 'Controller queues', bold: true }, ...queuesRows(queues, width, { filter: f }));
@@ -162,24 +192,51 @@ export function traceLayout(snapshot: TraceSnapshot, state: ScreenState<Pane>, w
   const windows = Object.fromEntries(panes.map((p) => [p, resolveNav(navOf(state, p), keys[p], Math.max(1, heights[p] - 1))])) as Record<Pane, ListWindow>;
   // Only the hops on screen become lines: a 1,000-replica rollout has thousands of them.
   const top = windows.timeline.top;
-  const timeline: Row[] = hops.slice(top, top + Math.max(0, heights.timeline - 1)).map((h) => ({ key: h.id, text: hopLine(h, objectWidth), color: hopColour(h) }));
+  const timeline: Row[] = hops
+    .slice(top, top + Math.max(0, heights.timeline - 1))
+    .map((h) => ({ key: h.id, text: hopLine(h, objectWidth), color: hopColour(h) }));
   const rows: Record<Pane, Row[]> = { timeline, tree, internals };
 
   let text: TraceLayout['text'];
   if (state.help) {
-    text = { title: 'Keys', lines: [...helpLines(OWN_KEYS), '', 'tree: the target and what it owns, live; Enter filters the timeline to the object', 'timeline: the hops since the trigger, in time order; Enter opens one', 'internals: our informers and workqueue; with --metrics the controllers\u2019 queues'].map((t, i) => ({ key: String(i), text: t })) };
+    text = {
+      title: 'Keys',
+      lines: [
+        ...helpLines(OWN_KEYS),
+        '',
+        'tree: the target and what it owns, live; Enter filters the timeline to the object',
+        'timeline: the hops since the trigger, in time order; Enter opens one',
+        'internals: our informers and workqueue; with --metrics the controllers\u2019 queues',
+      ].map((t, i) => ({ key: String(i), text: t })),
+    };
   } else if (state.detail === DIAGNOSIS && state.detailPane === undefined) {
-    text = diagnosis ? { title: `Diagnosis · ${diagnosis.why}`, lines: diagnosisRows(diagnosis) } : { title: 'Diagnosis', lines: [{ key: '0', text: 'no diagnosis yet' }] };
+    text = diagnosis
+      ? { title: `Diagnosis · ${diagnosis.why}`, lines: diagnosisRows(diagnosis) }
+      : { title: 'Diagnosis', lines: [{ key: '0', text: 'no diagnosis yet' }] };
   } else if (state.detail !== undefined) {
     if (state.detailPane === 'internals') {
       const row = internals.find((r) => r.key === state.detail);
       text = { title: 'Detail', lines: (row?.detail?.() ?? [row?.text ?? 'no longer shown']).map((t, i) => ({ key: String(i), text: t })) };
     } else {
       const hop = snapshot.hops.find((h) => h.id === state.detail);
-      text = { title: 'Hop', lines: hop ? hopDetailLines(hop, snapshot, controller).map((l, i) => ({ key: String(i), text: l.text, bold: l.heading })) : [{ key: '0', text: 'the hop is gone' }] };
+      text = {
+        title: 'Hop',
+        lines: hop
+          ? hopDetailLines(hop, snapshot, controller).map((l, i) => ({ key: String(i), text: l.text, bold: l.heading }))
+          : [{ key: '0', text: 'the hop is gone' }],
+      };
     }
   }
-  return { keys, rows, first: { timeline: top, tree: 0, internals: 0 }, windows, heights, body, text: text && { ...text, lines: wrapRows(text.lines, width) }, hopsShown: hops.length };
+  return {
+    keys,
+    rows,
+    first: { timeline: top, tree: 0, internals: 0 },
+    windows,
+    heights,
+    body,
+    text: text && { ...text, lines: wrapRows(text.lines, width) },
+    hopsShown: hops.length,
+  };
 }
 
 export interface TraceScreenProps {
@@ -201,7 +258,8 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
   const sum = summarise(snapshot, now);
   const layout = given ?? traceLayout(snapshot, state, width, height, queues, diagnosis);
   const { rows, windows, heights } = layout;
-  const outcomeColour = sum.outcome === 'converged' || sum.outcome === 'no-rollout' || sum.outcome === 'deleted' ? 'green' : sum.outcome === 'running' ? 'cyan' : 'red';
+  const outcomeColour =
+    sum.outcome === 'converged' || sum.outcome === 'no-rollout' || sum.outcome === 'deleted' ? 'green' : sum.outcome === 'running' ? 'cyan' : 'red';
   const tl = navOf(state, 'timeline');
   const shown = layout.hopsShown === snapshot.hops.length ? `${snapshot.hops.length} hops` : `${layout.hopsShown} of ${snapshot.hops.length} hops`;
   return (
@@ -229,15 +287,41 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
         <TextPane title={layout.text.title} lines={layout.text.lines} top={state.textTop} height={layout.body} width={width} />
       ) : (
         <>
-          <Pane title={`Tree`} rows={rows.tree} window={windows.tree} height={heights.tree} width={width} focused={state.pane === 'tree'} emptyText="waiting for the first sync" />
+          <PaneBox
+            title={`Tree`}
+            rows={rows.tree}
+            window={windows.tree}
+            height={heights.tree}
+            width={width}
+            focused={state.pane === 'tree'}
+            emptyText="waiting for the first sync"
+          />
           {main === 'waterfall' ? (
             <Box flexDirection="column" height={heights.timeline} flexShrink={0}>
               <WaterfallSlot snapshot={snapshot} state={state} width={width} height={heights.timeline} focused={state.pane === 'timeline'} now={now} />
             </Box>
           ) : (
-            <Pane title={`Timeline · ${shown}`} right={tl.follow ? 'following' : `paused · G or f to follow`} rows={rows.timeline} first={layout.first.timeline} total={layout.hopsShown} window={windows.timeline} height={heights.timeline} width={width} focused={state.pane === 'timeline'} emptyText={snapshot.hops.length ? 'no hop matches the filter' : 'no hops yet'} />
+            <PaneBox
+              title={`Timeline · ${shown}`}
+              right={tl.follow ? 'following' : `paused · G or f to follow`}
+              rows={rows.timeline}
+              first={layout.first.timeline}
+              total={layout.hopsShown}
+              window={windows.timeline}
+              height={heights.timeline}
+              width={width}
+              focused={state.pane === 'timeline'}
+              emptyText={snapshot.hops.length ? 'no hop matches the filter' : 'no hops yet'}
+            />
           )}
-          <Pane title="Internals" rows={rows.internals} window={windows.internals} height={heights.internals} width={width} focused={state.pane === 'internals'} />
+          <PaneBox
+            title="Internals"
+            rows={rows.internals}
+            window={windows.internals}
+            height={heights.internals}
+            width={width}
+            focused={state.pane === 'internals'}
+          />
         </>
       )}
       <Footer state={state} hints={HINTS} width={width} />
@@ -249,7 +333,20 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
  * The main pane's slot for the waterfall: `height` rows (a title row included) of `width` columns.
  * The lanes are grouped to fit the rows (see src/view/waterfall-view.ts), so it never scrolls.
  */
-export function WaterfallSlot({ snapshot, width, height, focused, now }: { snapshot: TraceSnapshot; state: ScreenState<Pane>; width: number; height: number; focused: boolean; now: number }): React.JSX.Element | null {
+export function WaterfallSlot({
+  snapshot,
+  width,
+  height,
+  focused,
+  now,
+}: {
+  snapshot: TraceSnapshot;
+  state: ScreenState<Pane>;
+  width: number;
+  height: number;
+  focused: boolean;
+  now: number;
+}): React.JSX.Element | null {
   return (
     <Box flexDirection="column" width={width} height={height} flexShrink={0} overflow="hidden">
       <PaneTitle title="Waterfall" right="w timeline" focused={focused} width={width} />
@@ -320,7 +417,8 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   const openDiagnosis = (shown: DiagnosisShown): void => {
     setDiagnosis(shown);
     const s = current.current.state;
-    if (s.detail !== DIAGNOSIS || s.detailPane !== undefined) update({ ...s, editing: false, help: false, detail: DIAGNOSIS, detailPane: undefined, textTop: 0 });
+    if (s.detail !== DIAGNOSIS || s.detailPane !== undefined)
+      update({ ...s, editing: false, help: false, detail: DIAGNOSIS, detailPane: undefined, textTop: 0 });
   };
   const diagnoseNow = (): void => {
     if (!diagnoses) {
@@ -338,6 +436,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   // The trace's own diagnoses (a stall, the timeout) open the pane by themselves; they replace
   // any diagnosis still being computed on demand.
   const shownKey = useRef<string | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: openDiagnosis reads the current state through a ref; subscribing again on each render would miss pushes
   useEffect(() => {
     if (!diagnoses) return undefined;
     return diagnoses.subscribe(({ diagnosis: d, why, ended }) => {
@@ -370,7 +469,8 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
       if (press.action === 'open' && s.pane === 'tree') {
         const win = l.windows.tree;
         const row = l.rows.tree[win.index];
-        if (row && row.key !== 'more') update({ ...s, filter: row.key, pane: 'timeline', nav: { ...s.nav, timeline: { ...navOf(s, 'timeline'), follow: true } } });
+        if (row && row.key !== 'more')
+          update({ ...s, filter: row.key, pane: 'timeline', nav: { ...s.nav, timeline: { ...navOf(s, 'timeline'), follow: true } } });
         return;
       }
     }
@@ -380,7 +480,12 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
       height: Math.max(1, l.heights[s.pane] - 1),
       textLines: l.text?.lines.length ?? 0,
       textHeight: Math.max(1, l.body - 1),
-      openable: s.pane === 'timeline' ? main === 'timeline' : s.pane === 'internals' ? Boolean((l.rows.internals[l.windows.internals.index] as QueuesRow | undefined)?.detail) : false,
+      openable:
+        s.pane === 'timeline'
+          ? main === 'timeline'
+          : s.pane === 'internals'
+            ? Boolean((l.rows.internals[l.windows.internals.index] as QueuesRow | undefined)?.detail)
+            : false,
     };
     update(reduceScreen(s, press, ctx));
   };
@@ -392,5 +497,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
     { isActive: isRawModeSupported },
   );
 
-  return <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />;
+  return (
+    <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />
+  );
 }

@@ -10,7 +10,14 @@ import type { MetricsFeed } from './use-queues-view.js';
 /** How long the last frame stays after the end with `exitOnEnd`. */
 const LINGER_MS = 1_000;
 
-export async function runTraceTui(source: TraceSource, ended: Promise<unknown>, io: CommandIO, signal: AbortSignal, metrics?: MetricsFeed, options: { exitOnEnd?: boolean; diagnoses?: DiagnosisFeed } = {}): Promise<'quit' | 'ended' | 'interrupt'> {
+export async function runTraceTui(
+  source: TraceSource,
+  ended: Promise<unknown>,
+  io: CommandIO,
+  signal: AbortSignal,
+  metrics?: MetricsFeed,
+  options: { exitOnEnd?: boolean; diagnoses?: DiagnosisFeed } = {},
+): Promise<'quit' | 'ended' | 'interrupt'> {
   let quit: TraceExit | undefined;
   const app = <TraceApp source={source} onQuit={(how) => (quit = how)} {...(metrics ? { metrics } : {})} diagnoses={options.diagnoses} />;
   const how = await mountTui(app, io, { signal, ...(options.exitOnEnd ? { endWhen: ended, lingerMs: LINGER_MS } : {}) });

@@ -48,7 +48,7 @@ describe('WaterfallPane', () => {
     expect(lines[3]).toMatch(/^◆ {4}Pod\/web-new-0 +◆▒+◆▓+◆█+ ready 2\.12s$/);
     expect(lines[12]).toMatch(/^ +┴─+┴/);
     expect(lines[13]).toMatch(/^ +0 +1s +2s/);
-    expect(lines[14]).toMatch(/^─ existed before  ═ rolling out  ━ exists  ░ created/);
+    expect(lines[14]).toMatch(/^─ existed before {2}═ rolling out {2}━ exists {2}░ created/);
     expect(lines[15]).toMatch(/^critical path, \d+ hops; longest waits: Pod\/web-new-\d initialized \+1\.\d+s, /);
   });
 
@@ -111,7 +111,15 @@ describe('WaterfallPane', () => {
   });
 
   it("fills the trace TUI's main pane (w): a title row, then the lanes, in the rows it is given", () => {
-    const snapshot = { ...syntheticRollout(1000), informers: [], queue: undefined, reconciles: 0, targetWatchEvents: 0, endMessage: undefined, burst: undefined } as unknown as TraceSnapshot;
+    const snapshot = {
+      ...syntheticRollout(1000),
+      informers: [],
+      queue: undefined,
+      reconciles: 0,
+      targetWatchEvents: 0,
+      endMessage: undefined,
+      burst: undefined,
+    } as unknown as TraceSnapshot;
     for (const [width, height] of [
       [80, 12],
       [160, 30],

@@ -13,7 +13,16 @@ import { Box, Text } from 'ink';
 import { useMemo, type ReactNode } from 'react';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
-import { buildWaterfallView, CRITICAL_STYLE, cellRuns, cutEnd, layoutWaterfall, legendEntries, type WaterfallSource, type WaterfallView } from '../view/waterfall-view.js';
+import {
+  buildWaterfallView,
+  CRITICAL_STYLE,
+  cellRuns,
+  cutEnd,
+  layoutWaterfall,
+  legendEntries,
+  type WaterfallSource,
+  type WaterfallView,
+} from '../view/waterfall-view.js';
 
 export interface WaterfallPaneProps {
   view: WaterfallView;
@@ -59,7 +68,11 @@ export function WaterfallPane({ view: given, width, height, offset = 0, selected
     return (
       <Box flexDirection="column" width={w}>
         {header ? <Text wrap="truncate-end">{titleLine}</Text> : null}
-        {h > (header ? 1 : 0) ? <Text dimColor wrap="truncate-end">{cutEnd('no lanes yet: nothing has happened since the trigger', w)}</Text> : null}
+        {h > (header ? 1 : 0) ? (
+          <Text dimColor wrap="truncate-end">
+            {cutEnd('no lanes yet: nothing has happened since the trigger', w)}
+          </Text>
+        ) : null}
       </Box>
     );
   }
@@ -142,6 +155,7 @@ export function TraceWaterfallPane({ snapshot, now, height, header = true, ...re
   const maxLanes = Math.max(1, waterfallLaneRows(height, header));
   const running = snapshot.outcome === undefined;
   // A finished trace's view does not change with the clock: built once per snapshot and size.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `now` counts only while the trace runs, on purpose
   const view = useMemo(() => buildWaterfallView(snapshot, { now, maxLanes }), [snapshot, running ? now : 0, maxLanes]);
   return <WaterfallPane view={view} height={height} header={header} {...rest} />;
 }

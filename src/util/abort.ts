@@ -23,7 +23,10 @@ export function abortError(signal: AbortSignal): Error {
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onLate?: (value: T) => void): Promise<T> {
   if (!signal) return promise;
   const late = (): void => {
-    promise.then((v) => onLate?.(v), () => {});
+    promise.then(
+      (v) => onLate?.(v),
+      () => {},
+    );
   };
   if (signal.aborted) {
     late();

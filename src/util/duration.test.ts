@@ -12,15 +12,15 @@ describe('durations', () => {
   });
 
   it('formats durations compactly for columns', () => {
-    expect([shortDuration(850), shortDuration(4_200), shortDuration(12_400), shortDuration(190_000), shortDuration(7_500_000), shortDuration(3 * 86_400_000 + 4 * 3_600_000), shortDuration(null)]).toEqual([
-      '850ms',
-      '4.2s',
-      '12s',
-      '3m10s',
-      '2h5m',
-      '3d4h',
-      '-',
-    ]);
+    expect([
+      shortDuration(850),
+      shortDuration(4_200),
+      shortDuration(12_400),
+      shortDuration(190_000),
+      shortDuration(7_500_000),
+      shortDuration(3 * 86_400_000 + 4 * 3_600_000),
+      shortDuration(null),
+    ]).toEqual(['850ms', '4.2s', '12s', '3m10s', '2h5m', '3d4h', '-']);
   });
 
   it('formats a duration as a flag takes it', () => {

@@ -18,7 +18,8 @@ describe('escapeTerminal', () => {
   });
 
   it('leaves everything else alone: text, wide characters, emoji (a surrogate pair), backslashes', () => {
-    for (const s of ['web-7d9f', 'Back-off restarting failed container', '日本語 é e\u0301 👍', 'C:\\Users\\x \\d+ {"a":"\\n"}', '\u00a0\u00ff']) expect(escapeTerminal(s)).toBe(s);
+    for (const s of ['web-7d9f', 'Back-off restarting failed container', '日本語 é e\u0301 👍', 'C:\\Users\\x \\d+ {"a":"\\n"}', '\u00a0\u00ff'])
+      expect(escapeTerminal(s)).toBe(s);
     const plain = 'no controls here';
     expect(escapeTerminal(plain)).toBe(plain);
   });
@@ -107,7 +108,9 @@ describe('escapeXml', () => {
   });
 
   it('replaces what XML 1.0 cannot carry, and DEL and C1, with their escaped form; keeps surrogate pairs', () => {
-    expect(escapeXml('ok\u0000\u0001\u0008\u000b\u001b\u007f\u009b\ufffe\uffff\ud83d\ude00\ud800\udc00x\udc00')).toBe('ok\\x00\\x01\\x08\\x0b\\x1b\\x7f\\u009b\\ufffe\\uffff\ud83d\ude00\ud800\udc00x\\udc00');
+    expect(escapeXml('ok\u0000\u0001\u0008\u000b\u001b\u007f\u009b\ufffe\uffff\ud83d\ude00\ud800\udc00x\udc00')).toBe(
+      'ok\\x00\\x01\\x08\\x0b\\x1b\\x7f\\u009b\\ufffe\\uffff\ud83d\ude00\ud800\udc00x\\udc00',
+    );
   });
 
   it('gives well-formed XML whatever the text, and the text reads back as escapeTerminal shows it', () => {

@@ -185,10 +185,20 @@ export class CacheModel {
           if (!this.lastChange.has(d.key)) this.sorted = undefined;
           this.lastChange.set(d.key, { seq, type: d.type, at: d.receivedAt });
         }
-        this.push({ seq, kind: 'delta', type: d.type, key: d.key, resourceVersion: d.resourceVersion, at: d.receivedAt, tombstone: d.tombstone, initial: d.initial });
+        this.push({
+          seq,
+          kind: 'delta',
+          type: d.type,
+          key: d.key,
+          resourceVersion: d.resourceVersion,
+          at: d.receivedAt,
+          tombstone: d.tombstone,
+          initial: d.initial,
+        });
       }),
       informer.onEvent((e) => {
-        if (e.kind === 'synced') return this.push({ seq: ++this.seq, kind: 'synced', at: e.at, resourceVersion: informer.lastSyncResourceVersion(), message: e.message });
+        if (e.kind === 'synced')
+          return this.push({ seq: ++this.seq, kind: 'synced', at: e.at, resourceVersion: informer.lastSyncResourceVersion(), message: e.message });
         const m = this.markers.marker(e);
         if (m) this.push({ seq: ++this.seq, kind: m.kind, at: e.at, resourceVersion: m.resourceVersion ?? '', message: m.message });
       }),

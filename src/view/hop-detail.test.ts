@@ -8,7 +8,17 @@ const dep = ref('Deployment', 'web');
 const rs = ref('ReplicaSet', 'web-abc');
 const pod = ref('Pod', 'web-abc-1');
 
-const rsCreated: Hop = { id: 'created/rs', kind: 'created', object: rs, owner: dep, observedAt: T0 + 40, reconciledAt: T0 + 41, sinceTriggerMs: 40, sincePreviousMs: 40, events: [] };
+const rsCreated: Hop = {
+  id: 'created/rs',
+  kind: 'created',
+  object: rs,
+  owner: dep,
+  observedAt: T0 + 40,
+  reconciledAt: T0 + 41,
+  sinceTriggerMs: 40,
+  sincePreviousMs: 40,
+  events: [],
+};
 const podReady: Hop = {
   id: 'ready/pod',
   kind: 'ready',
@@ -50,16 +60,47 @@ describe('hop detail', () => {
 describe('hop detail of a custom resource', () => {
   it('puts the operator behind a hop it wrote under "written by": its Lease and queue', () => {
     const w = ref('Widget', 'w');
-    const hop: Hop = { id: 'condition/w', kind: 'condition', object: w, observedAt: T0 + 10, reconciledAt: T0 + 11, sinceTriggerMs: 10, sincePreviousMs: 10, events: [], writer: 'widget-operator (status)' };
+    const hop: Hop = {
+      id: 'condition/w',
+      kind: 'condition',
+      object: w,
+      observedAt: T0 + 10,
+      reconciledAt: T0 + 11,
+      sinceTriggerMs: 10,
+      sincePreviousMs: 10,
+      events: [],
+      writer: 'widget-operator (status)',
+    };
     const behind = {
       manager: 'widget-operator',
-      lease: { namespace: 'demo', name: 'widget-operator', holder: 'widget-operator-1', renewTime: new Date(T0 - 2_000).toISOString(), leaseDurationSeconds: 15, transitions: 1, foundBy: 'metrics' as const },
-      queue: { source: 'http://127.0.0.1:8080/metrics', controller: 'widget', matchedBy: 'kind' as const, depth: 0, adds: 4, retries: 0, reconciles: { success: 4 }, windowMs: 9_000 },
+      lease: {
+        namespace: 'demo',
+        name: 'widget-operator',
+        holder: 'widget-operator-1',
+        renewTime: new Date(T0 - 2_000).toISOString(),
+        leaseDurationSeconds: 15,
+        transitions: 1,
+        foundBy: 'metrics' as const,
+      },
+      queue: {
+        source: 'http://127.0.0.1:8080/metrics',
+        controller: 'widget',
+        matchedBy: 'kind' as const,
+        depth: 0,
+        adds: 4,
+        retries: 0,
+        reconciles: { success: 4 },
+        windowMs: 9_000,
+      },
       unseen: [],
     };
     const lines = hopDetailLines(hop, { hops: [hop], tree: undefined }, { behind, at: T0 }).map((l) => l.text);
-    expect(lines).toContain('            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success in 9.00s');
+    expect(lines).toContain(
+      '            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success in 9.00s',
+    );
     // Not under a hop someone else wrote.
-    expect(hopDetailLines({ ...hop, writer: 'kubectl-informer-trace' }, { hops: [hop], tree: undefined }, { behind, at: T0 }).some((l) => l.text.includes('Lease'))).toBe(false);
+    expect(
+      hopDetailLines({ ...hop, writer: 'kubectl-informer-trace' }, { hops: [hop], tree: undefined }, { behind, at: T0 }).some((l) => l.text.includes('Lease')),
+    ).toBe(false);
   });
 });

@@ -56,10 +56,15 @@ export function hopDetailLines(hop: Hop, snapshot: Pick<TraceSnapshot, 'tree' | 
   out.push({ text: `            +${formatDuration(hop.sincePreviousMs)} after ${prev ? `${name(prev.object)} ${hopTitle(prev)}` : 'the trigger'}` });
   if (hop.seenBeforeCause) out.push({ text: '            seen before its cause: our informers delivered it ahead of the change that made it' });
   out.push({ text: `reconciled  +${formatDuration(Math.max(0, hop.reconciledAt - hop.observedAt))} later, from our cache` });
-  out.push({ text: hop.serverTime ? `server      ${hop.serverTime} from ${hop.serverTimeSource ?? 'the object'} (1s precision)` : 'server      no server time for this hop' });
+  out.push({
+    text: hop.serverTime
+      ? `server      ${hop.serverTime} from ${hop.serverTimeSource ?? 'the object'} (1s precision)`
+      : 'server      no server time for this hop',
+  });
   if (hop.writer) out.push({ text: `written by  ${hop.writer} (the newest managedFields write of this version)` });
   const behind = controller?.behind;
-  if (behind?.manager && hop.writer?.split(' ')[0] === behind.manager) out.push({ text: `            ${controllerBehindLine(behind, controller!.at).replace(/^controller: /, '')}` });
+  if (behind?.manager && hop.writer?.split(' ')[0] === behind.manager)
+    out.push({ text: `            ${controllerBehindLine(behind, controller!.at).replace(/^controller: /, '')}` });
   const owners = ownerChain(hop, snapshot);
   out.push({ text: `owners      ${owners.length ? [name(hop.object), ...owners.map(name)].join(' ← ') : 'none (the target, or not known)'}` });
   out.push({ text: '' });

@@ -70,19 +70,34 @@ describe('lease view helpers', () => {
     expect(strategyCell({ strategy: 'OldestEmulationVersion', preferredHolder: 'x' })).toBe('OldestEmulationVersion, preferred x');
     expect(masterCell(null)).toBe('');
     expect(masterCell([])).toBe('not reported');
-    expect(masterCell([{ source: 'a', isLeader: true, value: 1, stale: false, error: null }, { source: 'b', isLeader: null, value: null, stale: true, error: 'x' }])).toBe('a=1 b=? (stale)');
+    expect(
+      masterCell([
+        { source: 'a', isLeader: true, value: 1, stale: false, error: null },
+        { source: 'b', isLeader: null, value: null, stale: true, error: 'x' },
+      ]),
+    ).toBe('a=1 b=? (stale)');
   });
 
   it('describes changes in one line', () => {
     expect(describeChange(change({ previousHolder: 'a', failoverGapMs: 1_500, sinceLastRenewMs: 16_500, transitions: 3 }))).toBe(
       'kube-system/kube-controller-manager: b acquired after a gap 1.5s (16s since its last renew) transitions 3',
     );
-    expect(describeChange(change({ type: 'expired', holder: 'a', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe('kube-system/kube-controller-manager: a expired (no renew since 00:00:02)');
-    expect(describeChange(change({ type: 'expired', role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'n1', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe('kube-node-lease/n1: stale (no renew since 00:00:02)');
-    expect(describeChange(change({ role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'kwok-2', previousHolder: 'kwok-1', failoverGapMs: 12_000 }))).toBe('kube-node-lease/n1: renewing again, now held by kwok-2, after 12s stale');
+    expect(describeChange(change({ type: 'expired', holder: 'a', lastRenewAt: '2026-01-01T00:00:02.000Z' }))).toBe(
+      'kube-system/kube-controller-manager: a expired (no renew since 00:00:02)',
+    );
+    expect(
+      describeChange(
+        change({ type: 'expired', role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'n1', lastRenewAt: '2026-01-01T00:00:02.000Z' }),
+      ),
+    ).toBe('kube-node-lease/n1: stale (no renew since 00:00:02)');
+    expect(
+      describeChange(change({ role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'kwok-2', previousHolder: 'kwok-1', failoverGapMs: 12_000 })),
+    ).toBe('kube-node-lease/n1: renewing again, now held by kwok-2, after 12s stale');
     expect(describeChange(change({ role: 'node', namespace: 'kube-node-lease', name: 'n1', holder: 'n1' }))).toBe('kube-node-lease/n1: new, held by n1');
     expect(describeChange(change({ type: 'released', holder: 'a', heldForMs: 65_000 }))).toBe('kube-system/kube-controller-manager: a released after 1m5s');
     expect(describeChange(change({ type: 'deleted', holder: null }))).toBe('kube-system/kube-controller-manager: deleted');
-    expect(describeChange(change({ type: 'resumed', holder: 'a', failoverGapMs: 3_000 }))).toBe('kube-system/kube-controller-manager: a renewing again after 3.0s expired');
+    expect(describeChange(change({ type: 'resumed', holder: 'a', failoverGapMs: 3_000 }))).toBe(
+      'kube-system/kube-controller-manager: a renewing again after 3.0s expired',
+    );
   });
 });

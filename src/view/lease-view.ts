@@ -324,7 +324,14 @@ export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole,
   };
   switch (event.type) {
     case 'acquired':
-      return { ...base, previousHolder: event.previousHolder, failoverGapMs: event.failoverGapMs, sinceLastRenewMs, transitions: event.transitions, acquireTime: event.acquireTime };
+      return {
+        ...base,
+        previousHolder: event.previousHolder,
+        failoverGapMs: event.failoverGapMs,
+        sinceLastRenewMs,
+        transitions: event.transitions,
+        acquireTime: event.acquireTime,
+      };
     case 'released':
       return { ...base, heldForMs: event.heldForMs };
     case 'expired':
@@ -378,7 +385,8 @@ export function renewCell(row: Pick<LeaderLeaseRow, 'renewAgeMs' | 'leaseDuratio
  */
 export function heldCell(row: Pick<LeaderLeaseRow, 'heldForMs' | 'acquiredAgeMs' | 'history'>): string {
   if (row.heldForMs === null) return '-';
-  if (row.history.at(-1)?.heldAtStart) return row.acquiredAgeMs !== null && row.acquiredAgeMs >= row.heldForMs ? `~${shortDuration(row.acquiredAgeMs)}` : `≥${shortDuration(row.heldForMs)}`;
+  if (row.history.at(-1)?.heldAtStart)
+    return row.acquiredAgeMs !== null && row.acquiredAgeMs >= row.heldForMs ? `~${shortDuration(row.acquiredAgeMs)}` : `≥${shortDuration(row.heldForMs)}`;
   return shortDuration(row.heldForMs);
 }
 
@@ -401,7 +409,9 @@ export function describeChange(c: LeaseChange): string {
     case 'acquired': {
       if (c.role !== 'leader') {
         // A heartbeat lease with a new holder (kwok restarted, a kubelet re-registered): the heartbeat is back.
-        return c.previousHolder === null ? `${lease}: new, held by ${who}` : `${lease}: renewing again, now held by ${who}${c.failoverGapMs !== null ? `, after ${shortDuration(c.failoverGapMs)} stale` : ''}`;
+        return c.previousHolder === null
+          ? `${lease}: new, held by ${who}`
+          : `${lease}: renewing again, now held by ${who}${c.failoverGapMs !== null ? `, after ${shortDuration(c.failoverGapMs)} stale` : ''}`;
       }
       const parts = [`${lease}: ${who} acquired`];
       if (c.previousHolder) parts.push(`after ${c.previousHolder}`);

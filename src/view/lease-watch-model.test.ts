@@ -127,7 +127,16 @@ describe('LeaseWatchModel', () => {
 
   it('apiserver identity leases are their own summary', () => {
     const { clock, model } = setup();
-    model.handler.onAdd!(lease('kube-system', 'apiserver-x', { holderIdentity: 'apiserver-x_1', leaseDurationSeconds: 3600 }, { 'apiserver.kubernetes.io/identity': 'kube-apiserver' }), true, info(clock));
+    model.handler.onAdd!(
+      lease(
+        'kube-system',
+        'apiserver-x',
+        { holderIdentity: 'apiserver-x_1', leaseDurationSeconds: 3600 },
+        { 'apiserver.kubernetes.io/identity': 'kube-apiserver' },
+      ),
+      true,
+      info(clock),
+    );
     const view = model.view();
     expect(view.leases).toEqual([]);
     expect(view.apiservers.total).toBe(1);
@@ -159,7 +168,10 @@ describe('LeaseWatchModel', () => {
     await clock.step(60_000); // window from +2s: a's end (+1s) is outside, b's (+2s) inside
     const view = model.view();
     expect(view.leases[0]!.history.map((h) => h.holder)).toEqual(['b', 'c']);
-    expect(view.changes.map((c) => [c.type, c.holder])).toEqual([['acquired', 'c'], ['expired', 'c']]);
+    expect(view.changes.map((c) => [c.type, c.holder])).toEqual([
+      ['acquired', 'c'],
+      ['expired', 'c'],
+    ]);
     model.close();
   });
 
@@ -168,7 +180,13 @@ describe('LeaseWatchModel', () => {
     model.handler.onAdd!(kcm('a', 0), true, info(clock));
     model.setMetrics([
       { source: 'kcm-1', ok: true, stale: false, error: null, leaderElection: [{ name: 'kube-controller-manager', isLeader: true, value: 1 }] },
-      { source: 'kcm-2', ok: false, stale: true, error: 'no answer within 5s', leaderElection: [{ name: 'kube-controller-manager', isLeader: false, value: 0 }] },
+      {
+        source: 'kcm-2',
+        ok: false,
+        stale: true,
+        error: 'no answer within 5s',
+        leaderElection: [{ name: 'kube-controller-manager', isLeader: false, value: 0 }],
+      },
       { source: 'sched', ok: true, stale: false, error: null, leaderElection: [{ name: 'kube-scheduler', isLeader: true, value: 1 }] },
     ]);
     const view = model.view();

@@ -18,7 +18,7 @@ function row(view: QueuesView, source: string, name: string): QueueRow | undefin
 }
 
 describe('buildQueuesView', () => {
-  it("hides queues idle over the window, keeps busy ones, and counts what it hid (real kube-controller-manager scrapes)", async () => {
+  it('hides queues idle over the window, keeps busy ones, and counts what it hid (real kube-controller-manager scrapes)', async () => {
     const { second } = await snapshots({ [KCM]: kcm });
     const view = buildQueuesView(second);
     const s = view.sources[0]!;
@@ -65,12 +65,18 @@ describe('buildQueuesView', () => {
     expect(buildQueuesView((await snapshots({ x: [standby] })).second).sources[0]!.leader).toBe('standby');
   });
 
-  it("gives a failing source its one-line error with the hint, next to a working one", async () => {
+  it('gives a failing source its one-line error with the hint, next to a working one', async () => {
     const { second } = await snapshots({ [KCM]: kcm, [LOGIN]: login });
     const view = buildQueuesView(second);
     expect(view.okSources).toBe(1);
     expect(view.failedSources).toBe(1);
-    expect(view.sources[1]).toMatchObject({ source: LOGIN, state: 'failed', error: 'answered text/html, not Prometheus metrics (is it the metrics endpoint?)', queues: [], queueCount: 0 });
+    expect(view.sources[1]).toMatchObject({
+      source: LOGIN,
+      state: 'failed',
+      error: 'answered text/html, not Prometheus metrics (is it the metrics endpoint?)',
+      queues: [],
+      queueCount: 0,
+    });
     expect(view.sources[0]!.queues.length).toBeGreaterThan(0);
   });
 
@@ -86,7 +92,9 @@ describe('buildQueuesView', () => {
 describe('queuesJson', () => {
   it('keeps every row (idle ones too), nulls as null, and the source errors as data', async () => {
     const { second } = await snapshots({ [KCM]: kcm, [LOGIN]: login });
-    const json = JSON.parse(JSON.stringify(queuesJson(second))) as { sources: { source: string; ok: boolean; kind: string | null; queues: QueueRow[]; totals: unknown }[] };
+    const json = JSON.parse(JSON.stringify(queuesJson(second))) as {
+      sources: { source: string; ok: boolean; kind: string | null; queues: QueueRow[]; totals: unknown }[];
+    };
     expect(json.sources[0]!.queues).toHaveLength(55);
     const cronjob = json.sources[0]!.queues.find((q) => q.name === 'cronjob')!;
     expect(cronjob.addsPerSecond).toBe(0);
@@ -99,7 +107,15 @@ describe('cells', () => {
   it('prints absent as "-" and zero as "0", never one for the other', () => {
     expect([countCell(null), countCell(0), countCell(3)]).toEqual(['-', '0', '3']);
     expect([rateCell(null), rateCell(0), rateCell(0.35), rateCell(12.54), rateCell(2500)]).toEqual(['-', '0', '0.35', '12.5', '2.5k']);
-    expect([secondsCell(null), secondsCell(0), secondsCell(0.000085), secondsCell(0.0032), secondsCell(0.41), secondsCell(1.25), secondsCell(125)]).toEqual(['-', '0', '85µs', '3.2ms', '410ms', '1.25s', '2m5s']);
+    expect([secondsCell(null), secondsCell(0), secondsCell(0.000085), secondsCell(0.0032), secondsCell(0.41), secondsCell(1.25), secondsCell(125)]).toEqual([
+      '-',
+      '0',
+      '85µs',
+      '3.2ms',
+      '410ms',
+      '1.25s',
+      '2m5s',
+    ]);
   });
 
   it('names controller-runtime queues controller/name when the two differ', () => {
@@ -111,5 +127,18 @@ describe('cells', () => {
 
 function queueRowLike(over: Partial<QueueRow>): QueueRow {
   const q = { p50: null, p99: null, observations: null, basis: null };
-  return { name: 'q', controller: null, depth: null, addsPerSecond: null, retriesPerSecond: null, addsTotal: null, retriesTotal: null, queueTime: q, workTime: q, unfinishedWorkSeconds: null, longestRunningProcessorSeconds: null, ...over };
+  return {
+    name: 'q',
+    controller: null,
+    depth: null,
+    addsPerSecond: null,
+    retriesPerSecond: null,
+    addsTotal: null,
+    retriesTotal: null,
+    queueTime: q,
+    workTime: q,
+    unfinishedWorkSeconds: null,
+    longestRunningProcessorSeconds: null,
+    ...over,
+  };
 }

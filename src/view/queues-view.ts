@@ -61,7 +61,15 @@ export function isIdleQueue(q: QueueRow): boolean {
 
 function nameMatcher(names: readonly string[] | undefined): (q: { name: string; controller: string | null }) => boolean {
   if (!names || names.length === 0) return () => true;
-  const patterns = names.map((n) => new RegExp(`^${n.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  const patterns = names.map(
+    (n) =>
+      new RegExp(
+        `^${n
+          .split('*')
+          .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
   return (q) => patterns.some((p) => p.test(q.name) || (q.controller !== null && p.test(q.controller)));
 }
 
@@ -180,8 +188,17 @@ export function controllerCells(c: ControllerRow): string[] {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k} ${rateCell(v)}`)
     .join(' · ');
-  const workers = c.activeWorkers === null && c.maxConcurrentReconciles === null ? '-' : `${countCell(c.activeWorkers)}/${countCell(c.maxConcurrentReconciles)}`;
-  return [c.controller, rateCell(c.reconcilesPerSecond), rateCell(c.errorsPerSecond), results || '-', secondsCell(c.reconcileTime.p50), secondsCell(c.reconcileTime.p99), workers];
+  const workers =
+    c.activeWorkers === null && c.maxConcurrentReconciles === null ? '-' : `${countCell(c.activeWorkers)}/${countCell(c.maxConcurrentReconciles)}`;
+  return [
+    c.controller,
+    rateCell(c.reconcilesPerSecond),
+    rateCell(c.errorsPerSecond),
+    results || '-',
+    secondsCell(c.reconcileTime.p50),
+    secondsCell(c.reconcileTime.p99),
+    workers,
+  ];
 }
 
 /** "ok · leader · rates over 2.0s · 54 queues (38 idle hidden)", or the error. */

@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { allocateRows, initialNav, initialScreen, matchesFilter, moveNav, navOf, reduceScreen, resolveNav, scrollBy, type Press, type ScreenContext, type ScreenState } from './screen-state.js';
+import {
+  allocateRows,
+  initialNav,
+  initialScreen,
+  matchesFilter,
+  moveNav,
+  navOf,
+  reduceScreen,
+  resolveNav,
+  scrollBy,
+  type Press,
+  type ScreenContext,
+  type ScreenState,
+} from './screen-state.js';
 
 const keys = (n: number): string[] => Array.from({ length: n }, (_, i) => `k${i}`);
-const press = (action: Press['action'], input = ''): Press => ({ action, input, escape: action === 'back' && input === '', erase: false, enter: action === 'open' });
+const press = (action: Press['action'], input = ''): Press => ({
+  action,
+  input,
+  escape: action === 'back' && input === '',
+  erase: false,
+  enter: action === 'open',
+});
 const typed = (input: string): Press => ({ action: undefined, input, escape: false, erase: false, enter: false });
 
 describe('list navigation', () => {
@@ -64,7 +83,15 @@ describe('matchesFilter', () => {
 
 describe('reduceScreen', () => {
   type P = 'a' | 'b';
-  const ctx = (over: Partial<ScreenContext<P>> = {}): ScreenContext<P> => ({ panes: ['a', 'b'], keys: keys(20), height: 5, textLines: 30, textHeight: 10, openable: true, ...over });
+  const ctx = (over: Partial<ScreenContext<P>> = {}): ScreenContext<P> => ({
+    panes: ['a', 'b'],
+    keys: keys(20),
+    height: 5,
+    textLines: 30,
+    textHeight: 10,
+    openable: true,
+    ...over,
+  });
   const run = (s: ScreenState<P>, ...ps: Press[]): ScreenState<P> => ps.reduce((acc, p) => reduceScreen(acc, p, ctx()), s);
 
   it('types a filter after /, Backspace erases, Enter keeps it, Esc clears it', () => {
@@ -121,6 +148,15 @@ describe('allocateRows', () => {
     expect(allocateRows(5, panes, 'timeline')).toEqual({ tree: 4, timeline: 1, internals: 0 });
   });
   it('gives what is left to the fill pane when every pane has what it wants', () => {
-    expect(allocateRows(42, [{ key: 'a', want: 2, min: 2 }, { key: 'b', want: 3, min: 3, fill: true }], 'a')).toEqual({ a: 2, b: 40 });
+    expect(
+      allocateRows(
+        42,
+        [
+          { key: 'a', want: 2, min: 2 },
+          { key: 'b', want: 3, min: 3, fill: true },
+        ],
+        'a',
+      ),
+    ).toEqual({ a: 2, b: 40 });
   });
 });

@@ -137,7 +137,7 @@ export function matchesFilter(filter: string, fields: readonly (string | undefin
 export function filterMatcher(filter: string): (fields: readonly (string | undefined)[]) => boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return () => true;
-  return (fields) => words.every((w) => fields.some((f) => f !== undefined && f.toLowerCase().includes(w)));
+  return (fields) => words.every((w) => fields.some((f) => f?.toLowerCase().includes(w)));
 }
 
 export interface ScreenState<P extends string = string> {
@@ -213,7 +213,8 @@ export function reduceScreen<P extends string>(s: ScreenState<P>, press: Press, 
   if (s.detail !== undefined) {
     if (a === 'back') return { ...s, detail: undefined, detailPane: undefined, textTop: 0 };
     if (a && isMove(a)) return { ...s, textTop: scrollBy(s.textTop, a, ctx.textLines, ctx.textHeight) };
-    if (a === 'nextPane' || a === 'prevPane') return { ...s, detail: undefined, detailPane: undefined, textTop: 0, pane: cycle(ctx.panes, s.pane, a === 'nextPane' ? 1 : -1) };
+    if (a === 'nextPane' || a === 'prevPane')
+      return { ...s, detail: undefined, detailPane: undefined, textTop: 0, pane: cycle(ctx.panes, s.pane, a === 'nextPane' ? 1 : -1) };
     return s;
   }
   if (a && isMove(a)) return { ...s, nav: { ...s.nav, [s.pane]: moveNav(navOf(s, s.pane), a, ctx.keys, ctx.height) } };
@@ -243,7 +244,7 @@ function isMove(a: KeyAction): a is MoveAction {
 function cycle<P>(panes: readonly P[], p: P, step: number): P {
   if (panes.length === 0) return p;
   const i = panes.indexOf(p);
-  return panes[(((i < 0 ? 0 : i) + step) % panes.length + panes.length) % panes.length]!;
+  return panes[(((Math.max(i, 0) + step) % panes.length) + panes.length) % panes.length]!;
 }
 
 /**
@@ -251,7 +252,11 @@ function cycle<P>(panes: readonly P[], p: P, step: number): P {
  * focused pane as many as it wants, then the others in order; what is left goes to the `fill` pane
  * so the layout does not jump as lines come and go.
  */
-export function allocateRows<K extends string>(total: number, panes: readonly { key: K; want: number; min: number; fill?: boolean }[], focus: K): Record<K, number> {
+export function allocateRows<K extends string>(
+  total: number,
+  panes: readonly { key: K; want: number; min: number; fill?: boolean }[],
+  focus: K,
+): Record<K, number> {
   const out = {} as Record<K, number>;
   let left = Math.max(0, total);
   for (const p of panes) {

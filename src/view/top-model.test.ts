@@ -10,12 +10,19 @@ import { LeaseWatchModel } from './lease-watch-model.js';
 import { TopModel } from './top-model.js';
 
 const T0 = Date.UTC(2026, 0, 1);
-const info = (clock: FakeClock): NotificationInfo => ({ receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false });
+const info = (clock: FakeClock): NotificationInfo => ({
+  receivedAt: clock.now(),
+  distributedAt: clock.now(),
+  deltaType: undefined,
+  eventType: undefined,
+  isSync: false,
+});
 const kcm = (holder: string, renewAt: number, transitions: number): Lease => ({
   metadata: { namespace: 'kube-system', name: 'kube-controller-manager', resourceVersion: String(renewAt) },
   spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions },
 });
-const expo = (depth: number, retries: number) => `# TYPE workqueue_depth gauge\nworkqueue_depth{name="deployment"} ${depth}\n# TYPE workqueue_retries_total counter\nworkqueue_retries_total{name="deployment"} ${retries}\n`;
+const expo = (depth: number, retries: number) =>
+  `# TYPE workqueue_depth gauge\nworkqueue_depth{name="deployment"} ${depth}\n# TYPE workqueue_retries_total counter\nworkqueue_retries_total{name="deployment"} ${retries}\n`;
 
 describe('TopModel', () => {
   it('joins the live Lease model and the poller; series grow per scrape; holder changes are passed on', async () => {
@@ -23,8 +30,16 @@ describe('TopModel', () => {
     const leases = new LeaseWatchModel({ clock });
     leases.handler.onAdd!(kcm('a_1', 0, 0), true, info(clock));
     leases.markSynced();
-    const poller = new MetricsPoller(new MultiScraper([new FakeMetricsSource('kcm', [expo(1, 0), expo(3, 4), expo(2, 4)])], clock), { clock, intervalMs: 2_000 });
-    const model = new TopModel({ leases, metrics: poller, targets: [{ source: 'kcm', component: 'kube-controller-manager', namespace: 'kube-system', pod: null, host: null, lease: null, foundBy: [] }], now: () => clock.now() });
+    const poller = new MetricsPoller(new MultiScraper([new FakeMetricsSource('kcm', [expo(1, 0), expo(3, 4), expo(2, 4)])], clock), {
+      clock,
+      intervalMs: 2_000,
+    });
+    const model = new TopModel({
+      leases,
+      metrics: poller,
+      targets: [{ source: 'kcm', component: 'kube-controller-manager', namespace: 'kube-system', pod: null, host: null, lease: null, foundBy: [] }],
+      now: () => clock.now(),
+    });
     let updates = 0;
     const changes: LeaseChange[] = [];
     model.onUpdate(() => updates++);

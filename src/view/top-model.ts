@@ -53,7 +53,11 @@ export class TopModel {
     );
     if (options.leases) {
       this.unsubscribe.push(options.leases.onUpdate(() => this.notify()));
-      this.unsubscribe.push(options.leases.onChange((c) => this.changeListeners.forEach((l) => l(c))));
+      this.unsubscribe.push(
+        options.leases.onChange((c) => {
+          for (const l of this.changeListeners) l(c);
+        }),
+      );
     }
   }
 

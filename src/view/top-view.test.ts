@@ -14,14 +14,30 @@ function lease(namespace: string, name: string, spec: LeaseSpec): Lease {
   return { metadata: { namespace, name, resourceVersion: String(++rv) }, spec };
 }
 function held(namespace: string, name: string, holder: string, renewAt: number, transitions = 0): Lease {
-  return lease(namespace, name, { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: formatMicroTime(T0), renewTime: formatMicroTime(T0 + renewAt), leaseTransitions: transitions });
+  return lease(namespace, name, {
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: formatMicroTime(T0),
+    renewTime: formatMicroTime(T0 + renewAt),
+    leaseTransitions: transitions,
+  });
 }
 function info(clock: FakeClock): NotificationInfo {
   return { receivedAt: clock.now(), distributedAt: clock.now(), deltaType: undefined, eventType: undefined, isSync: false };
 }
 
 /** A client-go exposition with one queue; counters are totals so far. */
-function expo(q: { name?: string; depth?: number; adds?: number; retries?: number; longest?: number; gets?: number; master?: [string, number]; errors?: number; controller?: string }): string {
+function expo(q: {
+  name?: string;
+  depth?: number;
+  adds?: number;
+  retries?: number;
+  longest?: number;
+  gets?: number;
+  master?: [string, number];
+  errors?: number;
+  controller?: string;
+}): string {
   const name = q.name ?? 'deployment';
   const labels = q.controller ? `controller="${q.controller}",name="${name}"` : `name="${name}"`;
   const lines = [
@@ -40,7 +56,11 @@ function expo(q: { name?: string; depth?: number; adds?: number; retries?: numbe
     `workqueue_queue_duration_seconds_count{${labels}} ${q.gets ?? 0}`,
   ];
   if (q.master) lines.push('# TYPE leader_election_master_status gauge', `leader_election_master_status{name="${q.master[0]}"} ${q.master[1]}`);
-  if (q.errors !== undefined && q.controller) lines.push('# TYPE controller_runtime_reconcile_errors_total counter', `controller_runtime_reconcile_errors_total{controller="${q.controller}"} ${q.errors}`);
+  if (q.errors !== undefined && q.controller)
+    lines.push(
+      '# TYPE controller_runtime_reconcile_errors_total counter',
+      `controller_runtime_reconcile_errors_total{controller="${q.controller}"} ${q.errors}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -51,7 +71,12 @@ function target(source: string, extra: Partial<TopTarget> = {}): TopTarget {
 const KCM_A = 'kcm-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const KCM_B = 'kcm-host_6fa459ea-ee8a-3ca4-894e-db77e160355e';
 
-async function scene(leases: Lease[], sources: Record<string, Answer[]>, targets: TopTarget[], after?: (clock: FakeClock, model: LeaseWatchModel) => Promise<void>) {
+async function scene(
+  leases: Lease[],
+  sources: Record<string, Answer[]>,
+  targets: TopTarget[],
+  after?: (clock: FakeClock, model: LeaseWatchModel) => Promise<void>,
+) {
   const clock = new FakeClock(T0);
   const model = new LeaseWatchModel({ clock });
   for (const l of leases) model.handler.onAdd!(l, true, info(clock));
@@ -64,7 +89,7 @@ async function scene(leases: Lease[], sources: Record<string, Answer[]>, targets
 }
 
 describe('buildTopView: the join', () => {
-  it('joins two kube-controller-manager replicas to their Lease by leader_election_master_status and shows the leader\'s queues', async () => {
+  it("joins two kube-controller-manager replicas to their Lease by leader_election_master_status and shows the leader's queues", async () => {
     const { view } = await scene(
       [held('kube-system', 'kube-controller-manager', KCM_A, 0, 3)],
       {
@@ -89,7 +114,10 @@ describe('buildTopView: the join', () => {
     const pods = ['op-7d9f-abcde', 'op-7d9f-fghij'];
     const { view } = await scene(
       [held('shop', 'op-lock', `${pods[1]}_0c6e2f9a-1111-2222-3333-444455556666`, 0)],
-      { p0: [expo({ name: 'idle', controller: 'webapp' })], p1: [expo({ adds: 2, controller: 'webapp' }), expo({ adds: 6, retries: 4, controller: 'webapp' })] },
+      {
+        p0: [expo({ name: 'idle', controller: 'webapp' })],
+        p1: [expo({ adds: 2, controller: 'webapp' }), expo({ adds: 6, retries: 4, controller: 'webapp' })],
+      },
       pods.map((pod, i) => target(`p${i}`, { pod, namespace: 'shop', lease: 'shop/op-lock', foundBy: [`Pod shop/${pod}: container port metrics`] })),
     );
     const c = view.components[0]!;
@@ -102,11 +130,9 @@ describe('buildTopView: the join', () => {
   });
 
   it('a source joined to no Lease is a component of its own; a Lease with no source says so', async () => {
-    const { view } = await scene(
-      [held('kube-system', 'kube-scheduler', 'sched_1', 0)],
-      { apiserver: [expo({ name: 'crd_finalizer' })] },
-      [target('apiserver', { component: 'kube-apiserver' })],
-    );
+    const { view } = await scene([held('kube-system', 'kube-scheduler', 'sched_1', 0)], { apiserver: [expo({ name: 'crd_finalizer' })] }, [
+      target('apiserver', { component: 'kube-apiserver' }),
+    ]);
     const names = view.components.map((c) => [c.key, c.name, c.state, c.note]);
     expect(names).toEqual([
       ['source:kube-apiserver', 'kube-apiserver', 'ok', null],
@@ -136,7 +162,9 @@ describe('buildTopView: the state rule', () => {
     const both = (await one([expo({ depth: 0, retries: 0, gets: 0 }), expo({ depth: 500, retries: 2, gets: 10 })])).view.components[0]!;
     expect(both.state).toBe('retrying');
     expect(both.reasons).toHaveLength(1);
-    const down = (await one([expo({ longest: 99 }), { fail: 'unreachable', reason: 'cannot reach https://127.0.0.1:1/metrics: connection refused (ECONNREFUSED)' }])).view.components[0]!;
+    const down = (
+      await one([expo({ longest: 99 }), { fail: 'unreachable', reason: 'cannot reach https://127.0.0.1:1/metrics: connection refused (ECONNREFUSED)' }])
+    ).view.components[0]!;
     expect(down.state).toBe('unreachable');
     expect(down.replicas[0]!.state).toBe('stale');
     expect(down.reasons[0]).toBe('a: cannot reach https://127.0.0.1:1/metrics: connection refused (ECONNREFUSED)');
@@ -157,22 +185,42 @@ describe('buildTopView: the state rule', () => {
   it('a leader that stops answering still leads (its last good scrape) until another replica reports leading: unreachable meanwhile', async () => {
     const kcm = [held('kube-system', 'kube-controller-manager', KCM_A, 0)];
     const targets = [target('a', { component: 'kube-controller-manager' }), target('b', { component: 'kube-controller-manager' })];
-    const dead = (await scene(kcm, { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' })] }, targets)).view.components[0]!;
+    const dead = (
+      await scene(
+        kcm,
+        { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' })] },
+        targets,
+      )
+    ).view.components[0]!;
     expect(dead.state).toBe('unreachable');
     expect(dead.leader).toBe('a');
     expect(dead.replicas.map((r) => [r.role, r.roleBecause])).toEqual([
       ['leader', 'leader_election_master_status 1 (its last good scrape)'],
       ['standby', null],
     ]);
-    const taken = (await scene(kcm, { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' }), expo({ name: 'x', master: ['kube-controller-manager', 1] })] }, targets)).view.components[0]!;
+    const taken = (
+      await scene(
+        kcm,
+        {
+          a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }],
+          b: [expo({ name: 'x' }), expo({ name: 'x', master: ['kube-controller-manager', 1] })],
+        },
+        targets,
+      )
+    ).view.components[0]!;
     expect(taken.leader).toBe('b');
     expect(taken.state).toBe('ok');
     expect(taken.replicas.map((r) => r.role)).toEqual(['standby', 'leader']);
     // Once the Lease has expired, the last good scrape of a dead leader makes it lead no more.
     const expired = (
-      await scene(kcm, { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' })] }, targets, async (clock) => {
-        await clock.step(16_000);
-      })
+      await scene(
+        kcm,
+        { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' })] },
+        targets,
+        async (clock) => {
+          await clock.step(16_000);
+        },
+      )
     ).view.components[0]!;
     expect(expired.state).toBe('no leader');
     expect(expired.leader).toBeNull();
@@ -180,16 +228,25 @@ describe('buildTopView: the state rule', () => {
   });
 
   it('no leader once the holder expires, unreachable leader or not; the failover after it, with its gap', async () => {
-    let expiredView;
+    let expiredView: ReturnType<typeof buildTopView> | undefined;
     const { view } = await scene(
       [held('kube-system', 'kube-controller-manager', KCM_A, 0, 2)],
       { a: [expo({ master: ['kube-controller-manager', 1] }), { fail: 'unreachable', reason: 'connection refused' }], b: [expo({ name: 'x' })] },
       [target('a', { component: 'kube-controller-manager' }), target('b', { component: 'kube-controller-manager' })],
       async (clock, model) => {
         await clock.step(16_000); // A renewed at T0; 15 s later it has expired as we judge it
-        expiredView = buildTopView({ now: clock.now(), leases: model.view().leases, metrics: null, targets: [target('a', { component: 'kube-controller-manager' })] });
+        expiredView = buildTopView({
+          now: clock.now(),
+          leases: model.view().leases,
+          metrics: null,
+          targets: [target('a', { component: 'kube-controller-manager' })],
+        });
         await clock.step(1_500);
-        model.handler.onUpdate!(held('kube-system', 'kube-controller-manager', KCM_A, 0, 2), held('kube-system', 'kube-controller-manager', KCM_B, 17_500, 3), info(clock));
+        model.handler.onUpdate!(
+          held('kube-system', 'kube-controller-manager', KCM_A, 0, 2),
+          held('kube-system', 'kube-controller-manager', KCM_B, 17_500, 3),
+          info(clock),
+        );
       },
     );
     const expired = expiredView!.components[0]!;
@@ -203,7 +260,7 @@ describe('buildTopView: the state rule', () => {
     expect(after.lease!.history.map((h) => h.holder)).toEqual([KCM_A, KCM_B]);
   });
 
-  it('controller-runtime: the webapp controller\'s 4 errors and 4 retries in 2 s make it retrying, joined to its Lease by master status (captured scrapes)', async () => {
+  it("controller-runtime: the webapp controller's 4 errors and 4 retries in 2 s make it retrying, joined to its Lease by master status (captured scrapes)", async () => {
     const { view } = await scene(
       [held('shop', 'webapp-operator-lock', 'op-7d9f-fghij_1', 0)],
       { op: [metricsFixture('controller-runtime.prom'), metricsFixture('controller-runtime.2.prom')] },
@@ -219,7 +276,11 @@ describe('buildTopView: the state rule', () => {
     // Its queue carries the controller's numbers, for the queue's row.
     const webapp = c.queues.find((q) => q.name === 'webapp')!;
     expect(webapp.reconcile!.errorsPerSecond).toBeCloseTo(2, 6);
-    expect(topQueueCells(webapp).slice(-3)).toEqual([webapp.reconcile!.reconcilesPerSecond!.toFixed(1), '2.00', `${webapp.reconcile!.activeWorkers ?? '-'}/${webapp.reconcile!.maxConcurrentReconciles ?? '-'}`]);
+    expect(topQueueCells(webapp).slice(-3)).toEqual([
+      webapp.reconcile!.reconcilesPerSecond!.toFixed(1),
+      '2.00',
+      `${webapp.reconcile!.activeWorkers ?? '-'}/${webapp.reconcile!.maxConcurrentReconciles ?? '-'}`,
+    ]);
   });
 });
 
@@ -258,9 +319,17 @@ describe('helpers', () => {
 
   it('explainDiscovery says how each source was found and what could not be searched', () => {
     const text = explainDiscovery({
-      targets: [target('svc', { component: 'kube-scheduler', foundBy: ['EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler'], lease: 'kube-system/kube-scheduler' })],
+      targets: [
+        target('svc', {
+          component: 'kube-scheduler',
+          foundBy: ['EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler'],
+          lease: 'kube-system/kube-scheduler',
+        }),
+      ],
       discoveryErrors: ['Pods in all namespaces: 403 Forbidden'],
     });
-    expect(text).toBe('svc (kube-scheduler)\n  found: EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler\n  lease: kube-system/kube-scheduler\nnot searched: Pods in all namespaces: 403 Forbidden\n');
+    expect(text).toBe(
+      'svc (kube-scheduler)\n  found: EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler\n  lease: kube-system/kube-scheduler\nnot searched: Pods in all namespaces: 403 Forbidden\n',
+    );
   });
 });

@@ -71,7 +71,12 @@ export interface TopReplica {
 export interface TopQueue extends QueueRow {
   state: QueueState;
   /** controller-runtime: its controller's reconciles/s, errors/s and workers; null for client-go queues. */
-  reconcile: { reconcilesPerSecond: number | null; errorsPerSecond: number | null; activeWorkers: number | null; maxConcurrentReconciles: number | null } | null;
+  reconcile: {
+    reconcilesPerSecond: number | null;
+    errorsPerSecond: number | null;
+    activeWorkers: number | null;
+    maxConcurrentReconciles: number | null;
+  } | null;
   /** Depth and retries/s at each scrape of the session, oldest first (null where absent). */
   depthSeries: (number | null)[];
   retrySeries: (number | null)[];
@@ -238,7 +243,9 @@ export function buildTopView(input: TopInput): TopView {
     g.members.push({ target, status });
   }
   const components = [...groups.values()].map((g) => component(g, t, input.history));
-  components.sort((a, b) => COMPONENT_STATES.indexOf(a.state) - COMPONENT_STATES.indexOf(b.state) || a.name.localeCompare(b.name) || a.key.localeCompare(b.key));
+  components.sort(
+    (a, b) => COMPONENT_STATES.indexOf(a.state) - COMPONENT_STATES.indexOf(b.state) || a.name.localeCompare(b.name) || a.key.localeCompare(b.key),
+  );
   return {
     at: new Date(input.now).toISOString(),
     intervalMs: input.metrics?.intervalMs ?? null,
@@ -273,7 +280,9 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
   // A replica whose scrape fails keeps the role its last good scrape reported, while the Lease is
   // still held and no replica that answers now reports leading: a leader that stops answering holds
   // the Lease until it expires, and that is what makes the component unreachable.
-  const freshLeader = g.members.some(({ target, status }) => status?.ok && replicaRole(g, target, status, false).roleBecause?.startsWith('leader_election_master_status 1'));
+  const freshLeader = g.members.some(
+    ({ target, status }) => status?.ok && replicaRole(g, target, status, false).roleBecause?.startsWith('leader_election_master_status 1'),
+  );
   const replicas: TopReplica[] = g.members.map(({ target, status }) => ({
     source: target.source,
     pod: target.pod,
@@ -299,7 +308,14 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
     return {
       ...q,
       state: queueState(q, t),
-      reconcile: ctl ? { reconcilesPerSecond: ctl.reconcilesPerSecond, errorsPerSecond: ctl.errorsPerSecond, activeWorkers: ctl.activeWorkers, maxConcurrentReconciles: ctl.maxConcurrentReconciles } : null,
+      reconcile: ctl
+        ? {
+            reconcilesPerSecond: ctl.reconcilesPerSecond,
+            errorsPerSecond: ctl.errorsPerSecond,
+            activeWorkers: ctl.activeWorkers,
+            maxConcurrentReconciles: ctl.maxConcurrentReconciles,
+          }
+        : null,
       depthSeries: history?.series(g.key, label, 'depth') ?? [],
       retrySeries: history?.series(g.key, label, 'retries') ?? [],
     };
@@ -320,7 +336,12 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
     reasons.push(why);
   };
   if (g.lease && !heldValid) {
-    set('no leader', g.lease.holder === null ? `Lease ${g.key} is released: no holder` : `Lease ${g.key}: ${g.lease.holder} expired, ${Math.round(-g.lease.expiresInMs / 1000)}s ago`);
+    set(
+      'no leader',
+      g.lease.holder === null
+        ? `Lease ${g.key} is released: no holder`
+        : `Lease ${g.key}: ${g.lease.holder} expired, ${Math.round(-g.lease.expiresInMs / 1000)}s ago`,
+    );
   }
   const failed = (s: SourceStatus | undefined): boolean => s !== undefined && !s.ok && s.error !== null;
   if (leaderIndex >= 0 ? failed(statusOf(leaderIndex)) : g.members.length > 0 && g.members.every((m) => failed(m.status))) {
@@ -329,9 +350,15 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
   }
   for (const q of queues) {
     if (q.state === 'stuck') {
-      set('stuck', (q.longestRunningProcessorSeconds ?? 0) >= t.stuckAfterSeconds ? `queue ${queueLabel(q)}: an item has been worked on for ${Math.round(q.longestRunningProcessorSeconds!)}s` : `queue ${queueLabel(q)}: ${q.depth} waiting, none taken in ${shown?.stats?.windowSeconds?.toFixed(1) ?? '?'}s`);
+      set(
+        'stuck',
+        (q.longestRunningProcessorSeconds ?? 0) >= t.stuckAfterSeconds
+          ? `queue ${queueLabel(q)}: an item has been worked on for ${Math.round(q.longestRunningProcessorSeconds!)}s`
+          : `queue ${queueLabel(q)}: ${q.depth} waiting, none taken in ${shown?.stats?.windowSeconds?.toFixed(1) ?? '?'}s`,
+      );
     } else if (q.state === 'retrying') set('retrying', `queue ${queueLabel(q)}: ${q.retriesPerSecond!.toFixed(2)} retries/s`);
-    else if (q.state === 'backlog') set('backlog', `queue ${queueLabel(q)}: depth ${q.depth ?? '-'}, queue p99 ${q.queueTime.p99 === null ? '-' : `${q.queueTime.p99.toFixed(1)}s`}`);
+    else if (q.state === 'backlog')
+      set('backlog', `queue ${queueLabel(q)}: depth ${q.depth ?? '-'}, queue p99 ${q.queueTime.p99 === null ? '-' : `${q.queueTime.p99.toFixed(1)}s`}`);
   }
   for (const c of controllers) if ((c.errorsPerSecond ?? 0) > 0) set('retrying', `controller ${c.controller}: ${c.errorsPerSecond!.toFixed(2)} errors/s`);
 
@@ -435,8 +462,36 @@ export function explainDiscovery(view: Pick<TopView, 'targets' | 'discoveryError
 
 // ---- cells shared by the table and the TUI ------------------------------------------------------
 
-export const COMPONENT_COLUMNS = ['component', 'state', 'holder', 'renew', 'trans', 'last failover', 'replicas', 'depth', 'adds/s', 'retries/s', 'depth ~', 'retries ~'] as const;
-export const TOP_QUEUE_COLUMNS = ['  queue', 'state', 'depth', 'adds/s', 'retries/s', 'queue p99', 'work p99', 'unfinished', 'longest', 'depth ~', 'retries ~', 'reconciles/s', 'errors/s', 'workers'] as const;
+export const COMPONENT_COLUMNS = [
+  'component',
+  'state',
+  'holder',
+  'renew',
+  'trans',
+  'last failover',
+  'replicas',
+  'depth',
+  'adds/s',
+  'retries/s',
+  'depth ~',
+  'retries ~',
+] as const;
+export const TOP_QUEUE_COLUMNS = [
+  '  queue',
+  'state',
+  'depth',
+  'adds/s',
+  'retries/s',
+  'queue p99',
+  'work p99',
+  'unfinished',
+  'longest',
+  'depth ~',
+  'retries ~',
+  'reconciles/s',
+  'errors/s',
+  'workers',
+] as const;
 /** The controller-runtime columns of TOP_QUEUE_COLUMNS (left out when no queue has them). */
 export const RECONCILE_COLUMNS = [11, 12, 13] as const;
 

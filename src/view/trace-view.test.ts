@@ -5,20 +5,52 @@ import type { Hop } from '../trace/types.js';
 import { hopFigures, summarise } from './trace-view.js';
 
 function hop(id: string, kind: string, observedAt: number, sincePreviousMs: number, name = id): Hop {
-  return { id, kind, object: { kind: 'Pod', name, namespace: 'ns', uid: id }, observedAt, reconciledAt: observedAt, sinceTriggerMs: observedAt, sincePreviousMs, events: [] };
+  return {
+    id,
+    kind,
+    object: { kind: 'Pod', name, namespace: 'ns', uid: id },
+    observedAt,
+    reconciledAt: observedAt,
+    sinceTriggerMs: observedAt,
+    sincePreviousMs,
+    events: [],
+  };
 }
 
 function snapshot(hops: Hop[], figures?: HopFigures): TraceSnapshot {
-  return { target: { kind: 'Deployment', namespace: 'ns', name: 'web' }, trigger: { kind: 'restart', wrote: 'restarted', at: 0, writes: 1 }, hops, figures, tree: undefined, informers: [], queue: undefined, reconciles: 0, targetWatchEvents: 0, outcome: undefined, endMessage: undefined, burst: undefined } as TraceSnapshot;
+  return {
+    target: { kind: 'Deployment', namespace: 'ns', name: 'web' },
+    trigger: { kind: 'restart', wrote: 'restarted', at: 0, writes: 1 },
+    hops,
+    figures,
+    tree: undefined,
+    informers: [],
+    queue: undefined,
+    reconciles: 0,
+    targetWatchEvents: 0,
+    outcome: undefined,
+    endMessage: undefined,
+    burst: undefined,
+  } as TraceSnapshot;
 }
 
 describe('hopFigures', () => {
   it('reads the figures the tracer keeps, and passes over the hops when it keeps none', () => {
-    const hops = [hop('a', 'created', 10, 10), hop('b', 'scheduled', 40, 30, 'a-much-longer-name'), hop('c', 'converged', 140, 100), hop('d', 'deleted', 900, 760)];
+    const hops = [
+      hop('a', 'created', 10, 10),
+      hop('b', 'scheduled', 40, 30, 'a-much-longer-name'),
+      hop('c', 'converged', 140, 100),
+      hop('d', 'deleted', 900, 760),
+    ];
     const kept: HopFigures = { end: undefined, slowest: hops[0], longestObject: 3, ids: ['a'] };
     expect(hopFigures(snapshot(hops, kept))).toBe(kept);
     // The slowest hop on the way to convergence: d comes after it and does not count.
-    expect(hopFigures(snapshot(hops))).toMatchObject({ slowest: { id: 'c' }, end: { id: 'c' }, longestObject: 'Pod/a-much-longer-name'.length, ids: ['a', 'b', 'c', 'd'] });
+    expect(hopFigures(snapshot(hops))).toMatchObject({
+      slowest: { id: 'c' },
+      end: { id: 'c' },
+      longestObject: 'Pod/a-much-longer-name'.length,
+      ids: ['a', 'b', 'c', 'd'],
+    });
     expect(summarise(snapshot(hops), 1_000)).toMatchObject({ slowestHop: { id: 'c', sincePreviousMs: 100 }, elapsedMs: 140 });
   });
 });

@@ -29,12 +29,14 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
   const lastHop = s.hops.at(-1);
   return {
     target: `${s.target.kind}/${s.target.name}${s.target.namespace ? ` in ${s.target.namespace}` : ''}`,
-    trigger: s.trigger ? (s.trigger.wrote || 'watched a change made by someone else') : 'waiting for a change',
+    trigger: s.trigger ? s.trigger.wrote || 'watched a change made by someone else' : 'waiting for a change',
     outcome: s.outcome ?? 'running',
     message: s.endMessage ?? '',
     elapsedMs: elapsed ?? (s.outcome && lastHop && s.trigger ? lastHop.observedAt - s.trigger.at : undefined),
     hops: s.hops.length,
-    slowestHop: slow ? { id: slow.id, kind: slow.kind, object: `${slow.object.kind}/${slow.object.name}`, sincePreviousMs: slow.sincePreviousMs, previousId: slow.previousId } : undefined,
+    slowestHop: slow
+      ? { id: slow.id, kind: slow.kind, object: `${slow.object.kind}/${slow.object.name}`, sincePreviousMs: slow.sincePreviousMs, previousId: slow.previousId }
+      : undefined,
     reconciles: s.reconciles,
     targetWatchEvents: s.targetWatchEvents,
     burst: s.burst,
@@ -93,7 +95,16 @@ export function treeLines(root: TreeNode | undefined, limit = Infinity): { lines
     if (lines.length >= limit) {
       hidden++;
     } else {
-      lines.push({ depth, label: `${n.ref.kind}/${n.ref.name}`, status: n.status, ready: n.ready, deleting: n.deleting, node: n.node, restarts: n.restarts, creationTimestamp: n.creationTimestamp });
+      lines.push({
+        depth,
+        label: `${n.ref.kind}/${n.ref.name}`,
+        status: n.status,
+        ready: n.ready,
+        deleting: n.deleting,
+        node: n.node,
+        restarts: n.restarts,
+        creationTimestamp: n.creationTimestamp,
+      });
     }
     for (const c of n.children) walk(c, depth + 1);
   };
@@ -104,10 +115,15 @@ export function treeLines(root: TreeNode | undefined, limit = Infinity): { lines
 export function summaryLines(sum: TraceSummary): string[] {
   const out = [`${sum.target}: ${sum.outcome}${sum.message ? ` — ${sum.message}` : ''}`];
   if (sum.burst) {
-    out.push(`burst: ${sum.burst.writes} writes → ${sum.burst.watchEvents} watch events → ${sum.burst.reconciles} reconciles of our workqueue${sum.burst.controllerQueueAdds !== undefined ? `; the controller's "${sum.burst.controllerQueue}" queue: ${sum.burst.controllerQueueAdds} adds` : ''}`);
+    out.push(
+      `burst: ${sum.burst.writes} writes → ${sum.burst.watchEvents} watch events → ${sum.burst.reconciles} reconciles of our workqueue${sum.burst.controllerQueueAdds !== undefined ? `; the controller's "${sum.burst.controllerQueue}" queue: ${sum.burst.controllerQueueAdds} adds` : ''}`,
+    );
   }
   if (sum.elapsedMs !== undefined) out.push(`time to ${sum.outcome === 'converged' ? 'converge' : 'end'}: ${formatDuration(sum.elapsedMs)}`);
   if (sum.children) out.push(sum.children);
-  if (sum.slowestHop) out.push(`slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`);
+  if (sum.slowestHop)
+    out.push(
+      `slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`,
+    );
   return out;
 }

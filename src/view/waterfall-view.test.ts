@@ -122,7 +122,10 @@ describe('buildWaterfallView: lanes', () => {
     const t: SyntheticTrace = {
       target: { kind: 'CronJob', name: 'nightly', namespace: 'demo' },
       trigger: { kind: 'watch', wrote: '', at: TRIGGER_AT, writes: 0 },
-      hops: linkHops([...podLife(pod, job, 50, 500), { t: 900, kind: 'succeeded', object: pod, owner: job }, { t: 950, kind: 'complete', object: job, owner: cron }], cron.uid),
+      hops: linkHops(
+        [...podLife(pod, job, 50, 500), { t: 900, kind: 'succeeded', object: pod, owner: job }, { t: 950, kind: 'complete', object: job, owner: cron }],
+        cron.uid,
+      ),
       tree: node(cron, [node(job, [node(pod)])]),
       outcome: 'interrupted',
     };
@@ -300,7 +303,16 @@ describe('buildWaterfallView: lanes that do not fit are grouped', () => {
       ...pods.flatMap((p, i) => podLife(p, newRs, 10, i === 10 ? 5000 : (i + 1) * 100 + 200)),
       { t: 5100, kind: 'converged', object: dep },
     ];
-    const t: SyntheticTrace = { ...restart(), hops: linkHops(specs, dep.uid), tree: node(dep, [node(newRs, pods.map((p) => node(p)))]) };
+    const t: SyntheticTrace = {
+      ...restart(),
+      hops: linkHops(specs, dep.uid),
+      tree: node(dep, [
+        node(
+          newRs,
+          pods.map((p) => node(p)),
+        ),
+      ]),
+    };
     const full = buildWaterfallView(t);
     expect(full.lanes).toHaveLength(13);
     const v = buildWaterfallView(t, { maxLanes: 5 });
@@ -342,12 +354,24 @@ describe('buildWaterfallView: lanes that do not fit are grouped', () => {
   it('when grouping is not enough, critical lanes are grouped too, and then the rest is cut and counted', () => {
     const t = syntheticRollout(4, { surge: 1 });
     const v = buildWaterfallView(t, { maxLanes: 5 });
-    expect(v.lanes.map((l) => l.label)).toEqual(['Deployment/web', 'ReplicaSet/web-new', 'Pod ×4 (grouped, p50)', 'ReplicaSet/web-old', 'Pod ×4 (grouped, p50)']);
+    expect(v.lanes.map((l) => l.label)).toEqual([
+      'Deployment/web',
+      'ReplicaSet/web-new',
+      'Pod ×4 (grouped, p50)',
+      'ReplicaSet/web-old',
+      'Pod ×4 (grouped, p50)',
+    ]);
     expect(v.lanes[2]!.critical).toBe(true);
     expect(v.lanes[2]!.marks.some((m) => m.critical)).toBe(true);
     // 1,000 replicas in 5 lanes: the critical Pods join their ReplicaSet's group, one group per owner.
     const big = buildWaterfallView(syntheticRollout(1000), { maxLanes: 5 });
-    expect(big.lanes.map((l) => l.label)).toEqual(['Deployment/web', 'ReplicaSet/web-new', 'Pod ×1000 (grouped, p50)', 'ReplicaSet/web-old', 'Pod ×1000 (grouped, p50)']);
+    expect(big.lanes.map((l) => l.label)).toEqual([
+      'Deployment/web',
+      'ReplicaSet/web-new',
+      'Pod ×1000 (grouped, p50)',
+      'ReplicaSet/web-old',
+      'Pod ×1000 (grouped, p50)',
+    ]);
     expect(new Set(big.lanes.map((l) => l.id)).size).toBe(5);
     expect(big.lanes[2]!.group!.milestones.find((m) => m.kind === 'ready')!.count).toBe(1000);
     const cut = buildWaterfallView(t, { maxLanes: 3 });

@@ -24,7 +24,20 @@ import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, ObjectRef, TraceOutcome, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 
-export const PHASES = ['existing', 'progressing', 'active', 'created', 'scheduled', 'initialized', 'containers-ready', 'ready', 'not-ready', 'succeeded', 'failed', 'terminating'] as const;
+export const PHASES = [
+  'existing',
+  'progressing',
+  'active',
+  'created',
+  'scheduled',
+  'initialized',
+  'containers-ready',
+  'ready',
+  'not-ready',
+  'succeeded',
+  'failed',
+  'terminating',
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface PhaseStyle {
@@ -359,7 +372,13 @@ function laneNote(o: ObjectDraft, outcome: WaterfallView['outcome']): string {
   return '';
 }
 
-function drawLane(d: LaneDraft, spanMs: number, criticalIds: ReadonlySet<string>, outcome: WaterfallView['outcome'], labels: ReadonlyMap<string, string>): WaterfallLane {
+function drawLane(
+  d: LaneDraft,
+  spanMs: number,
+  criticalIds: ReadonlySet<string>,
+  outcome: WaterfallView['outcome'],
+  labels: ReadonlyMap<string, string>,
+): WaterfallLane {
   if (d.members) return groupLane(d, spanMs, criticalIds, labels);
   const { o } = d;
   const drawn = drawObject(o, spanMs, criticalIds);
@@ -413,7 +432,18 @@ function groupLane(d: LaneDraft, spanMs: number, criticalIds: ReadonlySet<string
   // Drawn: the milestones most members reached, each at its median time.
   const median = milestones
     .filter((m) => m.count * 2 >= n)
-    .map((m): Hop => ({ id: `group/${m.kind}`, kind: m.kind, object: d.o.ref, observedAt: 0, reconciledAt: 0, sinceTriggerMs: m.p50, sincePreviousMs: 0, events: [] }));
+    .map(
+      (m): Hop => ({
+        id: `group/${m.kind}`,
+        kind: m.kind,
+        object: d.o.ref,
+        observedAt: 0,
+        reconciledAt: 0,
+        sinceTriggerMs: m.p50,
+        sincePreviousMs: 0,
+        events: [],
+      }),
+    );
   const segments: WaterfallSegment[] = [];
   walkPhases({ kind, isTarget: false }, median, spanMs, (phase, startMs, endMs) => segments.push({ phase, startMs, endMs, critical: false }));
   const ownerId = d.o.ownerUid;
@@ -451,7 +481,8 @@ function fit(drafts: LaneDraft[], maxLanes: number): { drafts: LaneDraft[]; hidd
       list.push(d);
     }
     let largest: LaneDraft[] | undefined;
-    for (const byKind of groups.values()) for (const list of byKind.values()) if (list.length >= 2 && (!largest || list.length > largest.length)) largest = list;
+    for (const byKind of groups.values())
+      for (const list of byKind.values()) if (list.length >= 2 && (!largest || list.length > largest.length)) largest = list;
     if (!largest) {
       if (withCritical) break;
       withCritical = true;
@@ -587,7 +618,11 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
   const used = new Set<Phase>();
   for (const l of lanes) for (const seg of l.segments) used.add(seg.phase);
   const end = hops.find((h) => h.kind === 'converged' || h.kind === 'failed');
-  const elapsed = end ? `${end.kind} in ${formatDuration(at(end))}` : outcome === 'running' ? `running ${formatDuration(spanMs)}` : `${outcome} after ${formatDuration(spanMs)}`;
+  const elapsed = end
+    ? `${end.kind} in ${formatDuration(at(end))}`
+    : outcome === 'running'
+      ? `running ${formatDuration(spanMs)}`
+      : `${outcome} after ${formatDuration(spanMs)}`;
   return {
     title: targetTitle(s),
     subtitle: `${trigger.kind === 'watch' ? 'watched change' : trigger.kind} · ${elapsed}`,
@@ -599,7 +634,14 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
     hiddenLanes,
     unchanged,
     aggregated,
-    critical: path.map(({ hop: h, sincePreviousMs }) => ({ hopId: h.id, laneId: h.object.uid, object: refLabel(h.object), kind: h.kind, atMs: at(h), sincePreviousMs })),
+    critical: path.map(({ hop: h, sincePreviousMs }) => ({
+      hopId: h.id,
+      laneId: h.object.uid,
+      object: refLabel(h.object),
+      kind: h.kind,
+      atMs: at(h),
+      sincePreviousMs,
+    })),
     phases: PHASES.filter((p) => used.has(p)),
     hasMarks: lanes.some((l) => l.marks.some((m) => !m.boundary && !m.critical)),
   };
@@ -696,7 +738,10 @@ export function axisLabel(ms: number): string {
   return sec ? `${m}m${sec}s` : `${m}m`;
 }
 
-const TICK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000];
+const TICK_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
+  7_200_000,
+];
 
 /** The smallest round step whose labels do not collide at this width. */
 export function tickStep(spanMs: number, columns: number): number {
@@ -741,8 +786,19 @@ export function layoutWaterfall(view: WaterfallView, width: number): WaterfallLa
       else if (c.mark === undefined) c.mark = 'hop';
     }
     const indent = '  '.repeat(lane.depth);
-    const label = labels[i]!.length <= labelWidth ? labels[i]! : indent.length < labelWidth - 4 ? indent + cutMiddle(lane.label, labelWidth - indent.length) : cutMiddle(lane.label, labelWidth);
-    return { laneId: lane.id, gutter: lane.critical ? CRITICAL_STYLE.glyph : ' ', label: padTo(label, labelWidth), cells, note: noteWidth > 0 ? padTo(cutEnd(lane.note, noteWidth), noteWidth) : '' };
+    const label =
+      labels[i]!.length <= labelWidth
+        ? labels[i]!
+        : indent.length < labelWidth - 4
+          ? indent + cutMiddle(lane.label, labelWidth - indent.length)
+          : cutMiddle(lane.label, labelWidth);
+    return {
+      laneId: lane.id,
+      gutter: lane.critical ? CRITICAL_STYLE.glyph : ' ',
+      label: padTo(label, labelWidth),
+      cells,
+      note: noteWidth > 0 ? padTo(cutEnd(lane.note, noteWidth), noteWidth) : '',
+    };
   });
   const step = tickStep(span, chartWidth);
   const ticks: { col: number; label: string }[] = [];
@@ -787,17 +843,21 @@ export function capLines(lines: string[], max: number, width: number): string[] 
 
 /** The legend's entries: glyph and words for each phase drawn, the critical path, other hops. */
 export function legendEntries(view: WaterfallView): { glyph: string; colour: string; label: string }[] {
-  return [
-    ...view.phases.map((p) => PHASE_STYLE[p]),
-    ...(view.critical.length ? [CRITICAL_STYLE] : []),
-    ...(view.hasMarks ? [MARK_STYLE] : []),
-  ].map((s) => ({ glyph: s.glyph, colour: s.colour, label: s.label }));
+  return [...view.phases.map((p) => PHASE_STYLE[p]), ...(view.critical.length ? [CRITICAL_STYLE] : []), ...(view.hasMarks ? [MARK_STYLE] : [])].map((s) => ({
+    glyph: s.glyph,
+    colour: s.colour,
+    label: s.label,
+  }));
 }
 
 /** `write → ReplicaSet/web-7d9f created +80ms → … → Deployment/web converged +21.8s` as parts. */
 export function criticalPathParts(view: WaterfallView): string[] {
   if (!view.critical.length) return [];
-  return [`critical path (${view.critical.length} hops):`, 'trigger', ...view.critical.map((c) => `→ ${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`)];
+  return [
+    `critical path (${view.critical.length} hops):`,
+    'trigger',
+    ...view.critical.map((c) => `→ ${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`),
+  ];
 }
 
 /** One line per group: what the group lane stands for and the spread of its members. */

@@ -62,10 +62,7 @@ describe('ItemFastSlowRateLimiter', () => {
 
 describe('MaxOfRateLimiter', () => {
   it('[TestMaxOfRateLimiter] fast/slow with exponential: 5 ms ×3, then 3 s', () => {
-    const limiter = new MaxOfRateLimiter<string>(
-      new ItemFastSlowRateLimiter<string>(5, 3000, 3),
-      new ItemExponentialFailureRateLimiter<string>(1, 1000),
-    );
+    const limiter = new MaxOfRateLimiter<string>(new ItemFastSlowRateLimiter<string>(5, 3000, 3), new ItemExponentialFailureRateLimiter<string>(1, 1000));
     expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([5, 5, 5, 3000, 3000]);
     expect(limiter.numRequeues('one')).toBe(5);
     expect([limiter.when('two'), limiter.when('two')]).toEqual([5, 5]);

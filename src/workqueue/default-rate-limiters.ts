@@ -32,7 +32,7 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   when(item: T): number {
     const exp = this.failures.get(item) ?? 0;
     this.failures.set(item, exp + 1);
-    const backoff = this.baseDelayMs * Math.pow(2, exp);
+    const backoff = this.baseDelayMs * 2 ** exp;
     if (!Number.isFinite(backoff) || backoff > this.maxDelayMs) return this.maxDelayMs;
     return backoff;
   }
@@ -130,7 +130,7 @@ export class WithMaxWaitRateLimiter<T> implements RateLimiter<T> {
 
   when(item: T): number {
     const delay = this.limiter.when(item);
-    return delay > this.maxDelayMs ? this.maxDelayMs : delay;
+    return Math.min(delay, this.maxDelayMs);
   }
 
   numRequeues(item: T): number {
@@ -147,8 +147,5 @@ export class WithMaxWaitRateLimiter<T> implements RateLimiter<T> {
  * and overall 10 qps with a burst of 100.
  */
 export function defaultControllerRateLimiter<T>(clock: Clock = realClock): RateLimiter<T> {
-  return new MaxOfRateLimiter<T>(
-    new ItemExponentialFailureRateLimiter<T>(5, 1000 * 1000),
-    new BucketRateLimiter<T>(10, 100, clock),
-  );
+  return new MaxOfRateLimiter<T>(new ItemExponentialFailureRateLimiter<T>(5, 1000 * 1000), new BucketRateLimiter<T>(10, 100, clock));
 }

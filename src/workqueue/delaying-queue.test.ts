@@ -85,7 +85,9 @@ describe('DelayingQueue', () => {
     const clock = new FakeClock(0);
     const q = new DelayingQueue<string>({ clock });
     const delays = [70, 10, 50, 10, 90, 30, 30, 60, 20, 80];
-    delays.forEach((d, i) => q.addAfter(`k${i}`, d));
+    delays.forEach((d, i) => {
+      q.addAfter(`k${i}`, d);
+    });
     await clock.step(100);
     const expected = delays
       .map((d, i) => ({ d, i }))
@@ -149,7 +151,7 @@ describe('DelayingQueue', () => {
     expect(clock.pendingTimers()).toBe(0);
     q.addAfter('b', 0);
     q.addAfter('c', 10);
-    expect(metrics.snapshot()['dq']!.retries).toBe(1);
+    expect(metrics.snapshot().dq!.retries).toBe(1);
     await clock.step(1000);
     expect(q.len()).toBe(0);
     expect((await q.get()).shutdown).toBe(true);
@@ -163,7 +165,7 @@ describe('DelayingQueue', () => {
     q.addAfter('a', 10);
     q.addAfter('b', 10);
     q.add('c');
-    const snap = metrics.snapshot()['dq']!;
+    const snap = metrics.snapshot().dq!;
     expect(snap.retries).toBe(3);
     expect(snap.adds).toBe(2); // a and c; b still waits
     q.shutDown();

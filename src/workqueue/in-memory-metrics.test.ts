@@ -21,7 +21,7 @@ describe('InMemoryMetricsProvider', () => {
     q.done(a.item!); // worked 3 ms
     await clock.step(1000); // c ready at 1000
 
-    const snap = metrics.snapshot()['deployments']!;
+    const snap = metrics.snapshot().deployments!;
     expect(snap.name).toBe('deployments');
     expect(snap.depth).toBe(2); // b and c
     expect(snap.adds).toBe(3);
@@ -51,12 +51,12 @@ describe('InMemoryMetricsProvider', () => {
     await q.get(); // y from t=1000
     await clock.step(500);
     expect(clock.pendingTimers()).toBe(0); // pulled on read, no ticker
-    let snap = metrics.snapshot()['q']!;
+    let snap = metrics.snapshot().q!;
     expect(snap.unfinishedWorkSeconds).toBeCloseTo(1.5 + 0.5, 9);
     expect(snap.longestRunningProcessorSeconds).toBeCloseTo(1.5, 9);
     q.done('x');
     q.done('y');
-    snap = metrics.snapshot()['q']!;
+    snap = metrics.snapshot().q!;
     expect(snap.unfinishedWorkSeconds).toBe(0);
     expect(snap.longestRunningProcessorSeconds).toBe(0);
     q.shutDown();

@@ -212,9 +212,9 @@ export class InMemoryMetricsProvider implements MetricsProvider {
       family(metric, 'histogram', help, (name, s) => {
         const h = pick(s);
         const cum = h.cumulative();
-        DURATION_BUCKETS_SECONDS.forEach((le, i) =>
-          lines.push(`${metric}_bucket{${label(name)},le="${formatFloat(le)}"} ${formatFloat(cum[i]!)}`),
-        );
+        DURATION_BUCKETS_SECONDS.forEach((le, i) => {
+          lines.push(`${metric}_bucket{${label(name)},le="${formatFloat(le)}"} ${formatFloat(cum[i]!)}`);
+        });
         lines.push(`${metric}_bucket{${label(name)},le="+Inf"} ${formatFloat(h.count)}`);
         lines.push(`${metric}_sum{${label(name)}} ${formatFloat(h.sum)}`);
         lines.push(`${metric}_count{${label(name)}} ${formatFloat(h.count)}`);

@@ -156,11 +156,7 @@ class DefaultQueueMetrics<T> implements QueueMetrics<T> {
 }
 
 /** client-go's queueMetricsFactory.newQueueMetrics: nothing for unnamed queues. */
-export function newQueueMetrics<T>(
-  name: string | undefined,
-  provider: MetricsProvider | undefined,
-  clock: Clock,
-): QueueMetrics<T> | undefined {
+export function newQueueMetrics<T>(name: string | undefined, provider: MetricsProvider | undefined, clock: Clock): QueueMetrics<T> | undefined {
   if (!name || !provider || provider === noopMetricsProvider) return undefined;
   return new DefaultQueueMetrics<T>(name, provider, clock);
 }

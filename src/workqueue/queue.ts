@@ -20,13 +20,7 @@
  *   Freed slots are reused; the per-slot arrays keep the length of the most slots ever in use.
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
-import {
-  newQueueMetrics,
-  noopMetricsProvider,
-  UNFINISHED_WORK_UPDATE_PERIOD_MS,
-  type MetricsProvider,
-  type QueueMetrics,
-} from './metrics.js';
+import { newQueueMetrics, noopMetricsProvider, UNFINISHED_WORK_UPDATE_PERIOD_MS, type MetricsProvider, type QueueMetrics } from './metrics.js';
 import { int32Ring, RingQueueStorage, type QueueStorage } from './queue-storage.js';
 
 export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };

@@ -99,7 +99,7 @@ describe('RateLimitingQueue', () => {
     q.addRateLimited('b');
     await clock.step(5);
     expect(q.len()).toBe(2);
-    expect(metrics.snapshot()['controller']).toMatchObject({ retries: 2, adds: 2, depth: 2 });
+    expect(metrics.snapshot().controller).toMatchObject({ retries: 2, adds: 2, depth: 2 });
     q.shutDown();
   });
 

@@ -52,8 +52,8 @@ export class TokenBucket {
   /** Tokens available at `now`, capped at burst (x/time/rate's advance). */
   private advance(now: number): number {
     if (this.last === undefined) return this.burst;
-    const last = now < this.last ? now : this.last;
+    const last = Math.min(now, this.last);
     const tokens = this.tokens + ((now - last) / 1000) * this.qps;
-    return tokens > this.burst ? this.burst : tokens;
+    return Math.min(tokens, this.burst);
   }
 }

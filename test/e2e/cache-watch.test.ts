@@ -19,7 +19,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
-import { adminKube, cluster, clusterHealthy, createNamespace, deleteNamespace, eventually, runCli, startCli, uniqueName, type LiveCli } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  ndjsonLines,
+  clusterHealthy,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  runCli,
+  startCli,
+  uniqueName,
+  type LiveCli,
+} from './helpers.js';
 import { closeTerminals, Terminal } from './terminal.js';
 
 const run = promisify(execFile);
@@ -36,13 +48,7 @@ interface VerifyLine {
 }
 type Line = DeltaLine | MarkerLine | SyncedLine | VerifyLine;
 
-function lines(cli: LiveCli): Line[] {
-  return cli
-    .stdout()
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
-}
+const lines = (cli: LiveCli): Line[] => ndjsonLines<Line>(cli.stdout());
 
 const deltas = (all: Line[]): DeltaLine[] => all.filter((l): l is DeltaLine => l.kind === 'delta');
 
@@ -79,7 +85,11 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
 
   it('streams the initial state, then every write once, in order, with its index values; --verify finds no difference', async () => {
     const stop = new AbortController();
-    const cli = startCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', ...INDEX, '--verify-every', '1s', '--kubeconfig', cluster().kubeconfigPath], { signal: stop.signal });
+    const cli = startCli(
+      createInformerTraceProgram,
+      ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', ...INDEX, '--verify-every', '1s', '--kubeconfig', cluster().kubeconfigPath],
+      { signal: stop.signal },
+    );
     const synced = await eventually('the synced line', async () => lines(cli).find((l): l is SyncedLine => l.kind === 'synced'));
     const initial = deltas(lines(cli));
     // The initial state: every ConfigMap once (kube-root-ca.crt included), marked initial, before "synced".
@@ -114,10 +124,15 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
       }
     }
     const last = writes.at(-1)!;
-    await eventually('the last write in the stream', async () => deltas(lines(cli)).some((d) => d.key === last.key && d.type === last.type && (last.resourceVersion === '' || d.resourceVersion === last.resourceVersion)));
+    await eventually('the last write in the stream', async () =>
+      deltas(lines(cli)).some((d) => d.key === last.key && d.type === last.type && (last.resourceVersion === '' || d.resourceVersion === last.resourceVersion)),
+    );
     // Comparisons every second: some ran while the churn went on, one more after it ended.
     const verifiesBefore = lines(cli).filter((l) => l.kind === 'verify').length;
-    await eventually('a --verify-every comparison after the churn', async () => lines(cli).filter((l) => l.kind === 'verify').length > Math.max(1, verifiesBefore));
+    await eventually(
+      'a --verify-every comparison after the churn',
+      async () => lines(cli).filter((l) => l.kind === 'verify').length > Math.max(1, verifiesBefore),
+    );
     stop.abort();
     const result = await cli.done;
 
@@ -135,7 +150,10 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
     for (const [key, ws] of byKey(writes) as Map<string, Write[]>) {
       const ds = seen.get(key) ?? [];
       // In the order written, each with the resourceVersion the write returned.
-      expect(ds.map((d) => d.type), key).toEqual(ws.map((w) => w.type));
+      expect(
+        ds.map((d) => d.type),
+        key,
+      ).toEqual(ws.map((w) => w.type));
       ws.forEach((w, i) => {
         if (w.resourceVersion) expect(ds[i]!.resourceVersion, `${key} #${i}`).toBe(w.resourceVersion);
         // The index values follow the label written (a deletion carries the last state's).
@@ -155,20 +173,53 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
     expect(result.stderr).not.toMatch(/difference/);
 
     // The one-shot print agrees: the index maps each value to the ConfigMaps written with it.
-    const once = await runCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '-o', 'json', '--keys-only', ...INDEX, '--verify', '--kubeconfig', cluster().kubeconfigPath]);
+    const once = await runCli(createInformerTraceProgram, [
+      'cache',
+      'configmaps',
+      '-n',
+      ns,
+      '-o',
+      'json',
+      '--keys-only',
+      ...INDEX,
+      '--verify',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ]);
     expect(once.code, once.stderr).toBe(0);
     const expected: Record<string, string[]> = {};
-    for (const [name, app] of [...live, ...[0, 1, 2, 3].map((i) => [`seed-${i}`, `a${i % 2}`] as const)]) expected[app] = [...(expected[app] ?? []), `${ns}/${name}`].sort();
+    for (const [name, app] of [...live, ...[0, 1, 2, 3].map((i) => [`seed-${i}`, `a${i % 2}`] as const)])
+      expected[app] = [...(expected[app] ?? []), `${ns}/${name}`].sort();
     expect((JSON.parse(once.stdout) as { indexes: Record<string, Record<string, string[]>> }).indexes.app).toEqual(expected);
     expect(once.stderr).toMatch(/verify: the cache matches the API server/);
   });
 
   it('--resync produces Sync deltas of every cached object', async () => {
-    const r = await runCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '-o', 'ndjson', '--resync', '1s', '--for', '2500ms', '--kubeconfig', cluster().kubeconfigPath]);
+    const r = await runCli(createInformerTraceProgram, [
+      'cache',
+      'configmaps',
+      '-n',
+      ns,
+      '-o',
+      'ndjson',
+      '--resync',
+      '1s',
+      '--for',
+      '2500ms',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const all = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
-    const keys = deltas(all).filter((d) => d.initial).map((d) => d.key).sort();
-    const rvOf = new Map(deltas(all).filter((d) => d.initial).map((d) => [d.key, d.resourceVersion]));
+    const all = ndjsonLines<Line>(r.stdout);
+    const keys = deltas(all)
+      .filter((d) => d.initial)
+      .map((d) => d.key)
+      .sort();
+    const rvOf = new Map(
+      deltas(all)
+        .filter((d) => d.initial)
+        .map((d) => [d.key, d.resourceVersion]),
+    );
     const resyncs = all.filter((l) => l.kind === 'resync').length;
     expect(resyncs).toBeGreaterThanOrEqual(1);
     const sync = deltas(all).filter((d) => d.type === 'Sync');
@@ -189,7 +240,8 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
       expect(rows.every((r) => [...r].length <= 100)).toBe(true);
       expect(rows[0]).toMatch(/^cache configmaps in it-cachew/);
       expect(t.modes().alternate).toBe(true);
-      for (const name of ['tui-1', 'tui-2', 'tui-3']) await kube.client.json(cmPath(), { method: 'POST', body: { metadata: { name, labels: { app: 'tui' } } } });
+      for (const name of ['tui-1', 'tui-2', 'tui-3'])
+        await kube.client.json(cmPath(), { method: 'POST', body: { metadata: { name, labels: { app: 'tui' } } } });
       await t.waitFor(/app=tui {2}3/);
       await t.waitFor(/Added {5}it-cachew-\S+\/tui-3/);
       // Focus the index pane, go to app=tui (the last value), narrow to it.
@@ -215,7 +267,11 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
 
   it('a forced 410 shows the relist, its Replaced deltas and the tombstone of what went missing; --verify agrees after', async () => {
     const stop = new AbortController();
-    const cli = startCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', ...INDEX, '--kubeconfig', cluster().kubeconfigPath], { signal: stop.signal });
+    const cli = startCli(
+      createInformerTraceProgram,
+      ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', ...INDEX, '--kubeconfig', cluster().kubeconfigPath],
+      { signal: stop.signal },
+    );
     await eventually('the synced line', async () => lines(cli).some((l) => l.kind === 'synced'));
     const cached = deltas(lines(cli)).map((d) => d.key);
     const gone = `${ns}/seed-0`;
@@ -233,17 +289,20 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
     }
     expect(compacted).toBeGreaterThan(0);
 
-    const after = async (): Promise<Line[]> => lines(cli).slice(seenBefore);
-    const tombstone = await eventually('the tombstone after the relist', async () => deltas(await after()).find((d) => d.key === gone), 120_000);
+    const since = async (): Promise<Line[]> => lines(cli).slice(seenBefore);
+    const tombstone = await eventually('the tombstone after the relist', async () => deltas(await since()).find((d) => d.key === gone), 120_000);
     stop.abort();
     await cli.done;
-    const tail = await after();
+    const tail = await since();
     const relist = tail.findIndex((l) => l.kind === 'relist');
     expect(relist, JSON.stringify(tail.filter((l) => l.kind !== 'delta'))).toBeGreaterThanOrEqual(0);
     expect(tail.slice(0, relist).some((l) => l.kind === 'watch-closed')).toBe(true);
     expect(tombstone).toMatchObject({ type: 'Deleted', tombstone: true, indexes: { app: ['a0'] } });
     // Every ConfigMap still there comes again, as Replaced, after the relist mark.
-    const replaced = deltas(tail.slice(relist)).filter((d) => d.type === 'Replaced').map((d) => d.key).sort();
+    const replaced = deltas(tail.slice(relist))
+      .filter((d) => d.type === 'Replaced')
+      .map((d) => d.key)
+      .sort();
     expect(replaced).toEqual(cached.filter((k) => k !== gone).sort());
     expect(deltas(tail).every((d) => !d.initial)).toBe(true);
 

@@ -52,7 +52,8 @@ async function freshList(path: string, labelSelector?: string): Promise<{ metada
 }
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace}/${o.metadata.name}`;
-const keysOf = (items: KubeObject[]): { key: string; resourceVersion: string }[] => items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion! }));
+const keysOf = (items: KubeObject[]): { key: string; resourceVersion: string }[] =>
+  items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion! }));
 const customColumns = 'custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,RESOURCEVERSION:.metadata.resourceVersion';
 
 /** One "error:" line, no stack trace, nothing on stdout. */
@@ -82,9 +83,20 @@ describe('kubectl informer-trace cache on the real control plane', () => {
     );
     // Secrets: one plain, one made by `kubectl apply`, which copies the whole manifest (data
     // included) into the last-applied-configuration annotation.
-    await kube.client.json(`/api/v1/namespaces/${ns}/secrets`, { method: 'POST', body: { metadata: { name: 's-plain' }, stringData: { password: secretValue } } });
+    await kube.client.json(`/api/v1/namespaces/${ns}/secrets`, {
+      method: 'POST',
+      body: { metadata: { name: 's-plain' }, stringData: { password: secretValue } },
+    });
     const manifest = join(tmp, 'secret.json');
-    writeFileSync(manifest, JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's-applied', namespace: ns, labels: { app: 'db' } }, stringData: { password: secretValue } }));
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's-applied', namespace: ns, labels: { app: 'db' } },
+        stringData: { password: secretValue },
+      }),
+    );
     await kubectl(['apply', '-f', manifest]);
   });
 
@@ -107,7 +119,11 @@ describe('kubectl informer-trace cache on the real control plane', () => {
     const rows = full.stdout.trim().split('\n');
     expect(rows[0]!.split(/\s+/)).toEqual(['NAMESPACE', 'NAME', 'RESOURCEVERSION', 'AGE']);
     const names = rows.slice(1).map((l) => l.split(/\s+/)[1]);
-    const kubectlNames = (await kubectl(['get', 'cm', '-n', ns])).trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+    const kubectlNames = (await kubectl(['get', 'cm', '-n', ns]))
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/\s+/)[0]);
     expect(names).toEqual(kubectlNames);
     for (const row of rows.slice(1)) expect(row.split(/\s+/)[3]).toMatch(/^\d+[smhd]$/);
   });
@@ -154,7 +170,20 @@ describe('kubectl informer-trace cache on the real control plane', () => {
     expect(red.stdout).toBe(await kubectl(['get', 'cm', '-n', ns, '-l', 'color=red', '-o', customColumns]));
     expect(red.stdout.trim().split('\n')).toHaveLength(1 + 5);
 
-    const r = await cache(['cm', '-n', ns, '--index', 'color=metadata.labels.color', '--index', "y=data['y']", '--by-index', 'color=blue', '-o', 'json', '--keys-only']);
+    const r = await cache([
+      'cm',
+      '-n',
+      ns,
+      '--index',
+      'color=metadata.labels.color',
+      '--index',
+      "y=data['y']",
+      '--by-index',
+      'color=blue',
+      '-o',
+      'json',
+      '--keys-only',
+    ]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as KeysJson;
     const list = await freshList(`/api/v1/namespaces/${ns}/configmaps`);
@@ -197,7 +226,11 @@ describe('kubectl informer-trace cache on the real control plane', () => {
     });
     const io: CommandIO = { stdout, stderr, env: { ...process.env, CI: 'true' }, signal: new AbortController().signal };
     const started = Date.now();
-    const running = runProgram(createInformerTraceProgram, ['cache', 'cm', '-n', ns, '--for', '4s', '-o', 'json', '--keys-only', '--kubeconfig', cluster().kubeconfigPath], io);
+    const running = runProgram(
+      createInformerTraceProgram,
+      ['cache', 'cm', '-n', ns, '--for', '4s', '-o', 'json', '--keys-only', '--kubeconfig', cluster().kubeconfigPath],
+      io,
+    );
     await watchingStarted;
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     await kube.client.json(path, { method: 'POST', body: { metadata: { name: 'during-window' } } });
@@ -254,7 +287,9 @@ describe('kubectl informer-trace cache on the real control plane', () => {
       const hint = /^hint: confirm with: (kubectl auth can-i .*)$/m.exec(r.stderr)?.[1];
       expect(hint).toBe(`kubectl auth can-i list configmaps -n ${ns}`);
       // The suggested line, run as that user, really answers "no".
-      const canI = await kubectl([...hint!.split(' ').slice(1)], cluster().noAccessKubeconfig).catch((e: { stdout: string; code: number }) => `${e.stdout.trim()} (exit ${e.code})`);
+      const canI = await kubectl([...hint!.split(' ').slice(1)], cluster().noAccessKubeconfig).catch(
+        (e: { stdout: string; code: number }) => `${e.stdout.trim()} (exit ${e.code})`,
+      );
       expect(canI).toBe('no (exit 1)');
 
       // The namespace reader may read its namespace, not all of them.
@@ -267,7 +302,7 @@ describe('kubectl informer-trace cache on the real control plane', () => {
       expect(all.stderr).toContain('hint: confirm with: kubectl auth can-i list configmaps --all-namespaces');
     });
 
-    it('an invalid label or field selector: the API server\'s 400 becomes one line naming the flag, exit 2 (usage)', async () => {
+    it("an invalid label or field selector: the API server's 400 becomes one line naming the flag, exit 2 (usage)", async () => {
       const label = await cache(['cm', '-n', ns, '-l', 'color in red']);
       expect(label.code).toBe(ExitCode.Usage);
       expect(expectOneErrorLine(label)).toMatch(/^error: invalid -l\/--selector "color in red": the API server says: .*unable to parse requirement/);
@@ -280,7 +315,15 @@ describe('kubectl informer-trace cache on the real control plane', () => {
 
     it('an invalid field path: one line, exit 2, before any request is sent', async () => {
       // A server that does not exist: the flag is refused before anything is sent.
-      const r = await runCli(createInformerTraceProgram, ['cache', 'cm', '--index', "x=metadata.labels['app", '--server', 'https://127.0.0.1:1', '--insecure-skip-tls-verify']);
+      const r = await runCli(createInformerTraceProgram, [
+        'cache',
+        'cm',
+        '--index',
+        "x=metadata.labels['app",
+        '--server',
+        'https://127.0.0.1:1',
+        '--insecure-skip-tls-verify',
+      ]);
       expect(r.code).toBe(ExitCode.Usage);
       expect(expectOneErrorLine(r)).toMatch(/^error: --index x: invalid field path "metadata\.labels\['app": unclosed quote ' at character \d+/);
       expect(r.stderr).not.toMatch(/ECONNREFUSED|unreachable/);

@@ -15,7 +15,18 @@ import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
-import { adminKube, cluster, createNamespace, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  createNamespace,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  eventually,
+  runCli,
+  uniqueName,
+  type CliResult,
+} from './helpers.js';
 
 const kube = adminKube();
 const c = cluster();
@@ -24,7 +35,6 @@ const ns = uniqueName('it-check');
 const quotaNs = uniqueName('it-check-quota');
 const dir = mkdtempSync(join(tmpdir(), 'informer-trace-check-'));
 const kcmMetrics = c.metricsUrl('kube-controller-manager');
-
 
 /** Like runCli, but stderr can be read while the command runs. */
 function startCli(factory: ProgramFactory, argv: string[], env: NodeJS.ProcessEnv = {}): LiveCli {
@@ -82,7 +92,11 @@ describe('check on the real control plane', () => {
     const junit = join(dir, 'rollout-pass.xml');
     const summary = join(dir, 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = await check(createInformerTraceProgram, ['--restart', 'deploy/web', '-n', ns, '--max-converge', '90s', '--max-hop', '60s', '-o', 'json', '--junit', junit], { GITHUB_STEP_SUMMARY: summary });
+    const r = await check(
+      createInformerTraceProgram,
+      ['--restart', 'deploy/web', '-n', ns, '--max-converge', '90s', '--max-hop', '60s', '-o', 'json', '--junit', junit],
+      { GITHUB_STEP_SUMMARY: summary },
+    );
     expect(r.code, r.stderr).toBe(0);
     const rep = report(r);
     expect(rep.passed).toBe(true);
@@ -98,11 +112,13 @@ describe('check on the real control plane', () => {
     expect(hop.measured).toBeGreaterThanOrEqual(0);
     expect(hop.measured).toBeLessThanOrEqual(converge.measured!);
     expect(hop.message).toMatch(/^slowest: \w+\/\S+ [a-z-]+, [\d.]+m?s after /);
-    expect(r.stderr).toMatch(/^PASS  rollout deploy\/web in \S+ › time to converge: /m);
+    expect(r.stderr).toMatch(/^PASS {2}rollout deploy\/web in \S+ › time to converge: /m);
     expect(r.stderr).toMatch(/1 check, 2 limits: 2 passed, 0 failed, 0 not measured .*exit 0\)/);
 
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="kubectl informer-trace check" tests="2" failures="0" errors="0"')).toBe(true);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="kubectl informer-trace check" tests="2" failures="0" errors="0"')).toBe(
+      true,
+    );
     expect(testcases(xml)).toEqual([
       { name: `rollout deploy/web in ${ns}: time to converge`, failure: undefined, error: undefined },
       { name: `rollout deploy/web in ${ns}: slowest hop`, failure: undefined, error: undefined },
@@ -115,7 +131,20 @@ describe('check on the real control plane', () => {
   it('rollout, failing: scaled to Pods no node can hold, it does not converge within --max-converge and says why', async () => {
     const junit = join(dir, 'rollout-fail.xml');
     const started = Date.now();
-    const r = await check(createInformerTraceProgram, ['--scale', 'deploy/big=2', '-n', ns, '--max-converge', '8s', '--max-hop', '6s', '-o', 'json', '--junit', junit]);
+    const r = await check(createInformerTraceProgram, [
+      '--scale',
+      'deploy/big=2',
+      '-n',
+      ns,
+      '--max-converge',
+      '8s',
+      '--max-hop',
+      '6s',
+      '-o',
+      'json',
+      '--junit',
+      junit,
+    ]);
     expect(r.code, r.stderr).toBe(1);
     // The deadline is the limit: it has failed by then, so it does not wait for the 5m default.
     expect(Date.now() - started).toBeLessThan(40_000);
@@ -123,13 +152,15 @@ describe('check on the real control plane', () => {
     const converge = run.results.find((x) => x.name === 'time to converge')!;
     expect(converge).toMatchObject({ passed: false, status: 'failed', measured: null, limit: 8_000 });
     expect(converge.message).toMatch(/^not converged within the 8\.00s limit/);
-    expect(converge.message).toMatch(/diagnosis: broken at "scheduled": Deployment\/big: \d Pods? cannot be scheduled: Unschedulable: 0\/2 nodes are available: 2 Insufficient cpu/);
+    expect(converge.message).toMatch(
+      /diagnosis: broken at "scheduled": Deployment\/big: \d Pods? cannot be scheduled: Unschedulable: 0\/2 nodes are available: 2 Insufficient cpu/,
+    );
     expect(converge.message).toMatch(/; next: kubectl describe pod big-\S+ -n /);
     const hop = run.results.find((x) => x.name === 'slowest hop')!;
     expect(hop).toMatchObject({ passed: false, status: 'failed' });
     expect(hop.measured).toBeGreaterThan(6_000);
     expect(hop.message).toMatch(/^over the 6\.00s limit: no progress for /);
-    expect(r.stderr).toMatch(/^FAIL  rollout deploy\/big in \S+ › time to converge: - \(limit 8\.00s\) — not converged/m);
+    expect(r.stderr).toMatch(/^FAIL {2}rollout deploy\/big in \S+ › time to converge: - \(limit 8\.00s\) — not converged/m);
 
     const cases = testcases(readFileSync(junit, 'utf8'));
     expect(cases).toHaveLength(2);
@@ -156,20 +187,42 @@ describe('check on the real control plane', () => {
     // What `kubectl rollout status` waits for holds once the check has passed.
     const live = await kube.client.json<{ status?: { readyReplicas?: number; updatedReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/fresh`);
     expect(live.status).toMatchObject({ readyReplicas: 2, updatedReplicas: 2 });
-    expect(testcases(readFileSync(junit, 'utf8'))).toEqual([{ name: `rollout deployment/fresh in ${ns}: time to converge`, failure: undefined, error: undefined }]);
+    expect(testcases(readFileSync(junit, 'utf8'))).toEqual([
+      { name: `rollout deployment/fresh in ${ns}: time to converge`, failure: undefined, error: undefined },
+    ]);
 
     // The config file's form, its manifest beside it: the same object again changes nothing.
     const config = join(dir, 'apply.yaml');
-    writeFileSync(config, ['checks:', '  - kind: rollout', '    trigger: apply', '    manifest: fresh.yaml', `    namespace: ${ns}`, '    maxConverge: 2m', ''].join('\n'));
+    writeFileSync(
+      config,
+      ['checks:', '  - kind: rollout', '    trigger: apply', '    manifest: fresh.yaml', `    namespace: ${ns}`, '    maxConverge: 2m', ''].join('\n'),
+    );
     const again = await check(createInformerTraceProgram, ['--config', config, '-o', 'json']);
     expect(again.code, again.stderr).toBe(0);
     expect(report(again).checks[0]!).toMatchObject({ name: `rollout deployment/fresh in ${ns}`, origin: { source: config, line: 2 } });
-    expect(report(again).checks[0]!.results[0]).toMatchObject({ passed: true, measured: null, message: 'no rollout followed the write: the manifest matches Deployment/fresh: the apply changed nothing' });
+    expect(report(again).checks[0]!.results[0]).toMatchObject({
+      passed: true,
+      measured: null,
+      message: 'no rollout followed the write: the manifest matches Deployment/fresh: the apply changed nothing',
+    });
   });
 
   it('lease, passing: the controller-manager renews well within --max-renew-age and does not change hands in the window', async () => {
     const junit = join(dir, 'lease-pass.xml');
-    const r = await check(createLeaseWatchProgram, ['--lease', 'kube-system/kube-controller-manager', '--max-renew-age', '10s', '--max-transitions', '0', '--window', '6s', '-o', 'json', '--junit', junit]);
+    const r = await check(createLeaseWatchProgram, [
+      '--lease',
+      'kube-system/kube-controller-manager',
+      '--max-renew-age',
+      '10s',
+      '--max-transitions',
+      '0',
+      '--window',
+      '6s',
+      '-o',
+      'json',
+      '--junit',
+      junit,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const run = report(r).checks[0]!;
     expect(run.name).toBe('lease kube-system/kube-controller-manager');
@@ -186,8 +239,24 @@ describe('check on the real control plane', () => {
     ]);
   });
 
-  it('queue, passing: the controller-manager\'s workqueues stay under --max-depth and --max-retry-rate', async () => {
-    const r = await check(createInformerTraceProgram, ['--metrics', kcmMetrics, '--metrics-insecure-skip-tls-verify', '--max-depth', 'deployment=50', '--max-depth', '100', '--max-retry-rate', '5/s', '--window', '5s', '--sample-interval', '1s', '-o', 'json']);
+  it("queue, passing: the controller-manager's workqueues stay under --max-depth and --max-retry-rate", async () => {
+    const r = await check(createInformerTraceProgram, [
+      '--metrics',
+      kcmMetrics,
+      '--metrics-insecure-skip-tls-verify',
+      '--max-depth',
+      'deployment=50',
+      '--max-depth',
+      '100',
+      '--max-retry-rate',
+      '5/s',
+      '--window',
+      '5s',
+      '--sample-interval',
+      '1s',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const run = report(r).checks[0]!;
     expect(run.results.map((x) => [x.name, x.status])).toEqual([
@@ -203,15 +272,39 @@ describe('check on the real control plane', () => {
   });
 
   it('queue, failing: a ReplicaSet refused by a quota retries faster than --max-retry-rate; an unknown queue name is named as absent', async () => {
-    await kube.client.json(`/api/v1/namespaces/${quotaNs}/resourcequotas`, { method: 'POST', body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } } });
+    await kube.client.json(`/api/v1/namespaces/${quotaNs}/resourcequotas`, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } },
+    });
     const junit = join(dir, 'queue-fail.xml');
-    const live = startCli(createInformerTraceProgram, ['check', '--metrics', kcmMetrics, '--metrics-insecure-skip-tls-verify', '--max-retry-rate', 'replicaset=0.05/s', '--max-depth', 'no-such-queue=1', '--window', '12s', '--junit', junit, '-o', 'json', '--kubeconfig', kubeconfig]);
+    const live = startCli(createInformerTraceProgram, [
+      'check',
+      '--metrics',
+      kcmMetrics,
+      '--metrics-insecure-skip-tls-verify',
+      '--max-retry-rate',
+      'replicaset=0.05/s',
+      '--max-depth',
+      'no-such-queue=1',
+      '--window',
+      '12s',
+      '--junit',
+      junit,
+      '-o',
+      'json',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     await eventually('the first scrape', async () => live.stderr().includes('sampling for'), 30_000, 50);
     // The quota admits no Pod: the ReplicaSet controller's sync fails and its key is requeued with backoff.
-    await eventually('quota status', async () => {
-      const q = await kube.client.json<{ status?: { hard?: Record<string, string> } }>(`/api/v1/namespaces/${quotaNs}/resourcequotas/no-pods`);
-      return q.status?.hard?.pods === '0';
-    }, 30_000);
+    await eventually(
+      'quota status',
+      async () => {
+        const q = await kube.client.json<{ status?: { hard?: Record<string, string> } }>(`/api/v1/namespaces/${quotaNs}/resourcequotas/no-pods`);
+        return q.status?.hard?.pods === '0';
+      },
+      30_000,
+    );
     await createDeployment(quotaNs, 'refused', 1);
     const r = await live.done;
     expect(r.code, r.stderr).toBe(1);
@@ -271,8 +364,24 @@ describe('check on the real control plane', () => {
     expect(testcases(xml).every((t) => !t.failure && !t.error)).toBe(true);
 
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, ['checks:', '  - kind: rollout', '    target: deploy/web', '    maxConverge: 6o s', '  - kind: leese', '    lease: x', '  - kind: queue', '    metrics: apiserver', '    maxDepht: 3', ''].join('\n'));
-    const refused = await runCli(createInformerTraceProgram, ['check', '--config', bad, '--kubeconfig', join(dir, 'no-such-kubeconfig')], { env: { GITHUB_STEP_SUMMARY: '' } });
+    writeFileSync(
+      bad,
+      [
+        'checks:',
+        '  - kind: rollout',
+        '    target: deploy/web',
+        '    maxConverge: 6o s',
+        '  - kind: leese',
+        '    lease: x',
+        '  - kind: queue',
+        '    metrics: apiserver',
+        '    maxDepht: 3',
+        '',
+      ].join('\n'),
+    );
+    const refused = await runCli(createInformerTraceProgram, ['check', '--config', bad, '--kubeconfig', join(dir, 'no-such-kubeconfig')], {
+      env: { GITHUB_STEP_SUMMARY: '' },
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`error: ${bad} is not a valid check config (4 problems):`);
     expect(refused.stderr).toContain(`${bad}:4:18: checks[0].maxConverge: "6o s" is not a duration (e.g. 500ms, 30s, 2m, 1h)`);
@@ -286,7 +395,23 @@ describe('check on the real control plane', () => {
   it('lease, failing: the holder is killed, the renew age passes --max-renew-age and the check ends early', async () => {
     const junit = join(dir, 'lease-fail.xml');
     try {
-      const live = startCli(createLeaseWatchProgram, ['check', '--lease', 'kube-system/kube-controller-manager', '--max-renew-age', '5s', '--max-transitions', '3', '--window', '60s', '--junit', junit, '-o', 'json', '--kubeconfig', kubeconfig]);
+      const live = startCli(createLeaseWatchProgram, [
+        'check',
+        '--lease',
+        'kube-system/kube-controller-manager',
+        '--max-renew-age',
+        '5s',
+        '--max-transitions',
+        '3',
+        '--window',
+        '60s',
+        '--junit',
+        junit,
+        '-o',
+        'json',
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       await eventually('the lease check to start watching', async () => live.stderr().includes('watching for'), 30_000, 50);
       const killedAt = Date.now();
       await c.killComponent('kube-controller-manager');
@@ -299,7 +424,9 @@ describe('check on the real control plane', () => {
       const age = results.find((x) => x.name === 'renew age')!;
       expect(age.status).toBe('failed');
       expect(age.measured).toBeGreaterThan(5_000);
-      expect(age.message).toMatch(/^no renewal for [\d.]+s since \S+, over the 5\.00s limit \(holder \S+, (valid|expiring)\) \(watched [\d.]+s of the 1m window: the renew age limit was exceeded\)$/);
+      expect(age.message).toMatch(
+        /^no renewal for [\d.]+s since \S+, over the 5\.00s limit \(holder \S+, (valid|expiring)\) \(watched [\d.]+s of the 1m window: the renew age limit was exceeded\)$/,
+      );
       expect(results.find((x) => x.name === 'transitions')).toMatchObject({ status: 'passed', measured: 0 });
       const cases = testcases(readFileSync(junit, 'utf8'));
       expect(cases[0]!.failure).toMatch(/^renew age: [\d.]+s \(limit 5\.00s\): no renewal for /);

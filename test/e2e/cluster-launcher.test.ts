@@ -44,7 +44,7 @@ describe('local control plane launcher failures', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it("a failed build: names the component and its build log", () => {
+  it('a failed build: names the component and its build log', () => {
     const cache = tempDir('it-badbuild-');
     const dir = tempDir('it-badbuild-cluster-');
     const r = run({ INFORMER_TRACE_CACHE: cache, INFORMER_TRACE_CLUSTER_DIR: dir, ETCD_VERSION: 'v3.0.0-does-not-exist' });

@@ -18,14 +18,26 @@ const kube = adminKube();
 const plain = connect({ kubeconfig: cluster().kubeconfigPath, disableCompression: true });
 const ns = uniqueName('it-gzip');
 const COUNT = 40;
-const configMaps: ResourceInfo = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ['list', 'watch'], shortNames: ['cm'], singularName: 'configmap' };
+const configMaps: ResourceInfo = {
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+  verbs: ['list', 'watch'],
+  shortNames: ['cm'],
+  singularName: 'configmap',
+};
 
 beforeAll(async () => {
   await createNamespace(kube, ns);
   // 40 ConfigMaps of 8 KiB each: one page of about 330 KiB, above the API server's 128 KiB.
   for (let i = 0; i < COUNT; i++) {
     const data = { blob: `${i}-`.padEnd(8192, 'abcdefghijklmnopqrstuvwxyz'.charAt(i % 26)) };
-    await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data } });
+    await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data },
+    });
   }
 }, 120_000);
 

@@ -14,7 +14,21 @@ import type { KubeObject } from '../../src/kube/index.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
-import { adminKube, cluster, createCrd, createWorkloadNamespace, deleteCrd, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  createCrd,
+  ndjsonLines,
+  createWorkloadNamespace,
+  deleteCrd,
+  deleteNamespace,
+  deploymentAvailable,
+  deploymentManifest,
+  eventually,
+  runCli,
+  startCli,
+  uniqueName,
+} from './helpers.js';
 
 interface TraceJson {
   controller?: ControllerBehind;
@@ -41,7 +55,12 @@ function gizmoFile(name: string, size: number): string {
 
 /** Writes the status as a controller does: the status subresource, its own field manager. */
 async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
-  await kube.client.json(gizmoPath(name, '/status'), { method: 'PATCH', contentType: 'application/merge-patch+json', query: { fieldManager: CONTROLLER }, body: { status } });
+  await kube.client.json(gizmoPath(name, '/status'), {
+    method: 'PATCH',
+    contentType: 'application/merge-patch+json',
+    query: { fieldManager: CONTROLLER },
+    body: { status },
+  });
 }
 
 const condition = (type: string, status: string, reason: string, generation: number): Record<string, unknown> => ({
@@ -67,13 +86,36 @@ afterAll(async () => {
 describe('informer-trace on a custom resource', () => {
   it('follows the children it owns without --children, and converges by its Ready condition, not at the first status write', async () => {
     const name = 'g1';
-    const cli = startCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 1), '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '120s']);
+    const cli = startCli(createInformerTraceProgram, [
+      '--apply',
+      '-f',
+      gizmoFile(name, 1),
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'json',
+      '--timeout',
+      '120s',
+    ]);
     // The controller, played here: it sees the new resource, says it is reconciling, creates what it owns.
     const gizmo = await eventually('the gizmo to be created', () => kube.client.json<KubeObject>(gizmoPath(name)).catch(() => undefined));
-    await writeStatus(name, { observedGeneration: 1, conditions: [condition('Reconciling', 'True', 'Progressing', 1), condition('Ready', 'False', 'Progressing', 1)] });
+    await writeStatus(name, {
+      observedGeneration: 1,
+      conditions: [condition('Reconciling', 'True', 'Progressing', 1), condition('Ready', 'False', 'Progressing', 1)],
+    });
     const owner = { apiVersion: `${group}/v1`, kind: 'Gizmo', name, uid: gizmo.metadata.uid, controller: true, blockOwnerDeletion: true };
-    await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', query: { fieldManager: CONTROLLER }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, ownerReferences: [owner] }, data: { size: '1' } } });
-    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, { method: 'POST', query: { fieldManager: CONTROLLER }, body: deploymentManifest(name, 1, { metadata: { ownerReferences: [owner] } }) });
+    await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, {
+      method: 'POST',
+      query: { fieldManager: CONTROLLER },
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, ownerReferences: [owner] }, data: { size: '1' } },
+    });
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+      method: 'POST',
+      query: { fieldManager: CONTROLLER },
+      body: deploymentManifest(name, 1, { metadata: { ownerReferences: [owner] } }),
+    });
     await deploymentAvailable(kube, ns, name, 1);
     await writeStatus(name, { observedGeneration: 1, conditions: [condition('Reconciling', 'False', 'Done', 1), condition('Ready', 'True', 'Available', 1)] });
     const r = await cli.done;
@@ -106,7 +148,19 @@ describe('informer-trace on a custom resource', () => {
 
   it('does not call a resource no controller writes status for converged: it times out, diagnosed not observed', async () => {
     const name = 'g2';
-    const r = await runCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 2), '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', '--timeout', '6s']);
+    const r = await runCli(createInformerTraceProgram, [
+      '--apply',
+      '-f',
+      gizmoFile(name, 2),
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'json',
+      '--timeout',
+      '6s',
+    ]);
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(1);
     const t = JSON.parse(r.stdout) as TraceJson;
@@ -114,20 +168,40 @@ describe('informer-trace on a custom resource', () => {
     expect(t.hops.some((h) => h.kind === 'converged')).toBe(false);
     expect(t.diagnosis?.verdict).toBe('broken');
     expect(t.diagnosis?.link).toBe('controller-observed');
-    expect(t.diagnosis?.summary).toMatch(/^Gizmo\/g2: no controller has written its status for [\d.]+s: no controller has acted on it: is its operator installed and running/);
+    expect(t.diagnosis?.summary).toMatch(
+      /^Gizmo\/g2: no controller has written its status for [\d.]+s: no controller has acted on it: is its operator installed and running/,
+    );
     // Said once while it waits: its readiness is unknown, and how to define it.
-    expect(r.stderr).toContain('note: no controller has written the status of Gizmo/g2 within 3.00s: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE');
+    expect(r.stderr).toContain(
+      'note: no controller has written the status of Gizmo/g2 within 3.00s: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE',
+    );
     expect(t.controller).toMatchObject({ manager: null, lease: null, queue: null });
   });
 
   it('--ready decides instead of the built-in rules; a bad expression is one line and exit 2', async () => {
     const name = 'g3';
-    const cli = startCli(createInformerTraceProgram, ['--apply', '-f', gizmoFile(name, 1), '--ready', "status.phase == 'Done'", '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'ndjson', '--timeout', '60s']);
-    const lines = (): { type: string; hop?: Hop }[] => cli.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; hop?: Hop });
+    const cli = startCli(createInformerTraceProgram, [
+      '--apply',
+      '-f',
+      gizmoFile(name, 1),
+      '--ready',
+      "status.phase == 'Done'",
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'ndjson',
+      '--timeout',
+      '60s',
+    ]);
+    const lines = (): { type: string; hop?: Hop }[] => ndjsonLines(cli.stdout());
     await eventually('the gizmo to be created', () => kube.client.json<KubeObject>(gizmoPath(name)).catch(() => undefined));
     // Ready by the built-in rules, but not by --ready yet: the trace sees it and goes on.
     await writeStatus(name, { observedGeneration: 1, phase: 'Working', conditions: [condition('Ready', 'True', 'Fine', 1)] });
-    await eventually('the Ready condition hop', async () => lines().some((l) => l.hop?.kind === 'condition' && l.hop.detail?.startsWith('Ready True') === true));
+    await eventually('the Ready condition hop', async () =>
+      lines().some((l) => l.hop?.kind === 'condition' && l.hop.detail?.startsWith('Ready True') === true),
+    );
     expect(lines().some((l) => l.type === 'end')).toBe(false);
     await writeStatus(name, { observedGeneration: 1, phase: 'Done', conditions: [condition('Ready', 'True', 'Fine', 1)] });
     const r = await cli.done;
@@ -136,7 +210,17 @@ describe('informer-trace on a custom resource', () => {
     expect(hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'current expression true (rule: --ready)' });
     expect(hops.some((h) => h.kind === 'status' && h.detail === 'status.phase Working→Done')).toBe(true);
 
-    const bad = await runCli(createInformerTraceProgram, [`gizmo.${group}/${name}`, '--ready', 'status.phase ==', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'json']);
+    const bad = await runCli(createInformerTraceProgram, [
+      `gizmo.${group}/${name}`,
+      '--ready',
+      'status.phase ==',
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'json',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')[0]).toMatch(/^error: --ready: not a CEL expression: 1:\d+: /);
     expect(bad.stderr).not.toMatch(/\n\s+at /);

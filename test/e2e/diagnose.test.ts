@@ -13,13 +13,26 @@ import { readerNamespace } from '../../src/cluster/launcher.js';
 import { SIMULATE_ANNOTATION } from '../../src/cluster/kwok-stages.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { Diagnosis, Evidence } from '../../src/diagnose/index.js';
-import { adminKube, cluster, clusterHealthy, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  clusterHealthy,
+  createDeployment,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  eventually,
+  runCli,
+  uniqueName,
+} from './helpers.js';
 
 const kube = adminKube();
 const ns = uniqueName('it-diagnose');
 
 async function deleteDeployment(namespace: string, name: string): Promise<void> {
-  await kube.client.json(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, { method: 'DELETE', query: { propagationPolicy: 'Foreground' } }).catch(() => undefined);
+  await kube.client
+    .json(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, { method: 'DELETE', query: { propagationPolicy: 'Foreground' } })
+    .catch(() => undefined);
 }
 
 interface Run {
@@ -29,13 +42,30 @@ interface Run {
 }
 
 async function diagnose(target: string, o: { namespace?: string; kubeconfig?: string; extra?: string[] } = {}): Promise<Run> {
-  const r = await runCli(createInformerTraceProgram, ['diagnose', target, '-n', o.namespace ?? ns, '--kubeconfig', o.kubeconfig ?? cluster().kubeconfigPath, '-o', 'json', '--grace', '5s', ...(o.extra ?? [])]);
+  const r = await runCli(createInformerTraceProgram, [
+    'diagnose',
+    target,
+    '-n',
+    o.namespace ?? ns,
+    '--kubeconfig',
+    o.kubeconfig ?? cluster().kubeconfigPath,
+    '-o',
+    'json',
+    '--grace',
+    '5s',
+    ...(o.extra ?? []),
+  ]);
   if (!r.stdout.trim()) throw new Error(`diagnose printed nothing (exit ${r.code}); stderr: ${r.stderr}`);
   return { code: r.code, d: (JSON.parse(r.stdout) as { diagnosis: Diagnosis }).diagnosis, stderr: r.stderr };
 }
 
 /** Diagnoses until the verdict is a broken `link` (a fault takes a while to show), then returns it. */
-async function diagnosedBrokenAt(target: string, link: Diagnosis['link'], timeoutMs = 90_000, o: { namespace?: string; until?: (d: Diagnosis) => boolean } = {}): Promise<Run> {
+async function diagnosedBrokenAt(
+  target: string,
+  link: Diagnosis['link'],
+  timeoutMs = 90_000,
+  o: { namespace?: string; until?: (d: Diagnosis) => boolean } = {},
+): Promise<Run> {
   let last: Run | undefined;
   try {
     return await eventually(
@@ -53,7 +83,13 @@ async function diagnosedBrokenAt(target: string, link: Diagnosis['link'], timeou
 }
 
 function find(d: Diagnosis, match: Partial<Evidence> & { kind?: string }): Evidence | undefined {
-  return d.evidence.find((e) => (!match.kind || e.object.kind === match.kind) && (!match.source || e.source === match.source) && (!match.type || e.type === match.type) && (!match.reason || e.reason === match.reason));
+  return d.evidence.find(
+    (e) =>
+      (!match.kind || e.object.kind === match.kind) &&
+      (!match.source || e.source === match.source) &&
+      (!match.type || e.type === match.type) &&
+      (!match.reason || e.reason === match.reason),
+  );
 }
 
 describe('kubectl informer-trace diagnose on the real control plane', () => {
@@ -82,7 +118,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     expect(d.links.every((l) => l.status === 'ok')).toBe(true);
     expect(d.unseen).toEqual([]);
     // The controller's queues, when asked for and reachable, leave nothing unseen.
-    const withQueues = await diagnose('deploy/fine', { extra: ['--metrics', cluster().metricsUrl('kube-controller-manager'), '--metrics-insecure-skip-tls-verify'] });
+    const withQueues = await diagnose('deploy/fine', {
+      extra: ['--metrics', cluster().metricsUrl('kube-controller-manager'), '--metrics-insecure-skip-tls-verify'],
+    });
     expect(withQueues.d.verdict, JSON.stringify(withQueues.d.unseen)).toBe('healthy');
     const text = await runCli(createInformerTraceProgram, ['diagnose', 'deployment', 'fine', '-n', ns, '--kubeconfig', cluster().kubeconfigPath]);
     expect(text.code).toBe(0);
@@ -92,7 +130,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
 
   it('Pods too big for any node: broken at scheduled, with FailedScheduling: Insufficient cpu', async () => {
     await createDeployment(kube, ns, 'huge', 1, { cpu: '100' });
-    const { code, d } = await diagnosedBrokenAt('deploy/huge', 'scheduled', 60_000, { until: (x) => find(x, { source: 'event', reason: 'FailedScheduling' }) !== undefined });
+    const { code, d } = await diagnosedBrokenAt('deploy/huge', 'scheduled', 60_000, {
+      until: (x) => find(x, { source: 'event', reason: 'FailedScheduling' }) !== undefined,
+    });
     expect(code).toBe(1);
     const cond = find(d, { kind: 'Pod', source: 'condition', type: 'PodScheduled' })!;
     expect(cond).toMatchObject({ status: 'False', reason: 'Unschedulable' });
@@ -122,7 +162,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     let checked: Awaited<ReturnType<typeof runCli>>;
     let written: string[];
     try {
-      checked = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/stuck', '--max-converge', '15s', '--junit', junit, ...kc], { env: { GITHUB_STEP_SUMMARY: summary } });
+      checked = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/stuck', '--max-converge', '15s', '--junit', junit, ...kc], {
+        env: { GITHUB_STEP_SUMMARY: summary },
+      });
       written = [readFileSync(junit, 'utf8'), readFileSync(summary, 'utf8')];
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -140,12 +182,22 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     const qns = `${ns}-quota`;
     await createWorkloadNamespace(kube, qns);
     try {
-      await kube.client.json(`/api/v1/namespaces/${qns}/resourcequotas`, { method: 'POST', body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'two-pods' }, spec: { hard: { pods: '2' } } } });
+      await kube.client.json(`/api/v1/namespaces/${qns}/resourcequotas`, {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'two-pods' }, spec: { hard: { pods: '2' } } },
+      });
       // The quota controller must have counted usage before admission enforces it.
-      await eventually('quota status', async () => (await kube.client.json<{ status?: { hard?: { pods?: string } } }>(`/api/v1/namespaces/${qns}/resourcequotas/two-pods`)).status?.hard?.pods === '2');
+      await eventually(
+        'quota status',
+        async () =>
+          (await kube.client.json<{ status?: { hard?: { pods?: string } } }>(`/api/v1/namespaces/${qns}/resourcequotas/two-pods`)).status?.hard?.pods === '2',
+      );
       await createDeployment(kube, qns, 'many', 4);
       // The ReplicaSet's ReplicaFailure condition can reach the caches before its FailedCreate Event.
-      const { code, d } = await diagnosedBrokenAt('deploy/many', 'children-created', 60_000, { namespace: qns, until: (x) => find(x, { kind: 'ReplicaSet', source: 'event', reason: 'FailedCreate' }) !== undefined });
+      const { code, d } = await diagnosedBrokenAt('deploy/many', 'children-created', 60_000, {
+        namespace: qns,
+        until: (x) => find(x, { kind: 'ReplicaSet', source: 'event', reason: 'FailedCreate' }) !== undefined,
+      });
       expect(code).toBe(1);
       expect(d.summary).toMatch(/ReplicaSet\/many-[a-z0-9]+ could not create 2 Pods: .*exceeded quota: two-pods/);
       const ev = find(d, { kind: 'ReplicaSet', source: 'event', reason: 'FailedCreate' })!;
@@ -168,7 +220,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
         contentType: 'application/merge-patch+json',
         body: { spec: { template: { metadata: { annotations: { 'example.com/changed': 'yes' } } } } },
       });
-      const { code, d } = await diagnosedBrokenAt('deploy/orphan', 'controller-observed', 90_000, { until: (x) => find(x, { source: 'lease' })?.reason !== 'Renewed' });
+      const { code, d } = await diagnosedBrokenAt('deploy/orphan', 'controller-observed', 90_000, {
+        until: (x) => find(x, { source: 'lease' })?.reason !== 'Renewed',
+      });
       expect(code).toBe(1);
       expect(find(d, { kind: 'Deployment', reason: 'GenerationNotObserved' })!.message).toBe('observedGeneration 1 < generation 2');
       const lease = find(d, { source: 'lease' })!;
@@ -176,9 +230,13 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
       expect(['Expired', 'Released']).toContain(lease.reason);
       expect(d.next).toContain('kubectl get lease kube-controller-manager -n kube-system -o yaml');
       // Its metrics are unreachable too: said, and the broken link found from what was seen stands.
-      const withQueues = await diagnose('deploy/orphan', { extra: ['--metrics', cluster().metricsUrl('kube-controller-manager'), '--metrics-insecure-skip-tls-verify'] });
+      const withQueues = await diagnose('deploy/orphan', {
+        extra: ['--metrics', cluster().metricsUrl('kube-controller-manager'), '--metrics-insecure-skip-tls-verify'],
+      });
       expect(withQueues.d.link).toBe('controller-observed');
-      expect(withQueues.d.unseen).toEqual([{ what: "the controllers' work queues (metrics)", why: expect.stringMatching(/ECONNREFUSED|refused|unreachable/i) }]);
+      expect(withQueues.d.unseen).toEqual([
+        { what: "the controllers' work queues (metrics)", why: expect.stringMatching(/ECONNREFUSED|refused|unreachable/i) },
+      ]);
     } finally {
       await cluster().startComponentAgain('kube-controller-manager');
     }
@@ -192,7 +250,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     await cluster().stopKwok();
     try {
       // The node lifecycle controller waits its grace period (50 s by default) before NotReady.
-      const { code, d } = await diagnosedBrokenAt('deploy/stranded', 'containers-started', 150_000, { until: (x) => find(x, { kind: 'Pod', source: 'condition', type: 'Ready' }) !== undefined });
+      const { code, d } = await diagnosedBrokenAt('deploy/stranded', 'containers-started', 150_000, {
+        until: (x) => find(x, { kind: 'Pod', source: 'condition', type: 'Ready' }) !== undefined,
+      });
       expect(code).toBe(1);
       expect(d.summary).toMatch(/node kwok-node-\d is not Ready/);
       const node = find(d, { kind: 'Node', source: 'condition', type: 'Ready' })!;
@@ -217,7 +277,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
     await createDeployment(kube, ns, 'sleepy', 1, { simulate: 'never-ready' });
     // Until kwok's stage has started the container, the same link is diagnosed as "not started";
     // its Unhealthy Event may reach the caches after the Pod's status.
-    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000, { until: (x) => /running but not ready/.test(x.summary) && find(x, { kind: 'Pod', source: 'event', reason: 'Unhealthy' }) !== undefined });
+    const { code, d } = await diagnosedBrokenAt('deploy/sleepy', 'containers-started', 60_000, {
+      until: (x) => /running but not ready/.test(x.summary) && find(x, { kind: 'Pod', source: 'event', reason: 'Unhealthy' }) !== undefined,
+    });
     expect(code).toBe(1);
     expect(d.summary).toMatch(/1 container running but not ready for \d/);
     expect(find(d, { kind: 'Pod', source: 'condition', type: 'ContainersReady' })).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
@@ -228,7 +290,9 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
 
   it(`an image that cannot be pulled (${SIMULATE_ANNOTATION}: image-pull-error): broken at containers-started, ImagePullBackOff`, async () => {
     await createDeployment(kube, ns, 'nopull', 1, { simulate: 'image-pull-error' });
-    const { code, d } = await diagnosedBrokenAt('deploy/nopull', 'containers-started', 60_000, { until: (x) => find(x, { source: 'container' })?.reason === 'ImagePullBackOff' });
+    const { code, d } = await diagnosedBrokenAt('deploy/nopull', 'containers-started', 60_000, {
+      until: (x) => find(x, { source: 'container' })?.reason === 'ImagePullBackOff',
+    });
     expect(code).toBe(1);
     expect(find(d, { kind: 'Pod', source: 'container' })).toMatchObject({ type: 'container app', status: 'waiting', reason: 'ImagePullBackOff' });
     expect(d.evidence.some((e) => e.source === 'event' && (e.reason === 'BackOff' || e.reason === 'Failed'))).toBe(true);
@@ -245,7 +309,10 @@ describe('kubectl informer-trace diagnose on the real control plane', () => {
         metadata: { name: 'doomed' },
         spec: {
           backoffLimit: 1,
-          template: { metadata: { annotations: { [SIMULATE_ANNOTATION]: 'fail' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.invalid/app:1' }] } },
+          template: {
+            metadata: { annotations: { [SIMULATE_ANNOTATION]: 'fail' } },
+            spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.invalid/app:1' }] },
+          },
         },
       },
     });
@@ -295,4 +362,3 @@ describe('the local cluster after kube-controller-manager and kwok restarts', ()
     expect(await cluster().healthy()).toBe(true);
   });
 });
-

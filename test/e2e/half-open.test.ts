@@ -19,7 +19,7 @@ import type { KubeObject } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
 import { FaultProxy, type ProxiedConnection } from './fault-proxy.js';
-import { adminKube, cluster, createNamespace, deleteNamespace, eventually, startCli, uniqueName, type LiveCli } from './helpers.js';
+import { adminKube, cluster, ndjsonLines, createNamespace, deleteNamespace, eventually, startCli, uniqueName, type LiveCli } from './helpers.js';
 
 const kube = adminKube();
 const ns = uniqueName('it-halfopen');
@@ -31,16 +31,14 @@ const STALL_LINE =
 
 type Line = DeltaLine | MarkerLine | SyncedLine;
 
-function lines(cli: LiveCli): Line[] {
-  return cli
-    .stdout()
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
-}
+const lines = (cli: LiveCli): Line[] => ndjsonLines<Line>(cli.stdout());
 
 const deltas = (all: Line[]): DeltaLine[] => all.filter((l): l is DeltaLine => l.kind === 'delta');
-const stallLines = (cli: LiveCli): string[] => cli.stderr().split('\n').filter((l) => /stalled|no answer/.test(l));
+const stallLines = (cli: LiveCli): string[] =>
+  cli
+    .stderr()
+    .split('\n')
+    .filter((l) => /stalled|no answer/.test(l));
 
 function cmPath(name?: string): string {
   return `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
@@ -100,7 +98,12 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       const frozenAt = Date.now();
       const made = await createConfigMap('made-while-frozen');
 
-      const arrived = await eventually('the new ConfigMap in the stream', async () => deltas(lines(cli).slice(before)).find((d) => d.key === `${ns}/made-while-frozen`), ARRIVES_WITHIN_MS, 100);
+      const arrived = await eventually(
+        'the new ConfigMap in the stream',
+        async () => deltas(lines(cli).slice(before)).find((d) => d.key === `${ns}/made-while-frozen`),
+        ARRIVES_WITHIN_MS,
+        100,
+      );
       const took = Date.now() - frozenAt;
       expect(took).toBeLessThan(ARRIVES_WITHIN_MS);
       expect(arrived).toMatchObject({ type: 'Added', resourceVersion: made.metadata.resourceVersion });
@@ -119,11 +122,25 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       const ids = new Set(atFreeze.map((c) => c.id));
       expect(proxy.connections().some((c) => !ids.has(c.id) && !c.closed)).toBe(true);
       proxy.thaw();
-      await eventually('every connection open at the freeze to be closed', async () => proxy.connections().filter((c) => ids.has(c.id)).every((c) => c.closed), 10_000, 50);
+      await eventually(
+        'every connection open at the freeze to be closed',
+        async () =>
+          proxy
+            .connections()
+            .filter((c) => ids.has(c.id))
+            .every((c) => c.closed),
+        10_000,
+        50,
+      );
 
       // The cache equals a fresh List (straight from the API server) once the stream caught up.
       const fresh = await freshList();
-      await eventually('the stream to match a fresh List', async () => JSON.stringify([...cacheFromStream(lines(cli))].sort()) === JSON.stringify([...fresh].sort()), 10_000, 100);
+      await eventually(
+        'the stream to match a fresh List',
+        async () => JSON.stringify([...cacheFromStream(lines(cli))].sort()) === JSON.stringify([...fresh].sort()),
+        10_000,
+        100,
+      );
       expect([...cacheFromStream(lines(cli)).keys()].sort()).toEqual([...fresh.keys()].sort());
     } finally {
       proxy.thaw();
@@ -146,9 +163,18 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       // Nothing can arrive while the server does not answer; the next watch request is under way.
       expect(deltas(lines(cli).slice(before)).some((d) => d.key === `${ns}/made-while-hung`)).toBe(false);
       proxy.thaw();
-      const arrived = await eventually('the new ConfigMap in the stream', async () => deltas(lines(cli).slice(before)).find((d) => d.key === `${ns}/made-while-hung`), 30_000, 100);
+      const arrived = await eventually(
+        'the new ConfigMap in the stream',
+        async () => deltas(lines(cli).slice(before)).find((d) => d.key === `${ns}/made-while-hung`),
+        30_000,
+        100,
+      );
       expect(arrived).toMatchObject({ type: 'Added', resourceVersion: made.metadata.resourceVersion });
-      expect(lines(cli).slice(before).some((l) => l.kind === 'relist')).toBe(false);
+      expect(
+        lines(cli)
+          .slice(before)
+          .some((l) => l.kind === 'relist'),
+      ).toBe(false);
     } finally {
       proxy.thaw();
       stop.abort();
@@ -166,7 +192,10 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       const now = new Date().toISOString().replace(/\.(\d{3})\d*Z$/, '.$1000Z');
       await kube.client.json(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, {
         method: 'POST',
-        body: { metadata: { name: 'made-while-frozen' }, spec: { holderIdentity: 'candidate-a', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now, leaseTransitions: 0 } },
+        body: {
+          metadata: { name: 'made-while-frozen' },
+          spec: { holderIdentity: 'candidate-a', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+        },
       });
       const changes = (): LeaseChange[] =>
         cli
@@ -174,7 +203,12 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
           .split('\n')
           .filter((l) => l.trim() !== '')
           .map((l) => JSON.parse(l) as LeaseChange);
-      const seen = await eventually('the Lease in the stream', async () => changes().find((c) => c.name === 'made-while-frozen' && c.holder === 'candidate-a'), ARRIVES_WITHIN_MS, 100);
+      const seen = await eventually(
+        'the Lease in the stream',
+        async () => changes().find((c) => c.name === 'made-while-frozen' && c.holder === 'candidate-a'),
+        ARRIVES_WITHIN_MS,
+        100,
+      );
       expect(Date.now() - frozenAt).toBeLessThan(ARRIVES_WITHIN_MS);
       expect(seen.namespace).toBe(ns);
       expect(stallLines(cli), cli.stderr()).toHaveLength(1);

@@ -68,12 +68,22 @@ export async function createDeployment(kube: Kube, namespace: string, name: stri
 
 /** Waits until a Deployment's status has caught up with its spec and all `replicas` are updated and available. */
 export async function deploymentAvailable(kube: Kube, namespace: string, name: string, replicas: number): Promise<void> {
-  await eventually(`${name} available with ${replicas} replicas`, async () => {
-    const d = await kube.client.json<{ metadata: { generation?: number }; status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; observedGeneration?: number } }>(
-      `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
-    );
-    return d.status?.observedGeneration === d.metadata.generation && d.status?.availableReplicas === replicas && d.status.updatedReplicas === replicas && d.status.replicas === replicas;
-  }, 120_000);
+  await eventually(
+    `${name} available with ${replicas} replicas`,
+    async () => {
+      const d = await kube.client.json<{
+        metadata: { generation?: number };
+        status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; observedGeneration?: number };
+      }>(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+      return (
+        d.status?.observedGeneration === d.metadata.generation &&
+        d.status?.availableReplicas === replicas &&
+        d.status.updatedReplicas === replicas &&
+        d.status.replicas === replicas
+      );
+    },
+    120_000,
+  );
 }
 
 export async function deleteNamespace(kube: Kube, name: string): Promise<void> {
@@ -96,12 +106,22 @@ export async function createCrd(kube: Kube, group: string, names: { kind: string
         group,
         scope: 'Namespaced',
         names: { plural: names.plural, singular: names.kind.toLowerCase(), kind: names.kind, ...(names.shortNames ? { shortNames: names.shortNames } : {}) },
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     },
   });
   await eventually('the CRD to be established', async () => {
-    const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    const crd = await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    );
     return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
   });
   return name;
@@ -111,7 +131,12 @@ export async function createCrd(kube: Kube, group: string, names: { kind: string
 export async function deleteCrd(kube: Kube, name: string): Promise<void> {
   const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
   await kube.client.json(path, { method: 'DELETE' }).catch(() => undefined);
-  await eventually(`CRD ${name} to be gone`, () => kube.client.json(path).then(() => false, () => true));
+  await eventually(`CRD ${name} to be gone`, () =>
+    kube.client.json(path).then(
+      () => false,
+      () => true,
+    ),
+  );
 }
 
 export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, intervalMs = 250): Promise<T> {
@@ -127,6 +152,14 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** The lines of NDJSON a command printed (a finished one's stdout, or a running one's so far). */
+export function ndjsonLines<T>(stdout: string): T[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 export type { CliResult, LiveCli } from '../../src/testing/cli.js';
@@ -147,8 +180,15 @@ export function runCli(factory: ProgramFactory, argv: string[], options: { env?:
  */
 export async function stderrLine(cli: LiveCli, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
   let ended: CliResult | undefined;
-  void cli.done.then((r) => (ended = r), () => undefined);
-  const found = (): string | undefined => cli.stderr().split('\n').find((l) => pattern.test(l));
+  void cli.done.then(
+    (r) => (ended = r),
+    () => undefined,
+  );
+  const found = (): string | undefined =>
+    cli
+      .stderr()
+      .split('\n')
+      .find((l) => pattern.test(l));
   // null: the command ended without such a line, so there is nothing left to wait for.
   const line = await eventually(`a stderr line matching ${pattern}`, async () => found() ?? (ended ? null : undefined), timeoutMs, 20);
   if (line === null) throw new Error(`the command ended (exit ${ended!.code}) without a stderr line matching ${pattern}; stderr:\n${ended!.stderr}`);
@@ -170,7 +210,9 @@ export async function clusterHealthy(kube: Kube, namespaces: string[] = [], time
   let problems: string[] = [];
   const check = async (): Promise<boolean> => {
     problems = [];
-    const nodes = await kube.client.json<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>('/api/v1/nodes');
+    const nodes = await kube.client.json<{ items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }>(
+      '/api/v1/nodes',
+    );
     for (const name of cluster().nodes) {
       const n = nodes.items.find((x) => x.metadata.name === name);
       if (!n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) problems.push(`node ${name} not Ready`);
@@ -184,7 +226,11 @@ export async function clusterHealthy(kube: Kube, namespaces: string[] = [], time
       }
     }
     for (const name of ['kube-controller-manager', 'kube-scheduler']) {
-      const l = await kube.client.json<{ spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`).catch(() => undefined);
+      const l = await kube.client
+        .json<{ spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } }>(
+          `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`,
+        )
+        .catch(() => undefined);
       const renewed = l?.spec?.renewTime ? Date.parse(l.spec.renewTime) + (l.spec.leaseDurationSeconds ?? 0) * 1000 > Date.now() : false;
       if (!l?.spec?.holderIdentity || !renewed) problems.push(`Lease kube-system/${name} not held and renewed`);
     }

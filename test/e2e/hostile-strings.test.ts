@@ -19,16 +19,36 @@ const crd = `gadgets.${group}`;
 const path = (sub = ''): string => `/apis/${group}/v1/namespaces/${ns}/gadgets/g${sub}`;
 const stalled = (message: string): Record<string, unknown> => ({
   observedGeneration: 1,
-  conditions: [{ type: 'Stalled', status: 'True', reason: 'BadInput', message, observedGeneration: 1, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+  conditions: [
+    {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'BadInput',
+      message,
+      observedGeneration: 1,
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
+  ],
 });
 
 beforeAll(async () => {
   if (!tmuxInstalled()) throw new Error('the TUI end-to-end tests need tmux on PATH (apt-get install -y tmux)');
   await createCrd(kube, group, { kind: 'Gadget', plural: 'gadgets' });
   await createWorkloadNamespace(kube, ns);
-  const g = await kube.client.json<KubeObject>(`/apis/${group}/v1/namespaces/${ns}/gadgets`, { method: 'POST', body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 1 } } });
-  await kube.client.json(path('/status'), { method: 'PATCH', contentType: 'application/merge-patch+json', query: { fieldManager: 'gadget-controller' }, body: { status: stalled(`stalled: ${HOSTILE}`) } });
-  const now = new Date().toISOString().replace('Z', '000Z').replace(/\.(\d{6})\d*Z$/, '.$1Z');
+  const g = await kube.client.json<KubeObject>(`/apis/${group}/v1/namespaces/${ns}/gadgets`, {
+    method: 'POST',
+    body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 1 } },
+  });
+  await kube.client.json(path('/status'), {
+    method: 'PATCH',
+    contentType: 'application/merge-patch+json',
+    query: { fieldManager: 'gadget-controller' },
+    body: { status: stalled(`stalled: ${HOSTILE}`) },
+  });
+  const now = new Date()
+    .toISOString()
+    .replace('Z', '000Z')
+    .replace(/\.(\d{6})\d*Z$/, '.$1Z');
   await kube.client.json(`/apis/events.k8s.io/v1/namespaces/${ns}/events`, {
     method: 'POST',
     body: {
@@ -75,11 +95,27 @@ describe('strings from the cluster, on the way to a terminal', () => {
   });
 
   it('the trace: a hop and the diagnosis after its timeout, escaped in table output', async () => {
-    const cli = startCli(createInformerTraceProgram, [`gadget.${group}/g`, '--watch', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'table', '--timeout', '8s']);
+    const cli = startCli(createInformerTraceProgram, [
+      `gadget.${group}/g`,
+      '--watch',
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'table',
+      '--timeout',
+      '8s',
+    ]);
     await eventually('the trace to watch', async () => cli.stderr().includes('watching Gadget/g'));
     // A new generation nobody observes, and a status write with a hostile phase: hops, then a timeout.
     await kube.client.json(path(), { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { size: 2 } } });
-    await kube.client.json(path('/status'), { method: 'PATCH', contentType: 'application/merge-patch+json', query: { fieldManager: 'gadget-controller' }, body: { status: { ...stalled(`again: ${HOSTILE}`), phase: `Broken ${HOSTILE}` } } });
+    await kube.client.json(path('/status'), {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      query: { fieldManager: 'gadget-controller' },
+      body: { status: { ...stalled(`again: ${HOSTILE}`), phase: `Broken ${HOSTILE}` } },
+    });
     const r = await cli.done;
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/Gadget\/g +status {2}status\.phase/);

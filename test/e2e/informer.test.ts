@@ -188,8 +188,10 @@ function startChurn(opts: ChurnOptions): Churn {
         stats.done++;
       } catch (err) {
         const code = err instanceof ApiError ? err.code : -1;
-        if (code === 404) forget(target); // a delete that was applied without an answer
-        else if (code === 409 && kind === 'create') existing.push(target); // a create likewise
+        if (code === 404)
+          forget(target); // a delete that was applied without an answer
+        else if (code === 409 && kind === 'create')
+          existing.push(target); // a create likewise
         else {
           stats.failures++;
           await sleep(200);
@@ -245,7 +247,14 @@ describe('the informer on the real control plane', () => {
       backoff: testBackoff,
       watchErrorHandler: (err: unknown, ctx: WatchErrorContext) => {
         const e = err instanceof ApiError ? err : undefined;
-        watchErrors.push({ at: Date.now(), code: e?.code, reason: e?.reason, message: err instanceof Error ? err.message : String(err), phase: ctx.phase, action: ctx.action });
+        watchErrors.push({
+          at: Date.now(),
+          code: e?.code,
+          reason: e?.reason,
+          message: err instanceof Error ? err.message : String(err),
+          phase: ctx.phase,
+          action: ctx.action,
+        });
       },
       onEvent: (e) => void events.push(e),
     });
@@ -356,7 +365,10 @@ describe('the informer on the real control plane', () => {
     // Writes the informer does not see (no run label): the revision moves past the informer's RV.
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        kube.client.json(`/api/v1/namespaces/${namespaces[0]}/configmaps`, { method: 'POST', body: { metadata: { name: `unwatched-${i}` }, data: { i: String(i) } } }),
+        kube.client.json(`/api/v1/namespaces/${namespaces[0]}/configmaps`, {
+          method: 'POST',
+          body: { metadata: { name: `unwatched-${i}` }, data: { i: String(i) } },
+        }),
       ),
     );
     await cluster().stopApiServer();
@@ -371,7 +383,9 @@ describe('the informer on the real control plane', () => {
     }
     expect(compacted).toBeGreaterThan(Number(staleRV));
     // The informer's old RV is really gone from etcd: an exact LIST at it is refused with 410.
-    await expect(kube.client.json('/api/v1/configmaps', { query: { resourceVersion: staleRV, resourceVersionMatch: 'Exact', labelSelector: selector } })).rejects.toMatchObject({ code: 410 });
+    await expect(
+      kube.client.json('/api/v1/configmaps', { query: { resourceVersion: staleRV, resourceVersionMatch: 'Exact', labelSelector: selector } }),
+    ).rejects.toMatchObject({ code: 410 });
 
     // More writes while the informer recovers.
     await startChurn({ ops: 100 }).done;
@@ -408,20 +422,34 @@ describe('the informer on the real control plane', () => {
       expect(info).toMatchObject({ group, version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
       const crInformer = new SharedIndexInformer(new ResourceListerWatcher(kube.client, info), { backoff: testBackoff });
       const kinds: string[] = [];
-      crInformer.addEventHandler({ onAdd: (o) => void kinds.push(`add ${o.kind}`), onUpdate: () => void kinds.push('update'), onDelete: () => void kinds.push('delete') });
+      crInformer.addEventHandler({
+        onAdd: (o) => void kinds.push(`add ${o.kind}`),
+        onUpdate: () => void kinds.push('update'),
+        onDelete: () => void kinds.push('delete'),
+      });
       const path = (ns: string, name = ''): string => `/apis/${group}/v1/namespaces/${ns}/widgets${name ? `/${name}` : ''}`;
       // Some before the informer starts (initial list), more while it watches.
       for (let i = 0; i < 10; i++) {
-        await kube.client.json(path(namespaces[i % 2]!), { method: 'POST', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { size: i } } });
+        await kube.client.json(path(namespaces[i % 2]!), {
+          method: 'POST',
+          body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { size: i } },
+        });
       }
       done = crInformer.run(stop.signal);
       expect(await crInformer.waitForCacheSync(AbortSignal.timeout(30_000))).toBe(true);
       expect(crInformer.getStore().list()).toHaveLength(10);
       for (let i = 10; i < 30; i++) {
-        await kube.client.json(path(namespaces[i % 2]!), { method: 'POST', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { size: i } } });
+        await kube.client.json(path(namespaces[i % 2]!), {
+          method: 'POST',
+          body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { size: i } },
+        });
       }
       for (let i = 0; i < 30; i += 2) {
-        await kube.client.json(path(namespaces[i % 2]!, `w${i}`), { method: 'PATCH', body: { spec: { size: 1000 + i } }, contentType: 'application/merge-patch+json' });
+        await kube.client.json(path(namespaces[i % 2]!, `w${i}`), {
+          method: 'PATCH',
+          body: { spec: { size: 1000 + i } },
+          contentType: 'application/merge-patch+json',
+        });
       }
       for (let i = 0; i < 30; i += 3) await kube.client.json(path(namespaces[i % 2]!, `w${i}`), { method: 'DELETE' });
       const list = await expectConverged(crInformer, `/apis/${group}/v1/widgets`);
@@ -482,7 +510,10 @@ describe('the informer on the real control plane', () => {
         Array.from({ length: 10 }, async () => {
           while (next < N) {
             const i = next++;
-            await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', body: { metadata: { name: `fs-${String(i).padStart(3, '0')}`, labels: { [RUN_LABEL]: run } } } });
+            await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, {
+              method: 'POST',
+              body: { metadata: { name: `fs-${String(i).padStart(3, '0')}`, labels: { [RUN_LABEL]: run } } },
+            });
           }
         }),
       );

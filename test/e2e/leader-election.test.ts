@@ -73,7 +73,10 @@ describe('leader election on the real API server', () => {
       if (n > 1) violations++;
     }, 20);
     poller = setInterval(() => {
-      leases.get(ns, leaseName).then((l) => l && observer.observe(l), () => undefined);
+      leases.get(ns, leaseName).then(
+        (l) => l && observer.observe(l),
+        () => undefined,
+      );
     }, 100);
 
     // A leads first (it starts alone); then B (releases on cancel) and C (does not) compete.

@@ -55,7 +55,18 @@ describe('kubectl lease-watch on the real control plane', () => {
 
       // Master status from both instances beside the lease: the holder reports 1.
       const urls = [c.metricsUrl('kube-controller-manager'), c.metricsUrl('kube-controller-manager-2')];
-      const withMetrics = await runCli(createLeaseWatchProgram, ['kube-system/kube-controller-manager', '-o', 'json', '--metrics', urls[0]!, '--metrics', urls[1]!, '--metrics-insecure-skip-tls-verify', '--kubeconfig', kubeconfig]);
+      const withMetrics = await runCli(createLeaseWatchProgram, [
+        'kube-system/kube-controller-manager',
+        '-o',
+        'json',
+        '--metrics',
+        urls[0]!,
+        '--metrics',
+        urls[1]!,
+        '--metrics-insecure-skip-tls-verify',
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       expect(withMetrics.stderr).not.toContain('error');
       expect(withMetrics.code).toBe(0);
       const snapshot = JSON.parse(withMetrics.stdout) as LeaseWatchView;

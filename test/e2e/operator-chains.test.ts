@@ -20,7 +20,15 @@ import type { TraceSummary } from '../../src/view/trace-view.js';
 import { adminKube, cluster, createWorkloadNamespace, deleteCrd, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
 import { applyCrd, buildFixture, startOperators, type Operators } from './operators.js';
 import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
-import { deleteWidgetCrd, installWidgetCrd, startWidgetOperators, WIDGET_CONTROLLER, WIDGET_FIELD_MANAGER, widgetManifest, type WidgetOptions } from './widget-operator.js';
+import {
+  deleteWidgetCrd,
+  installWidgetCrd,
+  startWidgetOperators,
+  WIDGET_CONTROLLER,
+  WIDGET_FIELD_MANAGER,
+  widgetManifest,
+  type WidgetOptions,
+} from './widget-operator.js';
 
 interface TraceJson {
   summary: TraceSummary;
@@ -85,13 +93,22 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
     const podsReady = t.hops.map((h, i) => (h.kind === 'ready' && h.object.kind === 'Pod' ? i : -1)).filter((i) => i >= 0);
     expect(podsReady).toHaveLength(2);
     // Its first status write (Reconciling) did not end the trace: both Pods became ready first.
-    const reconciling = index(t, (h) => h.object.kind === 'Widget' && h.kind === 'condition' && h.detail?.startsWith('Reconciling True') === true, 'Reconciling True');
+    const reconciling = index(
+      t,
+      (h) => h.object.kind === 'Widget' && h.kind === 'condition' && h.detail?.startsWith('Reconciling True') === true,
+      'Reconciling True',
+    );
     expect(reconciling).toBeLessThan(podsReady[0]!);
     expect(Math.max(...podsReady)).toBeLessThan(converged);
     expect(t.hops[reconciling]!.writer).toBe(`${WIDGET_FIELD_MANAGER} (status)`);
     // The controller behind it: its field manager, the Lease its leader holds (named by its metrics), its queue over the trace.
     const holder = await ops!.holder(kube);
-    expect(t.controller).toMatchObject({ manager: WIDGET_FIELD_MANAGER, lease: { namespace: ns, name: 'widget-operator', holder, foundBy: 'metrics' }, queue: { controller: WIDGET_CONTROLLER, matchedBy: 'kind' }, unseen: [] });
+    expect(t.controller).toMatchObject({
+      manager: WIDGET_FIELD_MANAGER,
+      lease: { namespace: ns, name: 'widget-operator', holder, foundBy: 'metrics' },
+      queue: { controller: WIDGET_CONTROLLER, matchedBy: 'kind' },
+      unseen: [],
+    });
     expect(t.controller!.queue!.adds).toBeGreaterThan(0);
     expect(t.controller!.queue!.reconciles.success).toBeGreaterThan(0);
     expect(t.controller!.queue!.source).toBe(ops!.replicas.find((r) => r.identity === holder)!.metricsUrl);
@@ -141,7 +158,11 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
     expect(code).toBe(1);
     expect(t.outcome).toBe('timeout');
     expect(t.hops.some((h) => h.kind === 'converged')).toBe(false);
-    index(t, (h) => h.kind === 'condition' && h.detail?.startsWith('Ready False') === true && h.detail.includes('ReconcileError'), 'Ready False ReconcileError');
+    index(
+      t,
+      (h) => h.kind === 'condition' && h.detail?.startsWith('Ready False') === true && h.detail.includes('ReconcileError'),
+      'Ready False ReconcileError',
+    );
     expect(t.diagnosis?.verdict).toBe('broken');
     expect(t.diagnosis?.link).toBe('status-conditions');
     expect(t.diagnosis?.summary).toMatch(/^Widget\/w3: not ready for [\d.]+s: Reconciling=True ReconcileError: the reconcile fails on request/);
@@ -150,7 +171,19 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
     expect(queue?.message).toMatch(/\d+ retries, reconciles (\d+ error|.*\d+ error)/);
     expect(t.controller!.queue!.reconciles.error).toBeGreaterThan(0);
     // `diagnose` says the same of it, children found without flags, with the queue beside it.
-    const d = await runCli(createInformerTraceProgram, ['diagnose', 'widget/w3', '-n', ns, '--grace', '5s', '--kubeconfig', cluster().kubeconfigPath, '-o', 'json', ...metricsFlags()]);
+    const d = await runCli(createInformerTraceProgram, [
+      'diagnose',
+      'widget/w3',
+      '-n',
+      ns,
+      '--grace',
+      '5s',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-o',
+      'json',
+      ...metricsFlags(),
+    ]);
     expect(d.code).toBe(1);
     const diagnosis = (JSON.parse(d.stdout) as { diagnosis: Diagnosis }).diagnosis;
     expect(diagnosis).toMatchObject({ verdict: 'broken', link: 'status-conditions' });
@@ -167,11 +200,23 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
       const { code, t } = await trace(['--apply', '-f', file, '-n', elsewhere, '--timeout', '10s', ...metricsFlags()]);
       expect(code).toBe(1);
       expect(t.outcome).toBe('timeout');
-      expect(t.controller).toMatchObject({ manager: null, lease: { namespace: ns, name: 'widget-operator', foundBy: 'metrics' }, queue: { controller: WIDGET_CONTROLLER } });
+      expect(t.controller).toMatchObject({
+        manager: null,
+        lease: { namespace: ns, name: 'widget-operator', foundBy: 'metrics' },
+        queue: { controller: WIDGET_CONTROLLER },
+      });
       expect(t.diagnosis?.link).toBe('controller-observed');
-      expect(t.diagnosis?.summary).toMatch(new RegExp(`^Widget/w4: no controller has written its status for [\\d.]+s: the holder of Lease ${ns}/widget-operator holds its Lease but has not observed it$`));
+      expect(t.diagnosis?.summary).toMatch(
+        new RegExp(
+          `^Widget/w4: no controller has written its status for [\\d.]+s: the holder of Lease ${ns}/widget-operator holds its Lease but has not observed it$`,
+        ),
+      );
       // The queue is the operator's (w3 of the test before still fails and retries in it).
-      expect(t.diagnosis?.evidence.map((e) => `${e.source} ${e.source === 'queue' ? e.object.name : e.reason}`)).toEqual(['field GenerationNotObserved', 'lease Renewed', `queue ${WIDGET_CONTROLLER}`]);
+      expect(t.diagnosis?.evidence.map((e) => `${e.source} ${e.source === 'queue' ? e.object.name : e.reason}`)).toEqual([
+        'field GenerationNotObserved',
+        'lease Renewed',
+        `queue ${WIDGET_CONTROLLER}`,
+      ]);
     } finally {
       await deleteNamespace(kube, elsewhere);
     }
@@ -185,10 +230,19 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
       const { code, t } = await trace(['widget/w1', '--scale', '3', '-n', ns, '--timeout', '10s']);
       expect(code).toBe(1);
       expect(t.outcome).toBe('timeout');
-      expect(t.controller).toMatchObject({ manager: WIDGET_FIELD_MANAGER, lease: { namespace: ns, name: 'widget-operator', holder, foundBy: 'name' }, queue: null });
+      expect(t.controller).toMatchObject({
+        manager: WIDGET_FIELD_MANAGER,
+        lease: { namespace: ns, name: 'widget-operator', holder, foundBy: 'name' },
+        queue: null,
+      });
       expect(t.diagnosis?.link).toBe('controller-observed');
-      expect(t.diagnosis?.summary).toMatch(/^Widget\/w1: observedGeneration 1 < generation 2 for [\d.]+s, and widget-operator's leader Lease is expired: no replica of it is reconciling Widgets$/);
-      expect(t.diagnosis?.evidence.find((e) => e.source === 'lease')).toMatchObject({ object: { kind: 'Lease', namespace: ns, name: 'widget-operator' }, reason: 'Expired' });
+      expect(t.diagnosis?.summary).toMatch(
+        /^Widget\/w1: observedGeneration 1 < generation 2 for [\d.]+s, and widget-operator's leader Lease is expired: no replica of it is reconciling Widgets$/,
+      );
+      expect(t.diagnosis?.evidence.find((e) => e.source === 'lease')).toMatchObject({
+        object: { kind: 'Lease', namespace: ns, name: 'widget-operator' },
+        reason: 'Expired',
+      });
     } finally {
       ops = undefined;
     }
@@ -206,7 +260,9 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
     const binary = await buildFixture(join(packageRoot, 'test', 'fixtures', 'kuberay', 'build.sh'), "KubeRay's operator");
     // It watches RayClusters, RayJobs and RayServices, and exits when one of the CRDs is missing.
     for (const file of ['ray.io_rayclusters.yaml', 'ray.io_rayjobs.yaml', 'ray.io_rayservices.yaml']) {
-      const docs = parseAllDocuments(readFileSync(join(dirname(binary), file), 'utf8')).map((d) => d.toJSON() as Parameters<typeof applyCrd>[1]).filter(Boolean);
+      const docs = parseAllDocuments(readFileSync(join(dirname(binary), file), 'utf8'))
+        .map((d) => d.toJSON() as Parameters<typeof applyCrd>[1])
+        .filter(Boolean);
       for (const crd of docs) crds.push(await applyCrd(kube, crd));
     }
     await createWorkloadNamespace(kube, ns);
@@ -215,7 +271,18 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
       binary,
       replicas: 2,
       lease: { namespace: ns, name: LEASE },
-      args: (_i, port) => ['--kubeconfig', cluster().kubeconfigPath, '--leader-election-namespace', ns, '--watch-namespace', ns, '--metrics-addr', `127.0.0.1:${port}`, '--health-probe-bind-address', '0'],
+      args: (_i, port) => [
+        '--kubeconfig',
+        cluster().kubeconfigPath,
+        '--leader-election-namespace',
+        ns,
+        '--watch-namespace',
+        ns,
+        '--metrics-addr',
+        `127.0.0.1:${port}`,
+        '--health-probe-bind-address',
+        '0',
+      ],
     });
     await eventually('a KubeRay replica to lead', () => ops!.holder(kube), 60_000);
   });
@@ -236,7 +303,16 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
       spec: {
         rayVersion: '2.46.0',
         headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: cpu('1') }] } } },
-        workerGroupSpecs: [{ groupName: 'workers', replicas: 2, minReplicas: 2, maxReplicas: 3, rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: cpu('1') }] } } }],
+        workerGroupSpecs: [
+          {
+            groupName: 'workers',
+            replicas: 2,
+            minReplicas: 2,
+            maxReplicas: 3,
+            rayStartParams: {},
+            template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: cpu('1') }] } },
+          },
+        ],
       },
     });
     const { code, t } = await trace(['--apply', '-f', file, '-n', ns, '--timeout', '150s', ...ops!.metricsUrls.flatMap((u) => ['--metrics', u])]);
@@ -251,12 +327,20 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
     expect(t.hops.filter((h) => h.kind === 'ready' && h.object.kind === 'Pod')).toHaveLength(3);
     expect(lastReady).toBeLessThan(converged);
     // Its first status write (provisioning) was not taken for readiness.
-    const provisioning = index(t, (h) => h.object.kind === 'RayCluster' && h.kind === 'condition' && h.detail?.startsWith('RayClusterProvisioned False') === true, 'RayClusterProvisioned False');
+    const provisioning = index(
+      t,
+      (h) => h.object.kind === 'RayCluster' && h.kind === 'condition' && h.detail?.startsWith('RayClusterProvisioned False') === true,
+      'RayClusterProvisioned False',
+    );
     expect(provisioning).toBeLessThan(lastReady);
     expect(t.hops[provisioning]!.writer).toBe(`${MANAGER} (status)`);
     index(t, (h) => h.object.kind === 'RayCluster' && h.kind === 'status' && h.detail === 'status.state ready', 'status.state ready');
     const holder = await ops!.holder(kube);
-    expect(t.controller).toMatchObject({ manager: MANAGER, lease: { namespace: ns, name: LEASE, holder, foundBy: 'metrics' }, queue: { controller: 'raycluster', matchedBy: 'kind' } });
+    expect(t.controller).toMatchObject({
+      manager: MANAGER,
+      lease: { namespace: ns, name: LEASE, holder, foundBy: 'metrics' },
+      queue: { controller: 'raycluster', matchedBy: 'kind' },
+    });
     expect(t.controller!.queue!.adds).toBeGreaterThan(0);
   });
 });

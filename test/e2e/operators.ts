@@ -36,19 +36,34 @@ export function buildFixture(buildScript: string, name: string): Promise<string>
  * Installs a CRD by server-side apply (idempotent: any number of tests may call it) and waits until
  * it is Established and its resource is served. Resolves with the CRD's name.
  */
-export async function applyCrd(kube: Kube, crd: { metadata: { name: string }; spec: { group: string; names: { plural: string }; versions: { name: string; storage?: boolean }[] } }, timeoutMs = 60_000): Promise<string> {
+export async function applyCrd(
+  kube: Kube,
+  crd: { metadata: { name: string }; spec: { group: string; names: { plural: string }; versions: { name: string; storage?: boolean }[] } },
+  timeoutMs = 60_000,
+): Promise<string> {
   const name = crd.metadata.name;
   const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
-  await kube.client.json(path, { method: 'PATCH', query: { fieldManager: 'informer-trace-e2e', force: true }, contentType: 'application/apply-patch+yaml', body: JSON.stringify(crd) });
+  await kube.client.json(path, {
+    method: 'PATCH',
+    query: { fieldManager: 'informer-trace-e2e', force: true },
+    contentType: 'application/apply-patch+yaml',
+    body: JSON.stringify(crd),
+  });
   await eventually(
     `the CRD ${name} to be established`,
-    async () => (await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(path)).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'),
+    async () =>
+      (await kube.client.json<{ status?: { conditions?: { type: string; status: string }[] } }>(path)).status?.conditions?.some(
+        (c) => c.type === 'Established' && c.status === 'True',
+      ),
     timeoutMs,
   );
   const version = crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]!.name;
   await eventually(
     `${crd.spec.group}/${version} ${crd.spec.names.plural} to be served`,
-    async () => (await kube.client.json<{ resources?: { name: string }[] }>(`/apis/${crd.spec.group}/${version}`)).resources?.some((r) => r.name === crd.spec.names.plural),
+    async () =>
+      (await kube.client.json<{ resources?: { name: string }[] }>(`/apis/${crd.spec.group}/${version}`)).resources?.some(
+        (r) => r.name === crd.spec.names.plural,
+      ),
     timeoutMs,
   );
   return name;
@@ -166,7 +181,19 @@ export async function startOperators(o: StartOperatorsOptions): Promise<Operator
         await ops.stop(2_000);
         throw new Error(failure);
       }
-      if ((await Promise.all(replicas.map((r) => fetch(r.metricsUrl).then((x) => x.ok, () => false)))).every(Boolean)) break;
+      if (
+        (
+          await Promise.all(
+            replicas.map((r) =>
+              fetch(r.metricsUrl).then(
+                (x) => x.ok,
+                () => false,
+              ),
+            ),
+          )
+        ).every(Boolean)
+      )
+        break;
       await new Promise((r) => setTimeout(r, 250));
     }
   }

@@ -45,7 +45,11 @@ interface Result {
 function exec(file: string, args: string[], more: NodeJS.ProcessEnv = {}, cwd = work): Promise<Result> {
   return run(file, args, { cwd, env: { ...env, ...more }, timeout: 5 * 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code?: unknown; stdout?: string; stderr?: string }) => ({ code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(e) }),
+    (e: { code?: unknown; stdout?: string; stderr?: string }) => ({
+      code: typeof e.code === 'number' ? e.code : -1,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? String(e),
+    }),
   );
 }
 
@@ -83,7 +87,14 @@ describe('npm install -g of the packed package', () => {
 
   it('the tarball holds what runs: the two launchers, the bundle they load, the manifest, LICENSE and README', () => {
     expect(packed.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
-    expect(packed.files.map((f) => f.path).sort()).toEqual(['LICENSE', 'README.md', 'bin/kubectl-informer_trace', 'bin/kubectl-lease_watch', 'dist/kubectl-informer-trace.mjs', 'package.json']);
+    expect(packed.files.map((f) => f.path).sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'bin/kubectl-informer_trace',
+      'bin/kubectl-lease_watch',
+      'dist/kubectl-informer-trace.mjs',
+      'package.json',
+    ]);
   });
 
   it('installs offline from the tarball alone, without install scripts or a warning about them', () => {
@@ -137,7 +148,9 @@ describe('npm install -g of the packed package', () => {
     const r = await exec(kubectl(), ['informer-trace', 'deploy/web'], { KUBECONFIG: '/nonexistent' });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('error: no kubeconfig found (looked for /nonexistent)\nhint: pass --kubeconfig FILE, or set KUBECONFIG to the kubeconfig kubectl uses for the cluster\n');
+    expect(r.stderr).toBe(
+      'error: no kubeconfig found (looked for /nonexistent)\nhint: pass --kubeconfig FILE, or set KUBECONFIG to the kubeconfig kubectl uses for the cluster\n',
+    );
   });
 
   it('npx kubectl-informer-trace runs the informer-trace plugin: the bin named like the package', async () => {

@@ -74,7 +74,11 @@ function expectNoNode(path: string): void {
 
 describe('kubectl plugin packaging', () => {
   beforeAll(async () => {
-    await run(process.execPath, [join(root, 'dist', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], { cwd: root, timeout: 9 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    await run(process.execPath, [join(root, 'dist', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], {
+      cwd: root,
+      timeout: 9 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
   }, 10 * 60_000);
   afterAll(() => {
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
@@ -91,7 +95,10 @@ describe('kubectl plugin packaging', () => {
     expect(files.get('LICENSE')!.mode & 0o777).toBe(0o644);
     // A Node binary with the program in it.
     expect(files.get('kubectl-informer_trace')!.size).toBeGreaterThan(50 * 1024 * 1024);
-    for (const [file, name, bin] of [['krew-manifest.yaml', 'informer-trace', 'kubectl-informer_trace'], ['krew-manifest-lease-watch.yaml', 'lease-watch', 'kubectl-lease_watch']] as const) {
+    for (const [file, name, bin] of [
+      ['krew-manifest.yaml', 'informer-trace', 'kubectl-informer_trace'],
+      ['krew-manifest-lease-watch.yaml', 'lease-watch', 'kubectl-lease_watch'],
+    ] as const) {
       const m = manifest(join(out, file));
       expect(m.metadata.name).toBe(name);
       expect(m.spec.version).toBe(`v${pkg.version}`);
@@ -136,7 +143,10 @@ describe('kubectl plugin packaging', () => {
   it('the committed manifests cover the four platforms, one archive each, the same for both plugins', () => {
     const it = manifest(join(root, 'krew-manifest.yaml'));
     const lw = manifest(join(root, 'krew-manifest-lease-watch.yaml'));
-    for (const [m, name, bin] of [[it, 'informer-trace', 'kubectl-informer_trace'], [lw, 'lease-watch', 'kubectl-lease_watch']] as const) {
+    for (const [m, name, bin] of [
+      [it, 'informer-trace', 'kubectl-informer_trace'],
+      [lw, 'lease-watch', 'kubectl-lease_watch'],
+    ] as const) {
       expect(m.apiVersion).toBe('krew.googlecontainertools.github.com/v1alpha2');
       expect(m.kind).toBe('Plugin');
       expect(m.metadata.name).toBe(name);
@@ -144,10 +154,17 @@ describe('kubectl plugin packaging', () => {
       expect(m.spec.homepage).toMatch(/^https:\/\//);
       expect(m.spec.caveats).toContain('informer-trace-reader and informer-trace-trigger');
       expect(m.spec.caveats).toContain('On darwin/arm64 this is not a standalone executable');
-      expect(m.spec.platforms.map((p) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).toEqual(['linux/amd64', 'linux/arm64', 'darwin/amd64', 'darwin/arm64']);
+      expect(m.spec.platforms.map((p) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).toEqual([
+        'linux/amd64',
+        'linux/arm64',
+        'darwin/amd64',
+        'darwin/arm64',
+      ]);
       for (const p of m.spec.platforms) {
         expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
-        expect(p.uri).toMatch(new RegExp(`^https://\\S+/kubectl-informer-trace_${m.spec.version}_${p.selector.matchLabels.os}_${p.selector.matchLabels.arch}\\.tar\\.gz$`));
+        expect(p.uri).toMatch(
+          new RegExp(`^https://\\S+/kubectl-informer-trace_${m.spec.version}_${p.selector.matchLabels.os}_${p.selector.matchLabels.arch}\\.tar\\.gz$`),
+        );
         expect(p.bin).toBe(bin);
       }
     }

@@ -100,7 +100,9 @@ function sample(families: Map<string, MetricFamily>, name: string, labels: Recor
 
 /** deploy/probe/rbac.yaml with the probe's namespace swapped for the test's, applied server-side. */
 async function applyRbac(kube: Kube, namespace: string): Promise<KubeObject[]> {
-  const docs = parseAllDocuments(readFileSync(join(root, 'deploy', 'probe', 'rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject & { subjects?: { namespace?: string }[] });
+  const docs = parseAllDocuments(readFileSync(join(root, 'deploy', 'probe', 'rbac.yaml'), 'utf8')).map(
+    (d) => d.toJSON() as KubeObject & { subjects?: { namespace?: string }[] },
+  );
   const writer = new ObjectWriter(kube.client);
   for (const obj of docs) {
     if (obj.metadata.namespace === DEPLOY_NS) obj.metadata.namespace = namespace;
@@ -230,13 +232,30 @@ describe('kubectl informer-trace probe, in-cluster', () => {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { name: 'web', namespace },
-        spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } },
+        },
       } as KubeObject,
       'probe-e2e',
     );
     await deploymentAvailable(kube, namespace, 'web', 1);
     const [closed] = await freePorts(1);
-    const p = await startProbe(saDir, ['--target', 'deploy/web', '--mode', 'scale', '--sizes', '1,2', '--interval', '1s', '--timeout', '90s', '--otlp-endpoint', `http://127.0.0.1:${closed}`]);
+    const p = await startProbe(saDir, [
+      '--target',
+      'deploy/web',
+      '--mode',
+      'scale',
+      '--sizes',
+      '1,2',
+      '--interval',
+      '1s',
+      '--timeout',
+      '90s',
+      '--otlp-endpoint',
+      `http://127.0.0.1:${closed}`,
+    ]);
     probes.push(p);
     expect(p.stderr()).toContain('(in-cluster service account)');
     await line(p, /round 1: converged in \S+ \(\d+ hops\); trace export failed/);
@@ -254,9 +273,13 @@ describe('kubectl informer-trace probe, in-cluster', () => {
   });
 
   it("exports the CLI's one-off trace with --otlp-endpoint: the same spans, under the CLI's service name", async () => {
-    const r = await runCli(createInformerTraceProgram, ['deploy/web', '-n', namespace, '--restart', '-o', 'json', '--timeout', '90s', '--otlp-endpoint', `http://127.0.0.1:${otlpPort}`], {
-      env: { KUBECONFIG: cluster().kubeconfigPath },
-    });
+    const r = await runCli(
+      createInformerTraceProgram,
+      ['deploy/web', '-n', namespace, '--restart', '-o', 'json', '--timeout', '90s', '--otlp-endpoint', `http://127.0.0.1:${otlpPort}`],
+      {
+        env: { KUBECONFIG: cluster().kubeconfigPath },
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const m = /exported trace ([0-9a-f]{32}) \((\d+) spans\)/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
@@ -275,7 +298,18 @@ describe('kubectl informer-trace probe, in-cluster', () => {
   });
 
   it('owns a canary, serves Prometheus metrics and health, exports each round to Jaeger, and stops cleanly on SIGTERM', async () => {
-    const p = await startProbe(saDir, ['--interval', '2s', '--timeout', '90s', '--shutdown-grace', '1s', '--otlp-endpoint', `http://127.0.0.1:${otlpPort}`, '--cluster-name', 'e2e-local']);
+    const p = await startProbe(saDir, [
+      '--interval',
+      '2s',
+      '--timeout',
+      '90s',
+      '--shutdown-grace',
+      '1s',
+      '--otlp-endpoint',
+      `http://127.0.0.1:${otlpPort}`,
+      '--cluster-name',
+      'e2e-local',
+    ]);
     probes.push(p);
     await line(p, new RegExp(`created the canary Deployment/${DEFAULT_CANARY_NAME} in ${namespace}`));
     await line(p, /round 1: converged in \S+ \(\d+ hops\); trace [0-9a-f]{32} \(\d+ spans\) exported/);
@@ -293,12 +327,15 @@ describe('kubectl informer-trace probe, in-cluster', () => {
     expect(families.get('informer_trace_probe_hop_seconds')?.type).toBe('histogram');
     expect(sample(families, 'informer_trace_probe_converge_seconds', {}, '_count')).toBeGreaterThanOrEqual(2);
     expect(sample(families, 'informer_trace_probe_converge_seconds', { le: '+Inf' }, '_bucket')).toBeGreaterThanOrEqual(2);
-    for (const hop of ['created', 'scheduled', 'ready', 'converged']) expect(sample(families, 'informer_trace_probe_hop_seconds', { hop }, '_count'), hop).toBeGreaterThanOrEqual(2);
+    for (const hop of ['created', 'scheduled', 'ready', 'converged'])
+      expect(sample(families, 'informer_trace_probe_hop_seconds', { hop }, '_count'), hop).toBeGreaterThanOrEqual(2);
     expect(sample(families, 'informer_trace_probe_rounds_total', { outcome: 'converged' })).toBeGreaterThanOrEqual(2);
     expect(sample(families, 'informer_trace_probe_rounds_total', { outcome: 'timeout' })).toBe(0);
     expect(sample(families, 'informer_trace_probe_export_failures_total', { exporter: 'otlp' })).toBe(0);
     expect(sample(families, 'informer_trace_probe_diagnosis', { verdict: 'healthy', link: 'none' })).toBe(1);
-    expect(sample(families, 'informer_trace_probe_lease_renew_age_seconds', { namespace: 'kube-system', name: 'kube-controller-manager' })).toBeGreaterThanOrEqual(0);
+    expect(
+      sample(families, 'informer_trace_probe_lease_renew_age_seconds', { namespace: 'kube-system', name: 'kube-controller-manager' }),
+    ).toBeGreaterThanOrEqual(0);
     expect(sample(families, 'informer_trace_probe_lease_transitions', { namespace: 'kube-system', name: 'kube-scheduler' })).toBeGreaterThanOrEqual(0);
     // Our own machinery, under client-go's names.
     expect(sample(families, 'workqueue_adds_total', { name: 'informer-trace' })).toBeGreaterThan(0);
@@ -314,7 +351,9 @@ describe('kubectl informer-trace probe, in-cluster', () => {
       async () => {
         const res = await fetch(`http://127.0.0.1:${queryPort}/api/traces/${traceId}`);
         if (!res.ok) return undefined;
-        const body = (await res.json()) as { data: { spans: JaegerSpan[]; processes: Record<string, { serviceName: string; tags: { key: string; value: unknown }[] }> }[] };
+        const body = (await res.json()) as {
+          data: { spans: JaegerSpan[]; processes: Record<string, { serviceName: string; tags: { key: string; value: unknown }[] }> }[];
+        };
         return body.data[0];
       },
       30_000,
@@ -340,10 +379,17 @@ describe('kubectl informer-trace probe, in-cluster', () => {
     expect(podEvents).toEqual(expect.arrayContaining(['created', 'scheduled', 'ready']));
     const processTags = Object.values(trace.processes)[0]!;
     expect(processTags.serviceName).toBe('informer-trace-probe');
-    expect(processTags.tags).toEqual(expect.arrayContaining([{ key: 'k8s.cluster.name', type: 'string', value: 'e2e-local' }, { key: 'k8s.namespace.name', type: 'string', value: namespace }]));
+    expect(processTags.tags).toEqual(
+      expect.arrayContaining([
+        { key: 'k8s.cluster.name', type: 'string', value: 'e2e-local' },
+        { key: 'k8s.namespace.name', type: 'string', value: namespace },
+      ]),
+    );
 
     // The service list has ours, so `/api/traces?service=` finds the rounds.
-    const listed = (await (await fetch(`http://127.0.0.1:${queryPort}/api/traces?service=informer-trace-probe&limit=50`)).json()) as { data: { traceID: string }[] };
+    const listed = (await (await fetch(`http://127.0.0.1:${queryPort}/api/traces?service=informer-trace-probe&limit=50`)).json()) as {
+      data: { traceID: string }[];
+    };
     expect(listed.data.map((t) => t.traceID)).toContain(traceId);
 
     // SIGTERM in the middle of a round (a restart of the canary takes seconds with kwok): the round
@@ -366,14 +412,20 @@ describe('kubectl informer-trace probe, in-cluster', () => {
     const converged = async (): Promise<number> => sample(await scrape(p.metricsUrl), 'informer_trace_probe_rounds_total', { outcome: 'converged' }) ?? 0;
 
     const seenAtStop = p.stderr().length;
-    const roundsAfterStop = (): string[] => p.stderr().slice(seenAtStop).match(/round \d+: (converged|timeout|failed)\b/g) ?? [];
+    const roundsAfterStop = (): string[] =>
+      p
+        .stderr()
+        .slice(seenAtStop)
+        .match(/round \d+: (converged|timeout|failed)\b/g) ?? [];
     await cluster().stopApiServer();
     let convergedAtRestart: number;
     try {
       // With nothing to talk to, rounds fail at once; the loop goes on and the probe stays live.
-      await eventually('a failed round while kube-apiserver is down', async () => roundsAfterStop().some((l) => l.endsWith('failed')), 120_000, 50).catch((err: Error) => {
-        throw new Error(`${err.message}\nprobe stderr:\n${p.stderr()}`);
-      });
+      await eventually('a failed round while kube-apiserver is down', async () => roundsAfterStop().some((l) => l.endsWith('failed')), 120_000, 50).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\nprobe stderr:\n${p.stderr()}`);
+        },
+      );
       expect((await fetch(`${p.metricsUrl}/healthz`)).status).toBe(200);
       convergedAtRestart = await converged();
     } finally {

@@ -26,7 +26,9 @@ function firstDifference(committed: string, generated: string): string | undefin
 }
 
 describe('src/kube/protobuf/schema.generated.ts', () => {
-  it('is what scripts/protobuf-schema writes (cd scripts/protobuf-schema && go run . > ../../src/kube/protobuf/schema.generated.ts)', { timeout: 600_000 }, async () => {
+  it('is what scripts/protobuf-schema writes (cd scripts/protobuf-schema && go run . > ../../src/kube/protobuf/schema.generated.ts)', {
+    timeout: 600_000,
+  }, async () => {
     const { stdout } = await run('go', ['run', '.'], {
       cwd: generator,
       env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },

@@ -123,7 +123,9 @@ describe('protobuf lists and watches (issue 19)', () => {
       expect(JSON.parse(JSON.stringify(p))).toEqual(other);
     }
     // A program that reads every object asks for them whole.
-    const whole = await new ResourceListerWatcher(kube.client, resource, { namespace: ns, deferSpecStatus: false }).list({}, undefined, { skipManagedFields: true });
+    const whole = await new ResourceListerWatcher(kube.client, resource, { namespace: ns, deferSpecStatus: false }).list({}, undefined, {
+      skipManagedFields: true,
+    });
     expect(whole.encoding).toBe('protobuf');
     expect(whole.items.some((p) => waiting(p, 'spec') || waiting(p, 'status'))).toBe(false);
   });
@@ -147,7 +149,10 @@ describe('protobuf lists and watches (issue 19)', () => {
     };
     const both = Promise.all([collect(pb), collect(json)]);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    await kube.client.json(path, { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { step: 'one' } }, data: { a: '1' } } });
+    await kube.client.json(path, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { step: 'one' } }, data: { a: '1' } },
+    });
     await kube.client.json(`${path}/${name}`, {
       method: 'PATCH',
       contentType: 'application/merge-patch+json',
@@ -162,10 +167,11 @@ describe('protobuf lists and watches (issue 19)', () => {
 
   it('reads an error answer sent in protobuf as the same Status as in JSON', async () => {
     const resource = await kube.discovery.resolve('configmaps');
-    const refused = (lw: ResourceListerWatcher): Promise<unknown> => lw.list({ fieldSelector: 'spec.bogus=1' }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    const refused = (lw: ResourceListerWatcher): Promise<unknown> =>
+      lw.list({ fieldSelector: 'spec.bogus=1' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     const [pb, json] = await Promise.all([
       refused(new ResourceListerWatcher(kube.client, resource, { namespace: ns })),
       refused(new ResourceListerWatcher(kube.client, resource, { namespace: ns, encoding: 'json' })),

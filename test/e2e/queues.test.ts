@@ -10,7 +10,19 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createSources, MetricsPoller, MultiScraper, type MetricsSnapshot, type QueueRow, type SourceStatus } from '../../src/metrics/index.js';
-import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  createDeployment,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  eventually,
+  runCli,
+  startCli,
+  stderrLine,
+  uniqueName,
+} from './helpers.js';
 
 const c = cluster();
 const kube = adminKube();
@@ -155,7 +167,20 @@ describe("the real kube-controller-manager's queues", () => {
 
   it('`queues -o json --for` measures the adds over the whole time, while the Deployment scales back down', async () => {
     const url = await leaderUrl();
-    const run = startCli(createInformerTraceProgram, ['queues', '--metrics', url, '--metrics-insecure-skip-tls-verify', '-o', 'json', '--for', '10s', '--queue', 'deployment,replicaset', '--kubeconfig', kubeconfig]);
+    const run = startCli(createInformerTraceProgram, [
+      'queues',
+      '--metrics',
+      url,
+      '--metrics-insecure-skip-tls-verify',
+      '-o',
+      'json',
+      '--for',
+      '10s',
+      '--queue',
+      'deployment,replicaset',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     // The first scrape is the baseline: scale only once it is taken, so the adds fall in the window.
     await stderrLine(run, /^measuring for /);
     await scale('scale', 3);
@@ -180,8 +205,18 @@ describe("the real kube-controller-manager's queues", () => {
   it('`queues -o table --once` while the Deployment scales: busy rows with rates, absent numbers as "-"', async () => {
     const urls = kcmUrls();
     const run = startCli(createInformerTraceProgram, [
-      'queues', ...urls.flatMap((u) => ['--metrics', u]), '--metrics-insecure-skip-tls-verify',
-      '-o', 'table', '--once', '--interval', '5s', '--queue', 'deployment,replicaset,cronjob', '--kubeconfig', kubeconfig,
+      'queues',
+      ...urls.flatMap((u) => ['--metrics', u]),
+      '--metrics-insecure-skip-tls-verify',
+      '-o',
+      'table',
+      '--once',
+      '--interval',
+      '5s',
+      '--queue',
+      'deployment,replicaset,cronjob',
+      '--kubeconfig',
+      kubeconfig,
     ]);
     await stderrLine(run, /^measuring for /);
     await scale('scale', 8);
@@ -206,13 +241,18 @@ describe('sources that fail, next to the real one', () => {
     const badUrls = ['html', '401', '403', 'hang'].map((p) => `${badBase}/${p}`);
     const res = await runCli(createInformerTraceProgram, [
       'queues',
-      '--metrics', url,
+      '--metrics',
+      url,
       ...badUrls.flatMap((u) => ['--metrics', u]),
       '--metrics-insecure-skip-tls-verify',
-      '--metrics-timeout', '3s',
-      '--interval', '3s',
-      '-o', 'json',
-      '--kubeconfig', kubeconfig,
+      '--metrics-timeout',
+      '3s',
+      '--interval',
+      '3s',
+      '-o',
+      'json',
+      '--kubeconfig',
+      kubeconfig,
     ]);
     expect(res.code).toBe(0);
     const json = JSON.parse(res.stdout) as QueuesJson;
@@ -232,12 +272,27 @@ describe('sources that fail, next to the real one', () => {
     const lines = res.stderr.split('\n').filter((l) => l.startsWith('error: '));
     expect(lines).toHaveLength(4);
     for (const u of badUrls) expect(lines.filter((l) => l.startsWith(`error: metrics ${u}: `))).toHaveLength(1);
-    expect(lines.find((l) => l.includes('/html'))).toMatch(/: answered text\/html, not Prometheus metrics \(starts "<!doctype.*\(hint: is http:\/\/127\.0\.0\.1:\d+\/html the metrics endpoint\?/);
+    expect(lines.find((l) => l.includes('/html'))).toMatch(
+      /: answered text\/html, not Prometheus metrics \(starts "<!doctype.*\(hint: is http:\/\/127\.0\.0\.1:\d+\/html the metrics endpoint\?/,
+    );
     expect(res.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('every source failing: exit 3, and the table says which failed', async () => {
-    const res = await runCli(createInformerTraceProgram, ['queues', '--metrics', `${badBase}/html`, '--metrics', `${badBase}/403`, '-o', 'table', '--once', '--interval', '500ms', '--kubeconfig', kubeconfig]);
+    const res = await runCli(createInformerTraceProgram, [
+      'queues',
+      '--metrics',
+      `${badBase}/html`,
+      '--metrics',
+      `${badBase}/403`,
+      '-o',
+      'table',
+      '--once',
+      '--interval',
+      '500ms',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(res.code).toBe(3);
     expect(res.stdout).toMatch(new RegExp(`^${badBase.replace(/[.]/g, '\\.')}/html\\s+failed \\(see stderr\\)$`, 'm'));
     expect(res.stdout).not.toMatch(/QUEUE\s+DEPTH/);
@@ -247,12 +302,34 @@ describe('sources that fail, next to the real one', () => {
 
   it("the API server's /metrics reached directly: refused without credentials, read with the kubeconfig's", async () => {
     const direct = `${c.server}/metrics`;
-    const without = await runCli(createInformerTraceProgram, ['queues', '--metrics', direct, '--metrics-insecure-skip-tls-verify', '-o', 'json', '--interval', '500ms', '--kubeconfig', kubeconfig]);
+    const without = await runCli(createInformerTraceProgram, [
+      'queues',
+      '--metrics',
+      direct,
+      '--metrics-insecure-skip-tls-verify',
+      '-o',
+      'json',
+      '--interval',
+      '500ms',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(without.code).toBe(3);
     expect((JSON.parse(without.stdout) as QueuesJson).sources[0]).toMatchObject({ ok: false, kind: expect.stringMatching(/^(unauthorized|forbidden)$/) });
 
     // No TLS skip: the kubeconfig's CA verifies the API server; its client certificate authenticates.
-    const withCreds = await runCli(createInformerTraceProgram, ['queues', '--metrics', direct, '--metrics-kubeconfig-credentials', '-o', 'json', '--interval', '500ms', '--kubeconfig', kubeconfig]);
+    const withCreds = await runCli(createInformerTraceProgram, [
+      'queues',
+      '--metrics',
+      direct,
+      '--metrics-kubeconfig-credentials',
+      '-o',
+      'json',
+      '--interval',
+      '500ms',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(withCreds.stderr).not.toMatch(/^error/m);
     expect(withCreds.code).toBe(0);
     const s = (JSON.parse(withCreds.stdout) as QueuesJson).sources[0]!;
@@ -263,7 +340,7 @@ describe('sources that fail, next to the real one', () => {
 });
 
 describe('without --metrics', () => {
-  it("scrapes the API server and says that no control-plane pods run here to discover", async () => {
+  it('scrapes the API server and says that no control-plane pods run here to discover', async () => {
     const res = await runCli(createInformerTraceProgram, ['queues', '-o', 'json', '--interval', '500ms', '--kubeconfig', kubeconfig]);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('no --metrics given and no control-plane pods found in kube-system');
@@ -279,19 +356,48 @@ describe('--metrics on the trace', () => {
     await createReadyDeployment('burst', 1);
     const urls = kcmUrls();
     const res = await runCli(createInformerTraceProgram, [
-      'deploy/burst', '--burst', '10', '--settle', '2s', '-n', ns, '-o', 'json', '--timeout', '60s',
-      ...urls.flatMap((u) => ['--metrics', u]), '--metrics-insecure-skip-tls-verify', '--kubeconfig', kubeconfig,
+      'deploy/burst',
+      '--burst',
+      '10',
+      '--settle',
+      '2s',
+      '-n',
+      ns,
+      '-o',
+      'json',
+      '--timeout',
+      '60s',
+      ...urls.flatMap((u) => ['--metrics', u]),
+      '--metrics-insecure-skip-tls-verify',
+      '--kubeconfig',
+      kubeconfig,
     ]);
     expect(res.stderr).not.toMatch(/^(error|warning)/m);
     expect(res.code).toBe(0);
-    const t = JSON.parse(res.stdout) as { burst: { writes: number; watchEvents: number; reconciles: number; controllerQueue?: string; controllerQueueAdds?: number }; summary: { burst?: unknown } };
+    const t = JSON.parse(res.stdout) as {
+      burst: { writes: number; watchEvents: number; reconciles: number; controllerQueue?: string; controllerQueueAdds?: number };
+      summary: { burst?: unknown };
+    };
     expect(t.burst.writes).toBe(10);
     expect(t.burst.controllerQueue).toBe('deployment');
     expect(t.burst.controllerQueueAdds).toBeGreaterThan(0);
 
     const table = await runCli(createInformerTraceProgram, [
-      'deploy/burst', '--burst', '5', '--settle', '2s', '-n', ns, '-o', 'table', '--timeout', '60s',
-      ...urls.flatMap((u) => ['--metrics', u]), '--metrics-insecure-skip-tls-verify', '--kubeconfig', kubeconfig,
+      'deploy/burst',
+      '--burst',
+      '5',
+      '--settle',
+      '2s',
+      '-n',
+      ns,
+      '-o',
+      'table',
+      '--timeout',
+      '60s',
+      ...urls.flatMap((u) => ['--metrics', u]),
+      '--metrics-insecure-skip-tls-verify',
+      '--kubeconfig',
+      kubeconfig,
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/burst: 5 writes → \d+ watch events → \d+ reconciles of our workqueue; the controller's "deployment" queue: [1-9]\d* adds/);

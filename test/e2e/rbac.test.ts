@@ -16,7 +16,18 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { startCli } from '../../src/testing/cli.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli, uniqueName, type CliResult } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  createDeployment,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  eventually,
+  runCli,
+  uniqueName,
+  type CliResult,
+} from './helpers.js';
 
 const USER = 'it-rbac-reader';
 const kube = adminKube();
@@ -89,7 +100,7 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
         `    client-key: ${join(dir, 'reader.key')}`,
         'contexts:',
         '- name: local',
-        '  context: {cluster: local, user: ' + USER + ', namespace: default}',
+        `  context: {cluster: local, user: ${USER}, namespace: default}`,
         'current-context: local',
         '',
       ].join('\n'),
@@ -139,7 +150,11 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
   });
 
   it('traces a rollout someone else makes (--watch) with list and watch only', async () => {
-    const live = startCli(createInformerTraceProgram, ['deploy/web', '-n', ns, '--watch', '-o', 'json', '--timeout', '120s', '--kubeconfig', readerKubeconfig], { ...process.env, CI: 'true' });
+    const live = startCli(
+      createInformerTraceProgram,
+      ['deploy/web', '-n', ns, '--watch', '-o', 'json', '--timeout', '120s', '--kubeconfig', readerKubeconfig],
+      { ...process.env, CI: 'true' },
+    );
     await eventually('the trace to start watching', async () => live.stderr().includes('watching'), 60_000, 50);
     await restartAsAdmin();
     const { code, stdout: out, stderr: err } = await live.done;
@@ -153,7 +168,7 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
     await webAvailable();
   });
 
-  it('watches a Lease, and scrapes the API server\'s /metrics in a queue check', async () => {
+  it("watches a Lease, and scrapes the API server's /metrics in a queue check", async () => {
     const leases = await asReader(createLeaseWatchProgram, ['kube-system/kube-scheduler', '-o', 'json']);
     expect(leases.code, leases.stderr).toBe(0);
     const view = JSON.parse(leases.stdout) as LeaseWatchView;
@@ -189,7 +204,11 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
       },
     });
-    await eventually('the trigger binding to take effect', () => allowed({ resourceAttributes: { verb: 'patch', group: 'apps', resource: 'deployments', namespace: ns } }), 30_000);
+    await eventually(
+      'the trigger binding to take effect',
+      () => allowed({ resourceAttributes: { verb: 'patch', group: 'apps', resource: 'deployments', namespace: ns } }),
+      30_000,
+    );
     const ok = await asReader(createInformerTraceProgram, ['check', '--restart', 'deploy/web', '-n', ns, '--max-converge', '90s', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect((JSON.parse(ok.stdout) as CheckReport).passed).toBe(true);

@@ -19,7 +19,22 @@ import { ApiLeaseClient } from '../../src/kube/index.js';
 import { DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR } from '../../src/lease/leader-elector.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { TopComponent, TopView } from '../../src/view/top-view.js';
-import { adminKube, cluster, clusterHealthy, componentHolding, createNamespace, firstControllerManagerLeads, publishedInstanceLeads, createWorkloadNamespace, deleteNamespace, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  clusterHealthy,
+  componentHolding,
+  createNamespace,
+  firstControllerManagerLeads,
+  publishedInstanceLeads,
+  createWorkloadNamespace,
+  deleteNamespace,
+  eventually,
+  runCli,
+  startCli,
+  stderrLine,
+  uniqueName,
+} from './helpers.js';
 
 type Line = TopView & { trigger: 'scrape' | 'lease'; change: LeaseChange | null };
 
@@ -53,7 +68,9 @@ describe('kubectl informer-trace top on the real control plane', () => {
     expect(kcm.leader).toBe(c.metricsUrl('kube-controller-manager'));
     const replica = kcm.replicas.find((x) => x.source === kcm.leader)!;
     expect(replica).toMatchObject({ role: 'leader', roleBecause: 'leader_election_master_status 1', state: 'ok' });
-    expect(replica.foundBy[0]).toMatch(/^EndpointSlice kube-system\/kube-controller-manager-1 of Service kube-system\/kube-controller-manager \(app\.kubernetes\.io\/name=kube-controller-manager\), port https-metrics; loopback on a local cluster/);
+    expect(replica.foundBy[0]).toMatch(
+      /^EndpointSlice kube-system\/kube-controller-manager-1 of Service kube-system\/kube-controller-manager \(app\.kubernetes\.io\/name=kube-controller-manager\), port https-metrics; loopback on a local cluster/,
+    );
     for (const q of ['deployment', 'replicaset', 'namespace', 'garbage_collector_graph_changes']) expect(kcm.queues.map((x) => x.name)).toContain(q);
     expect(replica.windowSeconds).toBeGreaterThan(1);
     const deployment = kcm.queues.find((q) => q.name === 'deployment')!;
@@ -74,16 +91,32 @@ describe('kubectl informer-trace top on the real control plane', () => {
     const ranks = view.components.map((x) => order.indexOf(x.state));
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
     // --explain-discovery: how each source was found.
-    expect(r.stderr).toContain(`${c.metricsUrl('kube-scheduler')} (kube-scheduler)\n  found: EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler`);
+    expect(r.stderr).toContain(
+      `${c.metricsUrl('kube-scheduler')} (kube-scheduler)\n  found: EndpointSlice kube-system/kube-scheduler-1 of Service kube-system/kube-scheduler`,
+    );
     expect(r.stderr).toContain('apiserver (kube-apiserver)\n  found: the API server of the kubeconfig');
   });
 
   it('bad input: an unknown --controller, an unreachable and a non-Prometheus source, no rights: one line each, the rest shown', async () => {
-    const unknown = await runCli(createInformerTraceProgram, ['top', '-o', 'json', '--controller', 'kube-scheduler,no-such-thing', '--metrics', 'https://127.0.0.1:1/metrics', '--metrics', `nothing=https://127.0.0.1:${c.ports.apiserver}/version`, '--kubeconfig', kubeconfig]);
+    const unknown = await runCli(createInformerTraceProgram, [
+      'top',
+      '-o',
+      'json',
+      '--controller',
+      'kube-scheduler,no-such-thing',
+      '--metrics',
+      'https://127.0.0.1:1/metrics',
+      '--metrics',
+      `nothing=https://127.0.0.1:${c.ports.apiserver}/version`,
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(unknown.code).toBe(0);
     const errs = unknown.stderr.split('\n').filter((l) => l.startsWith('error:'));
     expect(errs.some((l) => /^error: --controller no-such-thing: no such component \(found: .*kube-controller-manager.*\)$/.test(l))).toBe(true);
-    expect(errs.some((l) => l.startsWith('error: metrics https://127.0.0.1:1/metrics: cannot reach https://127.0.0.1:1/metrics: connection refused'))).toBe(true);
+    expect(errs.some((l) => l.startsWith('error: metrics https://127.0.0.1:1/metrics: cannot reach https://127.0.0.1:1/metrics: connection refused'))).toBe(
+      true,
+    );
     expect(errs.some((l) => l.startsWith(`error: metrics https://127.0.0.1:${c.ports.apiserver}/version (nothing): `))).toBe(true);
     expect(errs).toHaveLength(3);
     const view = JSON.parse(unknown.stdout) as TopView;
@@ -115,13 +148,29 @@ describe('kubectl informer-trace top on the real control plane', () => {
       // kwok runs it with an address nothing listens on (no container runtime).
       await kube.client.json(`/api/v1/namespaces/${ns}/pods`, {
         method: 'POST',
-        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'exporter', labels: { 'app.kubernetes.io/name': 'fake-exporter' } }, spec: { containers: [{ name: 'c', image: 'example.invalid/exporter', ports: [{ name: 'metrics', containerPort: 9100 }] }] } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'exporter', labels: { 'app.kubernetes.io/name': 'fake-exporter' } },
+          spec: { containers: [{ name: 'c', image: 'example.invalid/exporter', ports: [{ name: 'metrics', containerPort: 9100 }] }] },
+        },
       });
       const ip = await eventually('the Pod running with an address', async () => {
         const p = await kube.client.json<{ status?: { phase?: string; podIP?: string } }>(`/api/v1/namespaces/${ns}/pods/exporter`);
         return p.status?.phase === 'Running' ? p.status.podIP : undefined;
       });
-      const r = await runCli(createInformerTraceProgram, ['top', '-o', 'json', '--interval', '1s', '--metrics-timeout', '2s', '--explain-discovery', '--kubeconfig', kubeconfig]);
+      const r = await runCli(createInformerTraceProgram, [
+        'top',
+        '-o',
+        'json',
+        '--interval',
+        '1s',
+        '--metrics-timeout',
+        '2s',
+        '--explain-discovery',
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       expect(r.code).toBe(0);
       const source = `pod/${ns}/exporter:9100`;
       expect(r.stderr).toContain(`${source} (fake-exporter)\n  found: Pod ${ns}/exporter: container c port metrics 9100`);
@@ -154,13 +203,30 @@ describe('kubectl informer-trace top on the real control plane', () => {
 
       // Long enough for up to 30 s of finding both instances, then the Lease's 15 s to run out and
       // the other instance to acquire, on a loaded machine.
-      const live = startCli(createInformerTraceProgram, ['top', '-o', 'ndjson', '--interval', '1s', '--for', '60s', '--controller', 'kube-controller-manager', '--kubeconfig', kubeconfig]);
+      const live = startCli(createInformerTraceProgram, [
+        'top',
+        '-o',
+        'ndjson',
+        '--interval',
+        '1s',
+        '--for',
+        '60s',
+        '--controller',
+        'kube-controller-manager',
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       // Both instances found (the second through its own EndpointSlice), the victim leading.
-      await eventually('both replicas, the victim leading', async () => {
-        const last = lines(live.stdout()).at(-1);
-        const k = last && kcmOf(last);
-        return k !== undefined && k.replicas.length === 2 && k.leader === victimUrl && k.replicas.every((x) => x.state === 'ok');
-      }, 30_000, 100);
+      await eventually(
+        'both replicas, the victim leading',
+        async () => {
+          const last = lines(live.stdout()).at(-1);
+          const k = last && kcmOf(last);
+          return k !== undefined && k.replicas.length === 2 && k.leader === victimUrl && k.replicas.every((x) => x.state === 'ok');
+        },
+        30_000,
+        100,
+      );
       await c.killComponent(victim!);
       const r = await live.done;
       expect(r.code).toBe(0);
@@ -202,7 +268,9 @@ describe('kubectl informer-trace top on the real control plane', () => {
       await firstControllerManagerLeads(victim);
       await clusterHealthy(adminKube());
     }
-    const slices = await adminKube().client.json<{ items: { metadata: { name: string } }[] }>('/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkube-controller-manager');
+    const slices = await adminKube().client.json<{ items: { metadata: { name: string } }[] }>(
+      '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkube-controller-manager',
+    );
     expect(slices.items.map((s) => s.metadata.name)).toEqual(['kube-controller-manager-1']);
   });
 });
@@ -224,15 +292,56 @@ describe('a controller-runtime manager with two replicas', () => {
     await createNamespace(kube, ns);
     const ports = await freePorts(2);
     const urls = ports.map((p) => `http://127.0.0.1:${p}/metrics`);
-    const procs: ChildProcess[] = ports.map((p) => spawn(binary, ['--kubeconfig', kubeconfig, '--namespace', ns, '--lease', 'cr-demo-lock', '--metrics-bind-address', `127.0.0.1:${p}`], { stdio: 'ignore' }));
+    const procs: ChildProcess[] = ports.map((p) =>
+      spawn(binary, ['--kubeconfig', kubeconfig, '--namespace', ns, '--lease', 'cr-demo-lock', '--metrics-bind-address', `127.0.0.1:${p}`], {
+        stdio: 'ignore',
+      }),
+    );
     try {
-      const holder = await eventually('a replica to hold the Lease', async () => (await kube.client.json<{ spec?: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/cr-demo-lock`).catch(() => undefined))?.spec?.holderIdentity, 60_000);
+      const holder = await eventually(
+        'a replica to hold the Lease',
+        async () =>
+          (
+            await kube.client
+              .json<{ spec?: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/cr-demo-lock`)
+              .catch(() => undefined)
+          )?.spec?.holderIdentity,
+        60_000,
+      );
       // Both metrics endpoints up before measuring.
-      await eventually('both metrics endpoints', async () => (await Promise.all(urls.map((u) => fetch(u).then((r) => r.ok, () => false)))).every(Boolean), 30_000);
-      const live = startCli(createInformerTraceProgram, ['top', '-o', 'json', '--for', '6s', '--controller', 'cr-demo-lock', ...urls.flatMap((u) => ['--metrics', `cr-demo-lock=${u}`]), '--kubeconfig', kubeconfig]);
+      await eventually(
+        'both metrics endpoints',
+        async () =>
+          (
+            await Promise.all(
+              urls.map((u) =>
+                fetch(u).then(
+                  (r) => r.ok,
+                  () => false,
+                ),
+              ),
+            )
+          ).every(Boolean),
+        30_000,
+      );
+      const live = startCli(createInformerTraceProgram, [
+        'top',
+        '-o',
+        'json',
+        '--for',
+        '6s',
+        '--controller',
+        'cr-demo-lock',
+        ...urls.flatMap((u) => ['--metrics', `cr-demo-lock=${u}`]),
+        '--kubeconfig',
+        kubeconfig,
+      ]);
       // After the baseline scrape: a ConfigMap the reconciler fails on, retried with backoff.
       await stderrLine(live, /^measuring for/);
-      await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fails', labels: { 'cr-demo.informer-trace.dev/fail': 'true' } } } });
+      await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fails', labels: { 'cr-demo.informer-trace.dev/fail': 'true' } } },
+      });
       const r = await live.done;
       expect(r.stderr).not.toContain('error');
       expect(r.code).toBe(0);
@@ -261,7 +370,21 @@ describe('check --controller on the real control plane', () => {
   const kubeconfig = cluster().kubeconfigPath;
 
   it('kube-controller-manager has a leader throughout and its queues stay within the limits; an unknown name fails naming the close one', async () => {
-    const r = await runCli(createInformerTraceProgram, ['check', '--controller', 'kube-controller-manager', '--max-depth', '1000', '--max-retry-rate', '1000/s', '--window', '4s', '-o', 'json', '--kubeconfig', kubeconfig]);
+    const r = await runCli(createInformerTraceProgram, [
+      'check',
+      '--controller',
+      'kube-controller-manager',
+      '--max-depth',
+      '1000',
+      '--max-retry-rate',
+      '1000/s',
+      '--window',
+      '4s',
+      '-o',
+      'json',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { checks: { kind: string; name: string; results: { name: string; status: string; measured: number | null }[] }[] };
     expect(report.checks.map((c) => [c.kind, c.name])).toEqual([['controller', 'controller kube-controller-manager']]);
@@ -272,7 +395,19 @@ describe('check --controller on the real control plane', () => {
     ]);
     expect(report.checks[0]!.results[0]!.measured).toBe(0);
 
-    const typo = await runCli(createInformerTraceProgram, ['check', '--controller', 'kube-controller-manger', '--max-depth', '10', '--window', '2s', '-o', 'json', '--kubeconfig', kubeconfig]);
+    const typo = await runCli(createInformerTraceProgram, [
+      'check',
+      '--controller',
+      'kube-controller-manger',
+      '--max-depth',
+      '10',
+      '--window',
+      '2s',
+      '-o',
+      'json',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     expect(typo.code).toBe(1);
     const failed = (JSON.parse(typo.stdout) as typeof report).checks[0]!.results;
     expect(failed.every((x) => x.status === 'failed')).toBe(true);

@@ -17,7 +17,21 @@ import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
 import { parseDuration } from '../../src/util/duration.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
-import { adminKube, cluster, createDeployment, createWorkloadNamespace, deleteNamespace, deploymentAvailable, deploymentManifest, eventually, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  createDeployment,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  deploymentManifest,
+  eventually,
+  ndjsonLines,
+  runCli,
+  startCli,
+  stderrLine,
+  uniqueName,
+} from './helpers.js';
 
 interface TraceJson {
   summary: TraceSummary;
@@ -78,7 +92,8 @@ function at(t: TraceJson, kind: string, objectKind?: string, name?: string): Hop
  * a hop (no Event uid and no Event text twice).
  */
 function expectOrderedAndEventsOnce(t: TraceJson): void {
-  for (let i = 1; i < t.hops.length; i++) expect(t.hops[i]!.observedAt, `${t.hops[i]!.id} after ${t.hops[i - 1]!.id}`).toBeGreaterThanOrEqual(t.hops[i - 1]!.observedAt);
+  for (let i = 1; i < t.hops.length; i++)
+    expect(t.hops[i]!.observedAt, `${t.hops[i]!.id} after ${t.hops[i - 1]!.id}`).toBeGreaterThanOrEqual(t.hops[i - 1]!.observedAt);
   for (const h of t.hops) {
     const uids = h.events.map((e) => e.uid);
     expect(uids.every(Boolean), h.id).toBe(true);
@@ -168,7 +183,10 @@ describe('kubectl informer-trace on the real control plane', () => {
     expect(new Set(later).size, later.join('\n')).toBe(later.length);
     for (const l of later) {
       const text = l.replace(/^↳ /, '').replace(/\s+\([a-z-]+\)$/, '');
-      expect(hopLines.filter((h) => h.includes(text)), text).toEqual([]);
+      expect(
+        hopLines.filter((h) => h.includes(text)),
+        text,
+      ).toEqual([]);
     }
     for (const h of hopLines) {
       const created = /Created pod: (\S+)/g;
@@ -202,7 +220,7 @@ describe('kubectl informer-trace on the real control plane', () => {
     expectPodChains(t, created);
   });
 
-  it('-o yaml: each hop\'s object and owner written out in full, no YAML anchors or aliases', async () => {
+  it("-o yaml: each hop's object and owner written out in full, no YAML anchors or aliases", async () => {
     await createReadyDeployment(ns, 'yamled', 1);
     const r = await runCli(createInformerTraceProgram, ['deploy/yamled', '--restart', ...traceArgs, '-o', 'yaml', '--timeout', '150s']);
     expect(r.code).toBe(0);
@@ -239,10 +257,14 @@ describe('kubectl informer-trace on the real control plane', () => {
         },
       },
     });
-    await eventually('db ready', async () => {
-      const s = await kube.client.json<{ status?: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/statefulsets/db`);
-      return s.status?.readyReplicas === 2;
-    }, 120_000);
+    await eventually(
+      'db ready',
+      async () => {
+        const s = await kube.client.json<{ status?: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/statefulsets/db`);
+        return s.status?.readyReplicas === 2;
+      },
+      120_000,
+    );
     const { code, json: t } = await trace(['sts/db', '--restart']);
     expect(code).toBe(0);
     expect(t.outcome).toBe('converged');
@@ -272,17 +294,26 @@ describe('kubectl informer-trace on the real control plane', () => {
       },
     });
     const nodes = cluster().nodes.length;
-    await eventually('agent ready on every node', async () => {
-      const d = await kube.client.json<{ status?: { numberReady?: number; desiredNumberScheduled?: number } }>(`/apis/apps/v1/namespaces/${ns}/daemonsets/agent`);
-      return d.status?.desiredNumberScheduled === nodes && d.status.numberReady === nodes;
-    }, 120_000);
+    await eventually(
+      'agent ready on every node',
+      async () => {
+        const d = await kube.client.json<{ status?: { numberReady?: number; desiredNumberScheduled?: number } }>(
+          `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`,
+        );
+        return d.status?.desiredNumberScheduled === nodes && d.status.numberReady === nodes;
+      },
+      120_000,
+    );
     const { code, json: t } = await trace(['ds/agent', '--restart']);
     expect(code).toBe(0);
     expect(t.outcome).toBe('converged');
     expectSaneTimes(t);
     const created = t.hops.filter((h) => h.kind === 'created' && h.object.kind === 'Pod');
     expect(created).toHaveLength(nodes);
-    expectPodChains(t, created.map((h) => h.object.name));
+    expectPodChains(
+      t,
+      created.map((h) => h.object.name),
+    );
     const scheduledNodes = new Set(t.hops.filter((h) => h.kind === 'scheduled').map((h) => h.detail));
     expect(scheduledNodes.size).toBe(nodes);
     expect(t.hops.filter((h) => h.kind === 'deleted' && h.object.kind === 'Pod')).toHaveLength(nodes);
@@ -306,7 +337,11 @@ describe('kubectl informer-trace on the real control plane', () => {
     const running = startCli(createInformerTraceProgram, ['job/batch', '--watch', ...traceArgs, '-o', 'json', '--timeout', '120s']);
     // The trace has synced and taken its baseline once it says it is watching.
     await stderrLine(running, /^watching Job\/batch for a change/);
-    await kube.client.json(`/apis/batch/v1/namespaces/${ns}/jobs/batch`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { suspend: false } } });
+    await kube.client.json(`/apis/batch/v1/namespaces/${ns}/jobs/batch`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { spec: { suspend: false } },
+    });
     const r = await running.done;
     expect(r.code).toBe(0);
     const t = JSON.parse(r.stdout) as TraceJson;
@@ -331,10 +366,14 @@ describe('kubectl informer-trace on the real control plane', () => {
     await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'DELETE' });
     // The finalizer holds the Deployment until the trace has seen it terminating.
     await eventually('the trace to report the Deployment terminating', async () => running.stdout().includes('"kind":"terminating"'), 30_000, 50);
-    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/held`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
     const r = await running.done;
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; hop?: Hop; outcome?: string });
+    const events = ndjsonLines<{ type: string; hop?: Hop; outcome?: string }>(r.stdout);
     const hops = events.filter((e) => e.type === 'hop').map((e) => e.hop!);
     const target = hops.filter((h) => h.object.kind === 'Deployment');
     const kinds = target.map((h) => h.kind);
@@ -419,8 +458,19 @@ describe('kubectl informer-trace on the real control plane', () => {
 
     it('a trigger without the right to write: exit 3 naming what was refused, nothing written', async () => {
       const readerKube = adminKube();
-      await readerKube.client.json(`/apis/apps/v1/namespaces/${readerNamespace}/deployments`, { method: 'POST', body: deploymentManifest('ro', 1) }).catch(() => undefined);
-      const r = await runCli(createInformerTraceProgram, ['deploy/ro', '--restart', '-n', readerNamespace, '--kubeconfig', cluster().namespaceReaderKubeconfig, '-o', 'json']);
+      await readerKube.client
+        .json(`/apis/apps/v1/namespaces/${readerNamespace}/deployments`, { method: 'POST', body: deploymentManifest('ro', 1) })
+        .catch(() => undefined);
+      const r = await runCli(createInformerTraceProgram, [
+        'deploy/ro',
+        '--restart',
+        '-n',
+        readerNamespace,
+        '--kubeconfig',
+        cluster().namespaceReaderKubeconfig,
+        '-o',
+        'json',
+      ]);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/forbidden: user "it-ns-reader" may not patch deployments\.apps\/ro in namespace it-readonly/);
       expect(r.stderr).toMatch(/kubectl auth can-i patch deployments\.apps\/ro -n it-readonly/);
@@ -429,7 +479,18 @@ describe('kubectl informer-trace on the real control plane', () => {
 
     it('a timeout before convergence: exit 1 with the hops seen so far', async () => {
       await createReadyDeployment(ns, 'slow', 1);
-      const r = await runCli(createInformerTraceProgram, ['deploy/slow', '--scale', '7', ...traceArgs, '-o', 'json', '--timeout', '300ms', '--coalesce', '0ms']);
+      const r = await runCli(createInformerTraceProgram, [
+        'deploy/slow',
+        '--scale',
+        '7',
+        ...traceArgs,
+        '-o',
+        'json',
+        '--timeout',
+        '300ms',
+        '--coalesce',
+        '0ms',
+      ]);
       expect(r.code).toBe(1);
       const t = JSON.parse(r.stdout) as TraceJson;
       expect(t.outcome).toBe('timeout');

@@ -129,10 +129,24 @@ describe('kubectl informer-trace TYPE/NAME on a terminal', () => {
     // Pods too big for any node: the scheduler has said so before the trace starts.
     await createDeployment(kube, ns, 'huge', 1, { cpu: '100' });
     await eventually('a huge Pod unschedulable', async () => {
-      const pods = await kube.client.json<{ items: { status?: { conditions?: { type: string; reason?: string }[] } }[] }>(`/api/v1/namespaces/${ns}/pods`, { query: { labelSelector: 'app=huge' } });
+      const pods = await kube.client.json<{ items: { status?: { conditions?: { type: string; reason?: string }[] } }[] }>(`/api/v1/namespaces/${ns}/pods`, {
+        query: { labelSelector: 'app=huge' },
+      });
       return pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
     });
-    const t = Terminal.start('stuck', 80, 24, ['bin/kubectl-informer_trace', 'deployment/huge', '-n', ns, '--restart', '--stall', '3s', '--timeout', '40s', '-o', 'tui']);
+    const t = Terminal.start('stuck', 80, 24, [
+      'bin/kubectl-informer_trace',
+      'deployment/huge',
+      '-n',
+      ns,
+      '--restart',
+      '--stall',
+      '3s',
+      '--timeout',
+      '40s',
+      '-o',
+      'tui',
+    ]);
     try {
       const header = `Deployment/huge in ${ns} · restarted`;
       // No new hop for 3s: the diagnosis opens by itself, within the screen.
@@ -233,7 +247,17 @@ describe('kubectl informer-trace queues on a terminal', () => {
   it('shows the controller manager queues within the terminal, filters, opens a queue, and prints the table once on q', async () => {
     const urls = (['kube-controller-manager', 'kube-controller-manager-2'] as const).filter((n) => c.pid(n) !== undefined).map((n) => c.metricsUrl(n));
     const metrics = urls.flatMap((u) => ['--metrics', u]);
-    const t = Terminal.start('queues', 80, 24, ['bin/kubectl-informer_trace', 'queues', ...metrics, '--metrics-insecure-skip-tls-verify', '--all', '--interval', '1s', '-o', 'tui']);
+    const t = Terminal.start('queues', 80, 24, [
+      'bin/kubectl-informer_trace',
+      'queues',
+      ...metrics,
+      '--metrics-insecure-skip-tls-verify',
+      '--all',
+      '--interval',
+      '1s',
+      '-o',
+      'tui',
+    ]);
     try {
       const header = 'UTC · every 1.00s';
       await t.waitFor(/^ {2}deployment /m);

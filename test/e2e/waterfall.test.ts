@@ -53,14 +53,20 @@ describe('the waterfall of a real rollout', () => {
 
   it('--restart -o waterfall --svg: one lane per ReplicaSet and Pod of the chain, and a critical path ending at converged', async () => {
     await createReadyDeployment('web', 3);
-    const [dep] = await kube.client.json<{ items: KubeObject[] }>(`/apis/apps/v1/namespaces/${ns}/deployments?fieldSelector=metadata.name%3Dweb`).then((l) => l.items);
+    const [dep] = await kube.client
+      .json<{ items: KubeObject[] }>(`/apis/apps/v1/namespaces/${ns}/deployments?fieldSelector=metadata.name%3Dweb`)
+      .then((l) => l.items);
     const oldRs = await list('replicasets', 'web');
     const oldPods = await list('pods', 'web');
     expect(oldRs).toHaveLength(1);
     expect(oldPods).toHaveLength(3);
     const svgFile = join(dir, 'web.svg');
 
-    const r = await runCli(createInformerTraceProgram, ['deployment/web', '--restart', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'waterfall', '--svg', svgFile, '--timeout', '150s'], { env: { COLUMNS: '140' } });
+    const r = await runCli(
+      createInformerTraceProgram,
+      ['deployment/web', '--restart', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '-o', 'waterfall', '--svg', svgFile, '--timeout', '150s'],
+      { env: { COLUMNS: '140' } },
+    );
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`wrote the waterfall SVG to ${svgFile}`);
@@ -113,7 +119,21 @@ describe('the waterfall of a real rollout', () => {
   it('check --artifacts DIR: one SVG per rollout check, named after it, listed in the output', async () => {
     await createReadyDeployment('api', 2);
     const artifacts = join(dir, 'artifacts');
-    const r = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/api', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '--max-converge', '150s', '--artifacts', artifacts, '-o', 'json']);
+    const r = await runCli(createInformerTraceProgram, [
+      'check',
+      '--restart',
+      'deploy/api',
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--max-converge',
+      '150s',
+      '--artifacts',
+      artifacts,
+      '-o',
+      'json',
+    ]);
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(0);
     const files = readdirSync(artifacts);
@@ -133,12 +153,31 @@ describe('the waterfall of a real rollout', () => {
   it('bad paths are refused with one line before any request', async () => {
     // The target does not exist: a command that went to the cluster would say so and exit 1.
     const missing = join(dir, 'no-such-folder', 'web.svg');
-    const r = await runCli(createInformerTraceProgram, ['deployment/never-made', '--restart', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '--svg', missing]);
+    const r = await runCli(createInformerTraceProgram, [
+      'deployment/never-made',
+      '--restart',
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--svg',
+      missing,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`error: --svg ${missing}: the folder ${join(dir, 'no-such-folder')} does not exist`);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
-    const c = await runCli(createInformerTraceProgram, ['check', '--restart', 'deploy/never-made', '-n', ns, '--kubeconfig', cluster().kubeconfigPath, '--artifacts', file]);
+    const c = await runCli(createInformerTraceProgram, [
+      'check',
+      '--restart',
+      'deploy/never-made',
+      '-n',
+      ns,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--artifacts',
+      file,
+    ]);
     expect(c.code).toBe(2);
     expect(c.stderr.trim()).toBe(`error: --artifacts ${file}: not a folder`);
   });

@@ -94,10 +94,14 @@ export async function startWidgetOperators(o: WidgetOperatorOptions): Promise<Op
     waitForMetrics: o.waitForMetrics,
     timeoutMs: o.timeoutMs,
     args: (index, port) => [
-      '--kubeconfig', kubeconfig,
-      '--namespace', o.namespace,
-      '--leader-election-id', leaseName,
-      '--metrics-bind-address', `127.0.0.1:${port}`,
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      o.namespace,
+      '--leader-election-id',
+      leaseName,
+      '--metrics-bind-address',
+      `127.0.0.1:${port}`,
       ...(identities[index] !== undefined ? ['--identity', identities[index]] : []),
       ...(o.releaseOnCancel ? ['--release-on-cancel'] : []),
       ...(o.leaseDuration ? ['--lease-duration', o.leaseDuration] : []),
@@ -158,9 +162,22 @@ export interface WidgetCondition {
 export interface WidgetObject {
   apiVersion: string;
   kind: 'Widget';
-  metadata: { name: string; namespace: string; uid: string; generation: number; resourceVersion: string; managedFields?: { manager: string; subresource?: string }[] };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    generation: number;
+    resourceVersion: string;
+    managedFields?: { manager: string; subresource?: string }[];
+  };
   spec: { replicas: number; message?: string; mode?: WidgetMode };
-  status?: { observedGeneration?: number; phase?: 'Pending' | 'Ready' | 'Failed'; replicas?: number; availableReplicas?: number; conditions?: WidgetCondition[] };
+  status?: {
+    observedGeneration?: number;
+    phase?: 'Pending' | 'Ready' | 'Failed';
+    replicas?: number;
+    availableReplicas?: number;
+    conditions?: WidgetCondition[];
+  };
 }
 
 export function widgetPath(namespace: string, name?: string): string {
@@ -185,7 +202,14 @@ export function widgetCondition(w: WidgetObject, type: string): WidgetCondition 
  * Waits until the Widget's status, for its current generation, has `type` (default Ready) with
  * `status` (default True), and resolves with the Widget.
  */
-export async function widgetHasCondition(kube: Kube, namespace: string, name: string, type = 'Ready', status: WidgetCondition['status'] = 'True', timeoutMs = 120_000): Promise<WidgetObject> {
+export async function widgetHasCondition(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  type = 'Ready',
+  status: WidgetCondition['status'] = 'True',
+  timeoutMs = 120_000,
+): Promise<WidgetObject> {
   return eventually(
     `Widget ${namespace}/${name} to have ${type}=${status}`,
     async () => {

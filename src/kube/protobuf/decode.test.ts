@@ -244,13 +244,17 @@ describe('spec and status left for their first read (lazySpecStatus)', () => {
       // A short status is one piece, the one string for both.
       expect(typeof statusA).toBe('string');
       expect(statusA).toBe(statusB);
-      bodies.forEach((body, i) => expect([a, b][i]).toStrictEqual(decodeObject(body)));
+      bodies.forEach((body, i) => {
+        expect([a, b][i]).toStrictEqual(decodeObject(body));
+      });
       expect(a!.spec).toMatchObject({ nodeName: 'node-0', containers: [{ volumeMounts: [{ name: 'kube-api-access-9s868' }] }] });
     });
 
     it('keeps bytes that do not parse as the message whole, and fails on their first read as the eager decoder does', () => {
       // A spec whose containers field ends in the middle of a nested field.
-      const broken = writer().uint32((2 << 3) | 2).bytes(Buffer.concat([str(writer(), 2, 'x'.repeat(80)).finish(), Buffer.from([0x12, 0x40])]));
+      const broken = writer()
+        .uint32((2 << 3) | 2)
+        .bytes(Buffer.concat([str(writer(), 2, 'x'.repeat(80)).finish(), Buffer.from([0x12, 0x40])]));
       const body = object('v1', 'Pod', msg(msg(writer(), 1, objectMeta('p')), 2, broken));
       const lazy = decodeObject(body, 0, body.length, LAZY);
       expect(typeof waiting(lazy)[0]).toBe('string');

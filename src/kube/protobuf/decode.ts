@@ -15,7 +15,19 @@
  * what the informer drops (metadata.managedFields) without reading it, it decodes a Pod List
  * in less time than JSON.parse takes for the same List as JSON (BENCHMARKS.md, section 1b).
  */
-import { INLINE, OMIT_EMPTY, OMIT_ZERO, POINTER, REPEATED, ValueKind, kindType, messageType, type FieldSpec, type MessageType, type ValueSpec } from './schema.js';
+import {
+  INLINE,
+  OMIT_EMPTY,
+  OMIT_ZERO,
+  POINTER,
+  REPEATED,
+  ValueKind,
+  kindType,
+  messageType,
+  type FieldSpec,
+  type MessageType,
+  type ValueSpec,
+} from './schema.js';
 
 export class ProtobufDecodeError extends Error {
   override readonly name = 'ProtobufDecodeError';
@@ -310,7 +322,8 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
     }
   }
   // Everything else is length-delimited.
-  if (wire !== WIRE_BYTES) throw new ProtobufDecodeError(`protobuf field of a ${spec.message?.id ?? 'message'} has wire type ${wire}, not a length-delimited one`);
+  if (wire !== WIRE_BYTES)
+    throw new ProtobufDecodeError(`protobuf field of a ${spec.message?.id ?? 'message'} has wire type ${wire}, not a length-delimited one`);
   const stop = delimited(c, end);
   let out: unknown;
   switch (spec.kind) {
@@ -392,7 +405,6 @@ function value(c: Cursor, spec: ValueSpec, wire: number, end: number, opts: Deco
   return out;
 }
 
-
 /** Whether Go's JSON encoder leaves a scalar out under omitempty. */
 function emptyScalar(v: unknown): boolean {
   return v === '' || v === 0 || v === false;
@@ -427,7 +439,10 @@ function constructorFor(type: MessageType): () => Record<string, unknown> {
   // The assignments never run; they are there for V8 to count.
   const body = [...names].map((n) => `this[${JSON.stringify(n)}] = 0;`).join(' ');
   try {
-    const Ctor = new Function(`function Obj() { if (Obj.never) { ${body} } } Obj.prototype = Object.prototype; return Obj;`)() as new () => Record<string, unknown>;
+    const Ctor = new Function(`function Obj() { if (Obj.never) { ${body} } } Obj.prototype = Object.prototype; return Obj;`)() as new () => Record<
+      string,
+      unknown
+    >;
     return () => new Ctor();
   } catch {
     return () => ({});
@@ -688,7 +703,8 @@ function compile(type: MessageType): Decoder {
     const plain = (f.flags & (POINTER | REPEATED | INLINE)) === 0;
     const pointer = (f.flags & (POINTER | REPEATED | INLINE)) === POINTER;
     const omitEmpty = (f.flags & OMIT_EMPTY) !== 0;
-    const wire = f.kind === BOOL || f.kind === INT || f.kind === UINT ? WIRE_VARINT : f.kind === DOUBLE ? WIRE_FIXED64 : f.kind === FLOAT ? WIRE_FIXED32 : WIRE_BYTES;
+    const wire =
+      f.kind === BOOL || f.kind === INT || f.kind === UINT ? WIRE_VARINT : f.kind === DOUBLE ? WIRE_FIXED64 : f.kind === FLOAT ? WIRE_FIXED32 : WIRE_BYTES;
     const tag = f.num * 8 + wire;
     let body: string;
     if (f.managedFields) {
@@ -732,7 +748,9 @@ function compile(type: MessageType): Decoder {
   // A list grown by push keeps room for more (V8 grows 1 → 17 elements); JSON.parse's are exact.
   const trims = fields
     .filter((f) => (f.flags & REPEATED) !== 0 && (f.flags & INLINE) === 0)
-    .map((f) => `  { const l = obj[${JSON.stringify(f.name)}]; if (l !== undefined && l !== null && l.length > 1) obj[${JSON.stringify(f.name)}] = l.slice(); }`);
+    .map(
+      (f) => `  { const l = obj[${JSON.stringify(f.name)}]; if (l !== undefined && l !== null && l.length > 1) obj[${JSON.stringify(f.name)}] = l.slice(); }`,
+    );
   const source = `return function decode_${type.id.replace(/\W/g, '_')}(obj, c, end, opts) {
   const buf = c.buf;
   while (c.pos < end) {

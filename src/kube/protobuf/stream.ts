@@ -191,7 +191,10 @@ export class ProtobufListStreamDecoder {
   private itemTypeOf(): MessageType {
     const kind = this.listKind.endsWith('List') ? this.listKind.slice(0, -4) : '';
     const type = kind ? kindType(this.apiVersion, kind) : undefined;
-    if (!type) throw new ProtobufDecodeError(`the API server sent a ${this.listKind || 'message without a kind'} (${this.apiVersion}) in protobuf, which this program has no List of`);
+    if (!type)
+      throw new ProtobufDecodeError(
+        `the API server sent a ${this.listKind || 'message without a kind'} (${this.apiVersion}) in protobuf, which this program has no List of`,
+      );
     return type;
   }
 }

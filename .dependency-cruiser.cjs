@@ -1,0 +1,58 @@
+/**
+ * The layering of src/, checked on every `npm test` (npm run lint:layers): a folder imports only
+ * folders below it. From the top: the commands; the TUIs and the probe; the text outputs; the CI
+ * checks; the live sessions; the view models; the diagnosis; the tracer and the CLI plumbing; the
+ * informer, lease and metrics machinery; src/kube (the only code that talks to the API server, and
+ * the only importer of @kubernetes/client-node); the work queue; the utilities. Test fakes
+ * (src/testing) are for tests; no import goes round in a circle.
+ */
+const LAYERS = [
+  ['commands', 'main.ts', 'demo.ts'],
+  ['tui', 'probe'],
+  ['output'],
+  ['check'],
+  ['live'],
+  ['view'],
+  ['diagnose'],
+  ['trace', 'cli'],
+  ['informer', 'lease', 'metrics'],
+  ['kube'],
+  ['workqueue', 'errors.ts'],
+  ['util', 'clock.ts', 'version.ts', 'exit-codes.ts', 'cluster', 'packaging'],
+];
+
+const path = (names) => `^src/(${names.map((n) => n.replace('.', '[.]')).join('|')})(/|$)`;
+
+const upward = LAYERS.slice(1).map((layer, i) => ({
+  name: `no-upward-from-${layer[0]}`,
+  comment: `${layer.join(', ')} may import only what lies below it, not ${LAYERS.slice(0, i + 1).flat().join(', ')}`,
+  severity: 'error',
+  from: { path: path(layer), pathNot: '[.]test[.]tsx?$' },
+  to: { path: path(LAYERS.slice(0, i + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    {
+      name: 'client-node-only-in-kube',
+      comment: '@kubernetes/client-node is for kubeconfig, auth and HTTP, in src/kube alone',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/kube/' },
+      to: { path: '@kubernetes/client-node' },
+    },
+    {
+      name: 'fakes-only-in-tests',
+      comment: 'src/testing holds fakes for tests; shipped code does not import them',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['[.]test[.]tsx?$', '^src/testing/'] },
+      to: { path: '^src/testing/' },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/kube/protobuf/schema[.]generated[.]ts$' },
+  },
+};
