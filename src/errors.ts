@@ -1,4 +1,5 @@
 import { ExitCode } from './exit-codes.js';
+import { escapeTerminal } from './util/escape.js';
 
 export interface CliErrorOptions {
   /** One line on what the user can do about it. */
@@ -50,13 +51,14 @@ export class CheckFailedError extends CliError {
 /** Renders any thrown value as the lines runProgram prints on stderr. */
 export function formatError(err: unknown, verbose: boolean): string {
   const lines: string[] = [];
+  // An API server's message (an admission webhook's denial, say) is the cluster's text: escaped.
   if (err instanceof CliError) {
-    lines.push(`error: ${err.message}`);
-    if (err.hint) lines.push(`hint: ${err.hint}`);
+    lines.push(`error: ${escapeTerminal(err.message)}`);
+    if (err.hint) lines.push(`hint: ${escapeTerminal(err.hint)}`);
   } else if (err instanceof Error) {
-    lines.push(`error: ${err.message}`);
+    lines.push(`error: ${escapeTerminal(err.message)}`);
   } else {
-    lines.push(`error: ${String(err)}`);
+    lines.push(`error: ${escapeTerminal(String(err))}`);
   }
   if (verbose && err instanceof Error && err.stack) {
     lines.push(err.stack);

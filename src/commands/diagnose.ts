@@ -20,6 +20,7 @@ import { renderStructured } from '../output/format.js';
 import { diagnoseChain } from '../diagnose/chain.js';
 import { Tracer } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
 interface DiagnoseOptions extends MetricsFlagValues {
@@ -84,7 +85,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
           signal: controller.signal,
           timeoutMs: syncTimeoutMs,
           onEvent: (e) => {
-            if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${e.level}: ${e.message}\n`);
+            if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
           },
         }),
       );

@@ -48,8 +48,8 @@ export interface TraceSink {
 const controllerLine = (e: TraceEnd): string => (e.controller ? `${controllerBehindLine(e.controller, e.now)}\n` : '');
 
 export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number): TraceSink {
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
-  const logStall = (d: Diagnosis, stalledMs: number): void => log(`no new hop for ${formatDuration(stalledMs)}:\n${diagnosisText(d).trimEnd()}`);
+  // diagnosisText escapes what it prints.
+  const logStall = (d: Diagnosis, stalledMs: number): void => void io.stderr.write(`no new hop for ${formatDuration(stalledMs)}:\n${diagnosisText(d)}`);
   const noop = (): void => undefined;
   switch (output) {
     case 'table': {

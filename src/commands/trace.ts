@@ -28,6 +28,7 @@ import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
 import { summarise } from '../view/trace-view.js';
 import { buildWaterfallView } from '../view/waterfall-view.js';
 import { traceMetrics, type TraceMetrics } from './trace-metrics.js';
@@ -301,7 +302,8 @@ export async function runTrace(
     .map((s) => s.trim())
     .filter(Boolean))
     extraChildren.push(await kube.discovery.resolve(k));
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+  // One line each; the cluster's words in it (an informer's warning, an error's message) escaped.
+  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
   const target: TraceTarget = { info, namespace, name };
   const session = new TraceSession({
     kube,

@@ -145,6 +145,42 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
     }
   });
 
+  it('check --apply: a Widget that becomes Ready within the limit passes; a stalled one fails with its diagnosis in the report', async () => {
+    const junit = join(dir, 'widgets.xml');
+    const pass = await runCli(createInformerTraceProgram, [
+      'check',
+      '--apply',
+      '-f',
+      widget('wc1'),
+      '-n',
+      ns,
+      '--max-converge',
+      '90s',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ]);
+    expect(pass.stderr).not.toMatch(/\n\s+at /);
+    expect(pass.code).toBe(0);
+    const fail = await runCli(createInformerTraceProgram, [
+      'check',
+      '--apply',
+      '-f',
+      widget('wc2', { mode: 'stall' }),
+      '-n',
+      ns,
+      '--max-converge',
+      '30s',
+      '--junit',
+      junit,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ]);
+    expect(fail.code).toBe(1);
+    const report = readFileSync(junit, 'utf8');
+    expect(report).toContain('<failure');
+    expect(report).toMatch(/Stalled=True ManualStall: stalled on request/);
+  });
+
   it('a Stalled condition fails the trace, exit 1, and the diagnosis gives its reason and message', async () => {
     const { code, t } = await trace(['--apply', '-f', widget('w2', { mode: 'stall' }), '-n', ns, '--timeout', '60s']);
     expect(code).toBe(1);
