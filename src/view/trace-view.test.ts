@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { HopFigures } from '../trace/hop-figures.js';
 import type { Hop } from '../trace/types.js';
-import { hopFigures, summarise } from './trace-view.js';
+import { hopFigures, hopLine, summarise } from './trace-view.js';
 
 function hop(id: string, kind: string, observedAt: number, sincePreviousMs: number, name = id): Hop {
   return {
@@ -52,5 +52,23 @@ describe('hopFigures', () => {
       ids: ['a', 'b', 'c', 'd'],
     });
     expect(summarise(snapshot(hops), 1_000)).toMatchObject({ slowestHop: { id: 'c', sincePreviousMs: 100 }, elapsedMs: 140 });
+  });
+});
+
+describe('hopLine', () => {
+  it('signs its times once: a hop received before the trigger reads -155ms, not +-155ms', () => {
+    const hop: Hop = {
+      id: 'target-modified/w',
+      kind: 'target-modified',
+      object: { kind: 'Widget', namespace: 'ns', name: 'w', uid: 'w' },
+      observedAt: 0,
+      reconciledAt: 1,
+      sinceTriggerMs: -155,
+      sincePreviousMs: -155,
+      events: [],
+    };
+    const line = hopLine(hop, 10);
+    expect(line).toMatch(/^-155ms +\(-155ms\) +Widget\/w/);
+    expect(hopLine({ ...hop, sinceTriggerMs: 20, sincePreviousMs: 5 }, 10)).toMatch(/^\+20ms +\(\+5ms\) +Widget\/w/);
   });
 });

@@ -60,11 +60,14 @@ export function hopTitle(h: Hop): string {
 }
 
 /** `+1.23s (+120ms)  ReplicaSet/web-7d9f  created  3 replicas  [server 12:00:01 creationTimestamp]  ScalingReplicaSet: …` */
+/** `+1.20s`, or `-155ms` for a hop received before the trigger (the no-op apply's own MODIFIED). */
+const signed = (ms: number): string => `${ms < 0 ? '' : '+'}${formatDuration(ms)}`;
+
 export function hopLine(h: Hop, objectWidth = 34): string {
   const server = h.serverTime ? `  [server ${h.serverTime.replace(/^\d{4}-\d\d-\d\dT/, '')} ${h.serverTimeSource ?? ''}]` : '';
   const events = h.events.length ? `  ${h.events.map(eventText).join('; ')}` : '';
   const early = h.seenBeforeCause ? '  (seen before its cause)' : '';
-  return `${pad(`+${formatDuration(h.sinceTriggerMs)}`, 9)} ${pad(`(+${formatDuration(h.sincePreviousMs)})`, 10)} ${pad(`${h.object.kind}/${h.object.name}`, objectWidth)} ${hopTitle(h)}${early}${h.detail ? `  ${h.detail}` : ''}${server}${events}`;
+  return `${pad(signed(h.sinceTriggerMs), 9)} ${pad(`(${signed(h.sincePreviousMs)})`, 10)} ${pad(`${h.object.kind}/${h.object.name}`, objectWidth)} ${hopTitle(h)}${early}${h.detail ? `  ${h.detail}` : ''}${server}${events}`;
 }
 
 /** `Scheduled: Successfully assigned …`; an Event that recurred carries its count once: `BackOff: … ×3`. */
