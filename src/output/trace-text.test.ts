@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { InformerStats } from '../informer/index.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
@@ -157,6 +158,49 @@ describe('trace text with hostile names and messages', () => {
     expect(out).toHaveLength(4);
     for (const line of out) expectSafeLine(line);
     expectSafeLine(traceEventText({ type: 'hop', hop }));
+  });
+
+  it('counts the informers that held and saw nothing instead of listing them', () => {
+    const inf = (name: string, objects: number, added = 0): InformerStats =>
+      ({
+        name,
+        description: `${name} in demo`,
+        started: true,
+        stopped: false,
+        synced: true,
+        objects,
+        queued: 0,
+        events: { ADDED: added, MODIFIED: 0, DELETED: 0 },
+        lists: 1,
+        listRequests: 1,
+        relists: 0,
+        watches: 1,
+        watchRestarts: 0,
+        watchStalls: 0,
+        bookmarks: 0,
+        resyncs: 0,
+        errors: 0,
+        lastError: undefined,
+        backlog: 0,
+      }) as InformerStats;
+    const snap = {
+      target: { kind: 'Widget', namespace: 'demo', name: 'w' },
+      trigger: { kind: 'watch', wrote: '', at: T0, writes: 0 },
+      hops: [],
+      tree: undefined,
+      informers: [inf('widgets', 1), inf('pods', 2, 2), inf('limitranges', 0), inf('podtemplates', 0), inf('secrets', 0)],
+      queue: undefined,
+      reconciles: 0,
+      targetWatchEvents: 0,
+      outcome: 'converged',
+      endMessage: 'Widget/w converged',
+      burst: undefined,
+    } as unknown as TraceSnapshot;
+    const text = traceSummaryText(snap);
+    expect(text).toContain('widgets in demo');
+    expect(text).toContain('pods in demo');
+    expect(text).not.toContain('limitranges in demo');
+    expect(text).toContain('… and 3 informers that held no object and saw no event (all of them in -o json)');
   });
 
   it('the summary, the tree and the informer table are escaped', () => {
