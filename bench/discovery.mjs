@@ -1,5 +1,5 @@
 // Children of a custom resource found through discovery, against a kubectl-tree-style snapshot
-// (BENCHMARKS.md, "Children through discovery").
+// (BENCHMARKS.md, "Children of a custom resource through discovery").
 //
 //   npm run build && node bench/discovery.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--keep-objects] [--json FILE] [--verbose]
 //
@@ -11,19 +11,22 @@
 // owns ConfigMap/root-config, Secret/root-secret, Gadget01/root-part and Gadget02/root-part;
 // Gadget01/root-part owns ConfigMap/root-part-config.
 //
-// Then, one warm-up run each and --reps repetitions (order rotated each repetition), each in a
-// process of its own under /usr/bin/time (peak RSS, %M), timed from spawn:
+// Then --reps repetitions (order rotated each repetition), each variant in a process of its own
+// under /usr/bin/time (peak RSS, %M), timed from spawn:
 //   - ours: `kubectl informer-trace gadget00/root -n bench-discovery --watch -o json` (bin/, as
 //     installed), until it prints "watching Gadget00/root for a change" (its caches synced);
-//   - snapshot, one Node process (bench/clients/tree-snapshot.mjs): discovery, then a LIST of
-//     every kind the trace looks in, all at once, full objects in JSON, then the ownerReferences
-//     walked from the target; to its exit;
+//   - snapshot, one Node process (bench/clients/tree-snapshot.mjs, bundled as bin/'s program is,
+//     with the plugin's Node flags): discovery, then a LIST of every kind the trace looks in, all
+//     at once, full objects in JSON, then the ownerReferences walked from the target; to its exit;
 //   - snapshot, kubectl: `kubectl api-resources --namespaced --verbs=list,watch -o name`, then
 //     `kubectl get TYPE -n bench-discovery -o json` for each type (Events apart), all at once, their
 //     output walked the same way (bench/lib/owner-walk.mjs) here; from the first spawn to the
 //     walk's end. kubectl keeps its discovery on disk (a --cache-dir of this run's, warm after the
 //     warm-up). Peak RSS: the largest process's, and the sum over the parallel `get`s.
-// Before measuring, the warm-up runs are checked to have found the same five descendants.
+// One warm-up run each, checked to have found the five descendants (the trace's from a run to
+// --timeout 1s, its JSON read), and a 3 s pause before every run. Then ours again, --reps times,
+// with bench/lib/request-timeline.mjs loaded: its requests timed from inside, cut into its steps
+// (start, discovery, one LIST with limit=1 of each kind, the informers' LISTs and WATCHes).
 // Unless --keep-objects, the CRDs (with their objects), the built-in objects and the namespace
 // are deleted at the end. run.mjs runs this as its `discovery` phase.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -389,7 +392,7 @@ export async function measureDiscovery({ kubeconfig, kubectl, reps = 3, log = ()
       await sleep(PAUSE_MS);
       const r = await v.run(); // the warm-up
       if (r.descendants && !same(r.descendants)) throw new Error(`${v.client} found ${r.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
-      if (r.objects !== undefined) snapshot = r;
+      if (r.listMs !== undefined) snapshot = r; // the Node snapshot: the JSON as the server sent it
     }
     log(
       `discovery: each found ${EXPECTED.join(', ')}; the snapshots LIST ${snapshot.kinds} kinds, ${fmtNum(snapshot.objects, 0)} objects, ${fmtNum(snapshot.mbytes, 1)} MiB of JSON`,
