@@ -3,11 +3,12 @@
  * folders below it. From the top: the commands; the TUIs and the probe; the text outputs; the CI
  * checks; the live sessions; the view models; the diagnosis; the tracer and the CLI plumbing; the
  * informer, lease and metrics machinery; src/kube (the only code that talks to the API server, and
- * the only importer of @kubernetes/client-node); the work queue; the utilities. Test fakes
- * (src/testing) are for tests; no import goes round in a circle.
+ * the only importer of @kubernetes/client-node); the work queue; the utilities. tools/ (the local
+ * control plane, packaging, the test fakes, the demo) uses src/ and is never imported by what ships;
+ * no import goes round in a circle.
  */
 const LAYERS = [
-  ['commands', 'main.ts', 'demo.ts'],
+  ['commands', 'main.ts'],
   ['tui', 'probe'],
   ['output'],
   ['check'],
@@ -18,7 +19,7 @@ const LAYERS = [
   ['informer', 'lease', 'metrics'],
   ['kube'],
   ['workqueue', 'errors.ts'],
-  ['util', 'clock.ts', 'version.ts', 'exit-codes.ts', 'cluster', 'packaging'],
+  ['util', 'clock.ts', 'version.ts', 'exit-codes.ts'],
 ];
 
 const path = (names) => `^src/(${names.map((n) => n.replace('.', '[.]')).join('|')})(/|$)`;
@@ -34,7 +35,7 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
 module.exports = {
   forbidden: [
     ...upward,
-    { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    { name: 'no-circular', severity: 'error', from: { path: '^(src|tools)/' }, to: { circular: true } },
     {
       name: 'client-node-only-in-kube',
       comment: '@kubernetes/client-node is for kubeconfig, auth and HTTP, in src/kube alone',
@@ -43,16 +44,23 @@ module.exports = {
       to: { path: '@kubernetes/client-node' },
     },
     {
-      name: 'fakes-only-in-tests',
-      comment: 'src/testing holds fakes for tests; shipped code does not import them',
+      name: 'tooling-not-shipped',
+      comment: 'tools/ (control plane, packaging, fakes, demo) is for development; what ships does not import it',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['[.]test[.]tsx?$', '^src/testing/'] },
-      to: { path: '^src/testing/' },
+      from: { path: '^src/', pathNot: '[.]test[.]tsx?$' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'fakes-only-in-tests',
+      comment: 'tools/testing holds fakes for tests; the tooling does not run them',
+      severity: 'error',
+      from: { path: '^tools/', pathNot: ['[.]test[.]tsx?$', '^tools/testing/'] },
+      to: { path: '^tools/testing/' },
     },
   ],
   options: {
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^src/kube/protobuf/schema[.]generated[.]ts$' },
+    exclude: { path: ['^src/kube/protobuf/schema[.]generated[.]ts$', 'node_modules'] },
   },
 };

@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'tools/**/*.test.ts'],
           environment: 'node',
           // Generous: a loaded 2-core CI machine must not turn slow into failed. Two unit tests check
           // wall-clock time, loosely: src/metrics/parse.fuzz.test.ts (pathological expositions parse

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, markdownTable, median, percentile } from './lib/stats.mjs';
 
-// What ships is bundled with React's production build (src/packaging/bundle.ts); React picks its
+// What ships is bundled with React's production build (tools/packaging/bundle.ts); React picks its
 // build when first loaded, so this is set before the imports below.
 process.env.NODE_ENV ??= 'production';
 // A terminal's size comes from stdout; renderToString has none, and ink would ask `tput` (a

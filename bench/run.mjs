@@ -15,7 +15,7 @@
 // the control plane), --verbose (children's stderr).
 //
 // What it does (BENCHMARKS.md has the method and the figures):
-// 1. Starts a local control plane of its own (dist/cluster/launcher.js), stops the controller
+// 1. Starts a local control plane of its own (build/tools/cluster/launcher.js), stops the controller
 //    manager, the scheduler and kwok (Pods are created bound to the kwok nodes; nothing else
 //    writes while we measure) and creates the Pods once.
 // 2. Runs every measured client in a process of its own (RSS is per client), repetition after
@@ -30,11 +30,11 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { LocalCluster } from '../dist/cluster/launcher.js';
+import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { ProtobufWatchDecoder } from '../dist/kube/protobuf/stream.js';
-import { bundleEntry } from '../dist/packaging/bundle.js';
-import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
+import { bundleEntry } from '../build/tools/packaging/bundle.js';
+import { PLUGIN_NODE_FLAGS } from '../build/tools/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
 import { interleaved as interleavedRuns } from './lib/interleaved.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
@@ -256,7 +256,7 @@ async function createObjects(go, kubeconfig, cluster) {
 
 const node = process.execPath;
 const ours = join(here, 'clients', 'ours.mjs');
-/** ours.mjs bundled as bin/'s program is (dist/packaging/bundle.js): without client-node's generated API. */
+/** ours.mjs bundled as bin/'s program is (build/tools/packaging/bundle.js): without client-node's generated API. */
 const oursBundled = join(tmpdir(), `informer-trace-bench-ours-${process.pid}.mjs`);
 const clientNode = join(here, 'clients', 'client-node.mjs');
 // Ours runs with the Node flags the plugin itself runs with (bin/, the executables); the rows

@@ -28,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../dist/kube/index.js';
-import { PLUGIN_NODE_FLAGS } from '../dist/packaging/node-flags.js';
+import { PLUGIN_NODE_FLAGS } from '../build/tools/packaging/node-flags.js';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, fmtRatio, markdownTable, median } from './lib/stats.mjs';
 

@@ -29,7 +29,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { LocalCluster } from '../dist/cluster/launcher.js';
+import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, fmtRatio, markdownTable, percentile } from './lib/stats.mjs';

@@ -2,7 +2,7 @@
 //
 //   npm run build && node bench/waterfall.mjs [--replicas 1000] [--frames 200]
 //
-// A synthetic rolling update of a Deployment with N replicas (src/testing/synthetic-trace.ts:
+// A synthetic rolling update of a Deployment with N replicas (tools/testing/synthetic-trace.ts:
 // N new Pods through created → scheduled → initialized → containers ready → ready in waves of 25%,
 // N old Pods terminating and deleted, the ReplicaSets' scale steps, convergence: 7N + ~10 hops).
 // For each terminal size a frame is what the TUI redraws: build the view model from the trace
@@ -20,7 +20,7 @@ import { renderToString } from 'ink';
 import { buildWaterfallView } from '../dist/view/waterfall-view.js';
 import { waterfallText } from '../dist/output/waterfall-text.js';
 import { WaterfallPane, waterfallLaneRows } from '../dist/tui/waterfall-pane.js';
-import { syntheticRollout } from '../src/testing/synthetic-trace.ts';
+import { syntheticRollout } from '../tools/testing/synthetic-trace.ts';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, markdownTable, median, percentile } from './lib/stats.mjs';
 

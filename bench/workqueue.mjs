@@ -3,7 +3,7 @@
 //   npm run build && node --max-semi-space-size=2 bench/workqueue.mjs [--runs 7]
 //
 // Imports the built output, so it measures what ships; the queue runs inside the plugin, whose
-// Node flags (src/packaging/node-flags.ts) run.mjs gives it, and Node's defaults beside them.
+// Node flags (tools/packaging/node-flags.ts) run.mjs gives it, and Node's defaults beside them.
 // Scenarios:
 // - Add/Get/Done with 1, 100 and 100,000 distinct keys: each round adds max(keys, 1000) keys
 //   round-robin (repeats collapse while waiting), then drains the queue with get/done. 200,000

@@ -1,6 +1,6 @@
 /**
  * Time is passed in, never read from globals, so that the informer, workqueue and leader-election
- * code can be driven by a fake clock in tests (src/testing/fake-clock.ts).
+ * code can be driven by a fake clock in tests (tools/testing/fake-clock.ts).
  */
 export interface Timer {
   /** Cancels the timer; returns false when it had already fired or been cancelled. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../kube/index.js';
 import { formatMicroTime, type LeaseSnapshot } from '../lease/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import type { RunContext } from './context.js';
 import { LeaseWindow, watchLease, type StartInformer } from './lease.js';
 import type { CheckResult, LeaseCheckSpec } from './types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExposition, type TimedScrape } from '../metrics/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeMetricsSource } from '../testing/fake-metrics-source.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { FakeMetricsSource } from '../../tools/testing/fake-metrics-source.js';
 import type { RunContext } from './context.js';
 import { evaluateQueues, sampleQueues, type SourceSamples } from './queue.js';
 import type { QueueCheckSpec } from './types.js';

@@ -4,7 +4,7 @@
  * Nothing here exits the process; bin/ does.
  */
 import { CommanderError, type Command } from 'commander';
-import { CliError, UsageError, exitCodeOf, formatError } from '../errors.js';
+import { CliError, exitCodeOf, formatError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { toCliError } from '../kube/index.js';
 import type { CommandIO } from './io.js';
@@ -52,9 +52,4 @@ function configure(cmd: Command, io: CommandIO): void {
   });
   cmd.showSuggestionAfterError(true);
   for (const sub of cmd.commands) configure(sub, io);
-}
-
-/** Parses a value for commander, turning a thrown Error into commander's invalid-argument error. */
-export function usage(message: string, hint?: string): UsageError {
-  return new UsageError(message, hint ? { hint } : {});
 }

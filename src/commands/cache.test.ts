@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../testing/cli.js';
-import { ATTACKS, controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
-import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
+import { runCli } from '../../tools/testing/cli.js';
+import { ATTACKS, controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.js';
+import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 
 /** Flags are checked before any connection: a kubeconfig that does not exist is never read. */

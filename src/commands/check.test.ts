@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../testing/cli.js';
-import { controlsIn, HOSTILE } from '../testing/hostile.js';
-import { startLoopbackServer } from '../testing/http-server.js';
-import { parseXml } from '../testing/xml.js';
+import { runCli } from '../../tools/testing/cli.js';
+import { controlsIn, HOSTILE } from '../../tools/testing/hostile.js';
+import { startLoopbackServer } from '../../tools/testing/http-server.js';
+import { parseXml } from '../../tools/testing/xml.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 
 /** Flags are checked before any connection: a kubeconfig that does not exist is never read. */

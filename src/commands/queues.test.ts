@@ -6,10 +6,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../testing/cli.js';
+import { runCli, type CliResult } from '../../tools/testing/cli.js';
 import type { QueueRow } from '../metrics/index.js';
-import { metricsFixture } from '../testing/fake-metrics-source.js';
-import { controlsIn, HOSTILE } from '../testing/hostile.js';
+import { metricsFixture } from '../../tools/testing/fake-metrics-source.js';
+import { controlsIn, HOSTILE } from '../../tools/testing/hostile.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 
 function run(argv: string[]): Promise<CliResult> {

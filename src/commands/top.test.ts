@@ -4,8 +4,8 @@
  * a real control plane is in test/e2e/top.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../testing/cli.js';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
+import { runCli } from '../../tools/testing/cli.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.js';
 import { createInformerTraceProgram } from './informer-trace.js';
 import { createLeaseWatchProgram } from './lease-watch.js';
 
@@ -39,7 +39,7 @@ describe('top: bad input', () => {
 describe('renderTopTable', () => {
   it('a table of components, then each with its Lease, replicas and non-idle queues', async () => {
     const { buildTopView } = await import('../view/top-view.js');
-    const { pollTwice } = await import('../testing/fake-metrics-source.js');
+    const { pollTwice } = await import('../../tools/testing/fake-metrics-source.js');
     const { renderTopTable } = await import('./top.js');
     const expo = (adds: number, retries: number) =>
       `# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name="deployment"} ${adds}\nworkqueue_adds_total{name="cronjob"} 0\n# TYPE workqueue_retries_total counter\nworkqueue_retries_total{name="deployment"} ${retries}\n# TYPE workqueue_depth gauge\nworkqueue_depth{name="deployment"} 2\nworkqueue_depth{name="cronjob"} 0\n`;
@@ -76,7 +76,7 @@ describe('renderTopTable', () => {
 describe('renderTopTable with hostile names and errors', () => {
   it('escapes the component, its source and what the source answered, a line each', async () => {
     const { buildTopView } = await import('../view/top-view.js');
-    const { pollTwice } = await import('../testing/fake-metrics-source.js');
+    const { pollTwice } = await import('../../tools/testing/fake-metrics-source.js');
     const { renderTopTable } = await import('./top.js');
     const source = `https://10.0.0.66/metrics?${HOSTILE}`;
     const { second } = await pollTwice({ [source]: [{ fail: 'not-metrics', reason: `answered ${HOSTILE}` }] }, 2_000);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planMetrics } from '../cli/metrics-flags.js';
 import type { Kube } from '../kube/index.js';
-import { controlsIn, HOSTILE } from '../testing/hostile.js';
-import { startLoopbackServer } from '../testing/http-server.js';
+import { controlsIn, HOSTILE } from '../../tools/testing/hostile.js';
+import { startLoopbackServer } from '../../tools/testing/http-server.js';
 import { traceMetrics } from './trace-metrics.js';
 
 describe('traceMetrics', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../tools/testing/fake-clock.js';
 import { DeltaFIFO, ErrFIFOClosed, type Delta, type Deltas, type DeltaFIFOOptions } from './delta-fifo.js';
 import { DeletedFinalStateUnknown, type KeyListerGetter } from './store.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../tools/testing/fake-clock.js';
 import { Notification, ProcessorListener, type ResourceEventHandler } from './processor-listener.js';
 import { RingGrowing } from './ring-buffer.js';
 import { determineResyncPeriod, SharedProcessor } from './shared-processor.js';
 import { describeError, InformerEventHub } from './stats.js';
-import { fakeErrors } from '../testing/fake-lister-watcher.js';
+import { fakeErrors } from '../../tools/testing/fake-lister-watcher.js';
 import { chainTransforms, metadataOnly, stripManagedFields } from './transform.js';
 
 const obj = (name: string, rv = '1'): KubeObject => ({ metadata: { name, resourceVersion: rv } });

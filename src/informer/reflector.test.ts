@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../kube/api-error.js';
 import type { KubeObject, ListerWatcher, ListOptions, ListResult, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { fakeErrors, FakeListerWatcher, type FakeListerWatcherOptions } from '../testing/fake-lister-watcher.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { fakeErrors, FakeListerWatcher, type FakeListerWatcherOptions } from '../../tools/testing/fake-lister-watcher.js';
 import { BackoffManager } from './backoff.js';
 import { Reflector, type ReflectorOptions, type WatchErrorContext } from './reflector.js';
 import type { InformerEvent } from './stats.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ClusterError } from '../errors.js';
 import type { Kube } from '../kube/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeListerWatcher, fakeErrors } from '../testing/fake-lister-watcher.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { FakeListerWatcher, fakeErrors } from '../../tools/testing/fake-lister-watcher.js';
 import { runUntilSynced } from './run-until-synced.js';
 import { SharedIndexInformer } from './shared-informer.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { fakeErrors, FakeListerWatcher, type FakeListerWatcherOptions } from '../testing/fake-lister-watcher.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { fakeErrors, FakeListerWatcher, type FakeListerWatcherOptions } from '../../tools/testing/fake-lister-watcher.js';
 import { fieldPathIndexFunc, NamespaceIndex, metaNamespaceIndexFunc } from './index-funcs.js';
 import type { NotificationInfo, ResourceEventHandler } from './processor-listener.js';
 import { SharedIndexInformer, waitForCacheSync, type SharedIndexInformerOptions } from './shared-informer.js';

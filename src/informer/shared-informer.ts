@@ -32,7 +32,7 @@ import { realClock } from '../clock.js';
 import type { KubeObject, ListerWatcher } from '../kube/types.js';
 import type { BackoffOptions } from './backoff.js';
 import { DeltaFIFO, ErrFIFOClosed, type Delta, type Deltas, type DeltaType } from './delta-fifo.js';
-import { Notification, ProcessorListener, type NotificationInfo, type ResourceEventHandler } from './processor-listener.js';
+import { Notification, ProcessorListener, type ResourceEventHandler } from './processor-listener.js';
 import { Reflector, type WatchErrorContext, type WatchErrorHandler } from './reflector.js';
 import { determineResyncPeriod, MINIMUM_RESYNC_PERIOD_MS, SharedProcessor } from './shared-processor.js';
 import {
@@ -500,4 +500,4 @@ function describeObject(obj: KubeObject | DeletedFinalStateUnknown): string {
   return m?.namespace ? `${m.namespace}/${m.name ?? ''}` : (m?.name ?? '?');
 }
 
-export type { NotificationInfo, ResourceEventHandler };
+export type { ResourceEventHandler };

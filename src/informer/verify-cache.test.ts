@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { fakeErrors, FakeListerWatcher } from '../testing/fake-lister-watcher.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { fakeErrors, FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import { SharedIndexInformer } from './shared-informer.js';
 import { compareCache, verifyCache } from './verify-cache.js';
 

@@ -3,7 +3,7 @@
  * in kubectl's words, with the command that confirms or fixes it.
  */
 import { CheckFailedError, CliError, ClusterError, UsageError } from '../errors.js';
-import { inCheckoutWith } from '../packaging/checkout.js';
+import { inCheckoutWith } from '../util/checkout.js';
 import { ApiError, describeRequest } from './api-error.js';
 import { isTlsErrorCode } from './http.js';
 
@@ -12,7 +12,8 @@ export interface ErrorContext {
   user?: string;
 }
 
-export function toCliError(err: unknown, ctx: ErrorContext = {}): CliError | unknown {
+/** `err` as a CliError when it is a failure we can name (an ApiError); anything else as it came. */
+export function toCliError(err: unknown, ctx: ErrorContext = {}): unknown {
   if (err instanceof CliError || !(err instanceof ApiError)) return err;
   const server = ctx.server ? ` at ${ctx.server}` : '';
   if (err.networkCode) {

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync, createGzip } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
+import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { ApiError } from './api-error.js';
 import { KubeClient } from './client.js';
 import { ConnectionStalledError } from './http.js';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeCa, makeServingCert } from '../cluster/pki.js';
+import { makeCa, makeServingCert } from '../../tools/cluster/pki.js';
 import { KubeClient } from './client.js';
 import { inClusterConfig, loadConnection, SERVICE_ACCOUNT_DIR_ENV } from './config.js';
 

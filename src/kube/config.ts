@@ -14,7 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
-import { inCheckoutWith } from '../packaging/checkout.js';
+import { inCheckoutWith } from '../util/checkout.js';
 import { parseDuration } from '../util/duration.js';
 
 export interface ConnectionFlags {
@@ -363,7 +363,7 @@ class ServiceAccountTokenFile {
   constructor(private readonly file: string) {}
 
   isAuthProvider(user: User): boolean {
-    return user.authProvider?.name === SERVICE_ACCOUNT_AUTH_PROVIDER;
+    return (user.authProvider as { name?: string } | undefined)?.name === SERVICE_ACCOUNT_AUTH_PROVIDER;
   }
 
   async applyAuthentication(_user: User, opts: { headers?: Record<string, unknown> }): Promise<void> {

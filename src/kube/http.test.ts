@@ -5,7 +5,7 @@
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
+import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { httpGet, isTlsErrorCode, readBody, sendRequest } from './http.js';
 
 let server: LoopbackServer;

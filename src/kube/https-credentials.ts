@@ -34,7 +34,7 @@ export function kubeconfigHttpsCredentials(kubeConfig: KubeConfig): () => Promis
     const opts: AppliedOptions = {};
     await kubeConfig.applyToHTTPSOptions(opts as never);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined && v !== null) headers[k] = String(v);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined && v !== null) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
     if (opts.auth && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
       headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     }

@@ -7,7 +7,7 @@ import { KubeClient } from './client.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { ResourceListerWatcher } from './lister-watcher.js';
 import type { KubeObject, ResourceInfo } from './types.js';
-import { rng } from '../testing/rng.js';
+import { rng } from '../../tools/testing/rng.js';
 
 /** Strings that stress the scanner: quotes, backslash runs, brackets, multi-byte characters. */
 const nasty = ['"', '\\', '\\\\', '\\"', '{', '}', '[', ']', '"items":[', 'é', '日本', '😀', ',', '\n', '\u0000', 'plain'];

@@ -1,6 +1,6 @@
 /**
  * The plain shapes and interfaces the rest of the tool sees of the Kubernetes API. Nothing here
- * imports @kubernetes/client-node: src/kube/ implements these interfaces over it, and src/testing/
+ * imports @kubernetes/client-node: src/kube/ implements these interfaces over it, and tools/testing/
  * has fakes of them.
  */
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { rng } from '../testing/rng.js';
+import { rng } from '../../tools/testing/rng.js';
 import type { WatchEvent } from './types.js';
 import { WatchStream } from './watch-stream.js';
 

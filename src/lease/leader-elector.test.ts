@@ -1,8 +1,8 @@
 // Behaviours of client-go tools/leaderelection/leaderelection_test.go (test names in brackets)
 // and docs/design/clientgo-semantics.md §6, driven by a fake clock and the in-memory Lease client.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
-import { conflictError, FakeLeaseClient, internalError } from '../testing/fake-lease-client.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { conflictError, FakeLeaseClient, internalError } from '../../tools/testing/fake-lease-client.js';
 import { emptyRecord, recordToLeaseSpec, type LeaderElectionRecord } from './leader-election-record.js';
 import { LeaderElector, type LeaderElectionConfig } from './leader-elector.js';
 import { LeaseLock } from './lease-lock.js';

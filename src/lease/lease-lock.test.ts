@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAlreadyExists, isConflict } from '../kube/api-error.js';
-import { FakeLeaseClient } from '../testing/fake-lease-client.js';
+import { FakeLeaseClient } from '../../tools/testing/fake-lease-client.js';
 import { emptyRecord, type LeaderElectionRecord } from './leader-election-record.js';
 import { LeaseLock } from './lease-lock.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease, LeaseSpec } from '../kube/types.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeLeaseClient } from '../testing/fake-lease-client.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { FakeLeaseClient } from '../../tools/testing/fake-lease-client.js';
 import { LeaderElector } from './leader-elector.js';
 import { LeaseLock } from './lease-lock.js';
 import { LeaseObserver, type LeaseEvent } from './lease-observer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricsFixture } from '../testing/fake-metrics-source.js';
+import { metricsFixture } from '../../tools/testing/fake-metrics-source.js';
 import { controllerQueueFor, queueAddsBetween } from './controller-queues.js';
 import { parseExposition } from './parse.js';
 import type { TimedScrape } from './queue-stats.js';

@@ -3,7 +3,7 @@
  * answers at once).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
+import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { createSource } from './sources.js';
 import { ScrapeError } from './scrape-error.js';
 

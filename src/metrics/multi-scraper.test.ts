@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../tools/testing/fake-clock.js';
 import { MultiScraper, type SourceResult } from './multi-scraper.js';
 import { parseExposition, type Exposition } from './parse.js';
 import { ScrapeError } from './scrape-error.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MetricsParseError, NotMetricsError, parseExposition, type ExpositionFormat, type MetricType } from './parse.js';
-import { rng } from '../testing/rng.js';
+import { rng } from '../../tools/testing/rng.js';
 
 class Gen {
   constructor(readonly next: () => number) {}

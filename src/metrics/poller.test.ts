@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../tools/testing/fake-clock.js';
 import { MultiScraper } from './multi-scraper.js';
 import { parseExposition, type Exposition } from './parse.js';
 import { MetricsPoller, type MetricsSnapshot } from './poller.js';

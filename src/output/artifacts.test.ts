@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { syntheticRollout } from '../testing/synthetic-trace.js';
-import { parseXml } from '../testing/xml.js';
+import { syntheticRollout } from '../../tools/testing/synthetic-trace.js';
+import { parseXml } from '../../tools/testing/xml.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { artifactBaseName, ArtifactsDir } from './artifacts.js';
 

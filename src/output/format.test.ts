@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { HOSTILE } from '../testing/hostile.js';
+import { HOSTILE } from '../../tools/testing/hostile.js';
 import { parse } from 'yaml';
 import { ndjsonLine, ndjsonWriter, renderStructured, writeStructuredList } from './format.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../check/types.js';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
-import { allElements, parseXml } from '../testing/xml.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
+import { allElements, parseXml } from '../../tools/testing/xml.js';
 import { checkReportJunit } from './junit.js';
 
 /** A strict enough well-formedness check: balanced tags, quoted attributes, valid entities, only XML 1.0 characters. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationInfo } from '../informer/index.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { renderChangeLine, renderLeaseTables } from './lease-table.js';
 

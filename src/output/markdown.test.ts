@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../check/types.js';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { checkReportText } from './check-text.js';
 import { checkReportMarkdown } from './markdown.js';
 

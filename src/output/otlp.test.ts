@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../testing/http-server.js';
-import { syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
+import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
+import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { resolveOtlpTarget, TraceSpanExporter } from './otlp.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
-import { ATTACKS, controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
+import { ATTACKS, controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { buildQueuesView } from '../view/queues-view.js';
 import { renderQueuesTable } from './queues-table.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
-import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
-import { allElements, parseXml, textContent, type XmlElement } from '../testing/xml.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
+import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
+import { allElements, parseXml, textContent, type XmlElement } from '../../tools/testing/xml.js';
 import { buildWaterfallView, PHASE_STYLE } from '../view/waterfall-view.js';
 import { waterfallSvg } from './svg.js';
 

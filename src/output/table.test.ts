@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { cellWidth, renderTable, styled } from './table.js';
 
 describe('renderTable', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
-import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.js';
+import { linkHops, ref, syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import { buildWaterfallView, PHASE_STYLE } from '../view/waterfall-view.js';
 import { waterfallText, waterfallTextSize } from './waterfall-text.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseExposition } from '../metrics/parse.js';
-import { syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
+import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { ProbeMetrics, roundOutcome } from './metrics.js';
 import { parseListen, serveProbe, type RunningServer } from './server.js';

@@ -278,7 +278,7 @@ export function convergence(kind: string, obj: KubeObject): Convergence {
         return {
           done: true,
           failed: true,
-          detail: `phase Failed${s.reason ? `: ${String(s.reason)}` : ''}`,
+          detail: `phase Failed${typeof s.reason === 'string' && s.reason ? `: ${s.reason}` : ''}`,
           serverTime: statusTime,
           serverTimeSource: 'managedFields (status)',
         };

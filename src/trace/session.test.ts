@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CheckFailedError } from '../errors.js';
 import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { FakeListerWatcher, fakeErrors } from '../testing/fake-lister-watcher.js';
-import { rng } from '../testing/rng.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { FakeListerWatcher, fakeErrors } from '../../tools/testing/fake-lister-watcher.js';
+import { rng } from '../../tools/testing/rng.js';
 import { hopFigures, summarise, summaryLines } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';

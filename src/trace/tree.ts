@@ -71,7 +71,10 @@ export class ChainTree {
       for (const n of children) {
         const at = last.get(n.ref.uid);
         if (at === undefined) fresh.push(n);
-        else (places[at] = n), kept++;
+        else {
+          places[at] = n;
+          kept++;
+        }
       }
       // The same children as the last tree (most frames): their order, and the places kept as they are.
       if (fresh.length === 0 && kept === last.size) return places as TreeNode[];

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fieldPathIndexFunc, SharedIndexInformer } from '../informer/index.js';
 import type { KubeObject } from '../kube/types.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { fakeErrors, FakeListerWatcher } from '../testing/fake-lister-watcher.js';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
-import { renderInk, type InkHarness } from '../testing/ink.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { fakeErrors, FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
+import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { CacheModel } from '../view/cache-view.js';
 import { CacheApp } from './cache-app.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
-import { renderInk, type InkHarness } from '../testing/ink.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
+import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { initialScreen } from '../view/screen-state.js';
 import { Footer, Line, PaneTitle, wrapRows } from './frame.js';
 

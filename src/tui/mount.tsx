@@ -81,7 +81,7 @@ export async function mountTui(app: ReactElement, io: CommandIO, options: MountO
 
 /** Holds what is written to `stream` until release(), then writes it, in order. */
 function holdWrites(stream: CommandIO['stderr']): { release(): void } {
-  const original = stream.write;
+  const own = Object.getOwnPropertyDescriptor(stream, 'write');
   const chunks: (string | Uint8Array)[] = [];
   stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     chunks.push(chunk);
@@ -91,7 +91,8 @@ function holdWrites(stream: CommandIO['stderr']): { release(): void } {
   }) as typeof stream.write;
   return {
     release() {
-      stream.write = original;
+      if (own) Object.defineProperty(stream, 'write', own);
+      else Reflect.deleteProperty(stream, 'write');
       for (const c of chunks) stream.write(c);
     },
   };

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MetricsSnapshot } from '../metrics/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
-import { controlsIn, HOSTILE, SHOWN } from '../testing/hostile.js';
-import { renderInk, TEST_WIDTH, type InkHarness } from '../testing/ink.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
+import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { buildQueuesView } from '../view/queues-view.js';

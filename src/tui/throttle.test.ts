@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { Throttle } from './throttle.js';
 
 describe('Throttle', () => {

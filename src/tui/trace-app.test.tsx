@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
-import { renderInk } from '../testing/ink.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
+import { renderInk } from '../../tools/testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent, TreeNode } from '../trace/types.js';
 import { initialScreen } from '../view/screen-state.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../testing/hostile.js';
-import { renderInk, type InkHarness } from '../testing/ink.js';
-import { syntheticRollout, TRIGGER_AT } from '../testing/synthetic-trace.js';
+import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.js';
+import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
+import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import { buildWaterfallView, type WaterfallView } from '../view/waterfall-view.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { WaterfallSlot } from './trace-app.js';

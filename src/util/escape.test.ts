@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ATTACKS, controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../testing/hostile.js';
-import { parseXml } from '../testing/xml.js';
+import { ATTACKS, controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
+import { parseXml } from '../../tools/testing/xml.js';
 import { escapeMarkdown, escapeTerminal, escapeTerminalDeep, escapeXml } from './escape.js';
 
 describe('escapeTerminal', () => {

@@ -119,7 +119,7 @@ export function escapeTerminalDeep<T>(value: T, options: TerminalEscapeOptions =
       let copy: unknown[] | undefined;
       v.forEach((item: unknown, i) => {
         const e = walk(item);
-        if (e !== item) (copy ??= [...v])[i] = e;
+        if (e !== item) (copy ??= [...(v as unknown[])])[i] = e;
       });
       out = copy ?? v;
     } else if (isPlainObject(v)) {

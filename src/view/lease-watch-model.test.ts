@@ -3,7 +3,7 @@ import type { NotificationInfo } from '../informer/index.js';
 import { DeletedFinalStateUnknown } from '../informer/index.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { LeaseWatchModel } from './lease-watch-model.js';
 import type { LeaseChange } from './lease-view.js';
 

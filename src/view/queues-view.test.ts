@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueRow } from '../metrics/index.js';
-import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
+import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
 import { buildQueuesView, countCell, isIdleQueue, queueCells, queuesJson, rateCell, secondsCell, sourceSummary, type QueuesView } from './queues-view.js';
 
 const KCM = 'https://10.0.0.1:10257/metrics';

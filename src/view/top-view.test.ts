@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationInfo } from '../informer/index.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
-import { FakeClock } from '../testing/fake-clock.js';
-import { metricsFixture, pollTwice, type Answer } from '../testing/fake-metrics-source.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
+import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
 import { LeaseWatchModel } from './lease-watch-model.js';
 import { buildTopView, explainDiscovery, identityHost, sparkline, TopHistory, topQueueCells, type TopInput, type TopTarget, type TopView } from './top-view.js';
 

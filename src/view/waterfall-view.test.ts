@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkHops, ref, syntheticRollout, TRIGGER_AT, type HopSpec, type SyntheticTrace } from '../testing/synthetic-trace.js';
+import { linkHops, ref, syntheticRollout, TRIGGER_AT, type HopSpec, type SyntheticTrace } from '../../tools/testing/synthetic-trace.js';
 import type { ObjectRef, TreeNode } from '../trace/types.js';
 import { axisLabel, buildWaterfallView, columnOf, criticalPath, layoutWaterfall, stats, tickStep, type WaterfallLane } from './waterfall-view.js';
 

@@ -475,7 +475,7 @@ function fit(drafts: LaneDraft[], maxLanes: number): { drafts: LaneDraft[]; hidd
       if (d.depth === 0 || (!withCritical && (d.critical || d.members)) || owners.has(d.o.ref.uid)) continue;
       const owner = d.o.ownerUid ?? '';
       let byKind = groups.get(owner);
-      if (!byKind) groups.set(owner, (byKind = new Map()));
+      if (!byKind) groups.set(owner, (byKind = new Map<string, LaneDraft[]>()));
       let list = byKind.get(d.o.ref.kind);
       if (!list) byKind.set(d.o.ref.kind, (list = []));
       list.push(d);

@@ -1,7 +1,7 @@
 // Behaviours of client-go util/workqueue/default_rate_limiters_test.go (test names in brackets),
 // plus the token bucket of golang.org/x/time/rate that BucketRateLimiter wraps.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,6 +1,6 @@
 // Behaviours of client-go util/workqueue/delaying_queue_test.go (test names in brackets).
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { DelayingQueue, MAX_WAIT_MS } from './delaying-queue.js';
 import { InMemoryMetricsProvider } from './in-memory-metrics.js';
 import { Queue } from './queue.js';

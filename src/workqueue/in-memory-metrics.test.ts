@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { DelayingQueue } from './delaying-queue.js';
 import { InMemoryMetricsProvider, quantile } from './in-memory-metrics.js';
 import { DURATION_BUCKETS_SECONDS } from './metrics.js';

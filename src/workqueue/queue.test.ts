@@ -1,7 +1,7 @@
 // Behaviours of client-go util/workqueue/queue_test.go (test names in brackets) plus
 // docs/design/clientgo-semantics.md §5.
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../tools/testing/fake-clock.js';
 import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';
 import { Queue } from './queue.js';
 import { int32Ring, RingQueueStorage, type QueueStorage } from './queue-storage.js';

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/run.js';
 import type { CommandIO } from '../../src/cli/io.js';
-import { readerNamespace } from '../../src/cluster/launcher.js';
+import { readerNamespace } from '../../tools/cluster/launcher.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { ExitCode } from '../../src/exit-codes.js';
 import type { KubeObject } from '../../src/kube/index.js';

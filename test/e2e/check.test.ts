@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/types.js';
 import type { ProgramFactory } from '../../src/cli/run.js';
-import { startCli as startCliWith, type LiveCli } from '../../src/testing/cli.js';
+import { startCli as startCliWith, type LiveCli } from '../../tools/testing/cli.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cluster } from './helpers.js';
-import { packageRoot } from '../../src/cluster/launcher.js';
+import { repoRoot } from '../../tools/root.js';
 
-const cli = join(packageRoot, 'dist', 'cluster', 'cli.js');
+const cli = join(repoRoot, 'build', 'tools', 'cluster', 'cli.js');
 
 function run(env: NodeJS.ProcessEnv, args = ['up']): { code: number; stderr: string; stdout: string } {
   const r = spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240_000 });

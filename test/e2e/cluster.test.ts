@@ -65,14 +65,14 @@ describe('the local control plane is real', () => {
     const none = connect({ kubeconfig: cluster().noAccessKubeconfig });
     await expect(none.client.json('/api/v1/namespaces/default/pods')).rejects.toMatchObject({ code: 403 });
     const reader = connect({ kubeconfig: cluster().namespaceReaderKubeconfig });
-    const { readerNamespace } = await import('../../src/cluster/launcher.js');
+    const { readerNamespace } = await import('../../tools/cluster/launcher.js');
     await expect(reader.client.json(`/api/v1/namespaces/${readerNamespace}/pods`)).resolves.toMatchObject({ kind: 'PodList' });
     await expect(reader.client.json('/api/v1/namespaces/default/pods')).rejects.toMatchObject({ code: 403 });
   });
 });
 
 async function insecureGet(url: string): Promise<string> {
-  const { httpsGet } = await import('../../src/cluster/launcher.js');
+  const { httpsGet } = await import('../../tools/cluster/launcher.js');
   const r = await httpsGet(url, { rejectUnauthorized: false });
   return r.body;
 }

@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readerNamespace } from '../../src/cluster/launcher.js';
-import { SIMULATE_ANNOTATION } from '../../src/cluster/kwok-stages.js';
+import { readerNamespace } from '../../tools/cluster/launcher.js';
+import { SIMULATE_ANNOTATION } from '../../tools/cluster/kwok-stages.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { Diagnosis, Evidence } from '../../src/diagnose/index.js';
 import {

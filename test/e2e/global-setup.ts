@@ -2,7 +2,7 @@
  * Starts the local control plane once for every e2e file (or reuses one that runs already), and
  * stops it at the end only if this run started it.
  */
-import { LocalCluster } from '../../src/cluster/launcher.js';
+import { LocalCluster } from '../../tools/cluster/launcher.js';
 
 let startedHere: LocalCluster | undefined;
 

@@ -4,10 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SIMULATE_ANNOTATION, type SimulatedFailure } from '../../src/cluster/kwok-stages.js';
-import { httpsGet, LocalCluster, type ComponentName } from '../../src/cluster/launcher.js';
+import { inspect } from 'node:util';
+import { SIMULATE_ANNOTATION, type SimulatedFailure } from '../../tools/cluster/kwok-stages.js';
+import { httpsGet, LocalCluster, type ComponentName } from '../../tools/cluster/launcher.js';
 import type { ProgramFactory } from '../../src/cli/run.js';
-import { startCli as startCliWith, type CliResult, type LiveCli } from '../../src/testing/cli.js';
+import { startCli as startCliWith, type CliResult, type LiveCli } from '../../tools/testing/cli.js';
 import { ApiLeaseClient, connect, type Kube } from '../../src/kube/index.js';
 
 export function cluster(): LocalCluster {
@@ -149,7 +150,8 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? last.message : inspect(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -162,7 +164,7 @@ export function ndjsonLines<T>(stdout: string): T[] {
     .map((l) => JSON.parse(l) as T);
 }
 
-export type { CliResult, LiveCli } from '../../src/testing/cli.js';
+export type { CliResult, LiveCli } from '../../tools/testing/cli.js';
 
 /** Starts a plugin's program in-process, as bin/ would; its output can be read while it runs. */
 export function startCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): LiveCli {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import { controlsIn, HOSTILE, SHOWN } from '../../src/testing/hostile.js';
+import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { adminKube, cluster, createCrd, createWorkloadNamespace, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
 import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
 

@@ -4,7 +4,7 @@
  * heartbeating, the master-status metric beside the lease, and the bad-input answers.
  */
 import { describe, expect, it } from 'vitest';
-import type { ComponentName } from '../../src/cluster/launcher.js';
+import type { ComponentName } from '../../tools/cluster/launcher.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR } from '../../src/lease/leader-elector.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { packageRoot } from '../../src/cluster/launcher.js';
+import { repoRoot } from '../../tools/root.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
@@ -293,7 +293,7 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
   let crds: string[] = [];
 
   beforeAll(async () => {
-    const binary = await buildFixture(join(packageRoot, 'test', 'fixtures', 'kuberay', 'build.sh'), "KubeRay's operator");
+    const binary = await buildFixture(join(repoRoot, 'test', 'fixtures', 'kuberay', 'build.sh'), "KubeRay's operator");
     // It watches RayClusters, RayJobs and RayServices, and exits when one of the CRDs is missing.
     for (const file of ['ray.io_rayclusters.yaml', 'ray.io_rayjobs.yaml', 'ray.io_rayservices.yaml']) {
       const docs = parseAllDocuments(readFileSync(join(dirname(binary), file), 'utf8'))

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { freePorts } from '../../src/cluster/ports.js';
+import { freePorts } from '../../tools/cluster/ports.js';
 import type { Kube } from '../../src/kube/index.js';
 import { eventually } from './helpers.js';
 

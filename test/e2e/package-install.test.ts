@@ -45,10 +45,10 @@ interface Result {
 function exec(file: string, args: string[], more: NodeJS.ProcessEnv = {}, cwd = work): Promise<Result> {
   return run(file, args, { cwd, env: { ...env, ...more }, timeout: 5 * 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code?: unknown; stdout?: string; stderr?: string }) => ({
+    (e: { code?: unknown; stdout?: string; stderr?: string; message?: string }) => ({
       code: typeof e.code === 'number' ? e.code : -1,
       stdout: e.stdout ?? '',
-      stderr: e.stderr ?? String(e),
+      stderr: e.stderr ?? e.message ?? '',
     }),
   );
 }

@@ -74,7 +74,7 @@ function expectNoNode(path: string): void {
 
 describe('kubectl plugin packaging', () => {
   beforeAll(async () => {
-    await run(process.execPath, [join(root, 'dist', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], {
+    await run(process.execPath, [join(root, 'build', 'tools', 'packaging', 'cli.js'), '--platforms', 'linux-amd64', '--out', out], {
       cwd: root,
       timeout: 9 * 60_000,
       maxBuffer: 16 * 1024 * 1024,

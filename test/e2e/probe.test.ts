@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { freePorts } from '../../src/cluster/ports.js';
+import { freePorts } from '../../tools/cluster/ports.js';
 import { ObjectWriter, type Kube, type KubeObject } from '../../src/kube/index.js';
 import { parseExposition, type MetricFamily } from '../../src/metrics/parse.js';
 import { CANARY_LABEL, DEFAULT_CANARY_NAME } from '../../src/probe/canary.js';

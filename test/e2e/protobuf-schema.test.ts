@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/cluster/launcher.js';
+import { repoRoot } from '../../tools/root.js';
 
 const run = promisify(execFile);
-const generator = join(packageRoot, 'scripts', 'protobuf-schema');
-const table = join(packageRoot, 'src', 'kube', 'protobuf', 'schema.generated.ts');
+const generator = join(repoRoot, 'scripts', 'protobuf-schema');
+const table = join(repoRoot, 'src', 'kube', 'protobuf', 'schema.generated.ts');
 
 /** Where two texts first differ, with a little of each around it; undefined when they are equal. */
 function firstDifference(committed: string, generated: string): string | undefined {

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/check/types.js';
-import { makeClientCert } from '../../src/cluster/pki.js';
+import { makeClientCert } from '../../tools/cluster/pki.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
-import { startCli } from '../../src/testing/cli.js';
+import { startCli } from '../../tools/testing/cli.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
 import {
   adminKube,

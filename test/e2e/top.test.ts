@@ -11,8 +11,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot, type ComponentName } from '../../src/cluster/launcher.js';
-import { freePorts } from '../../src/cluster/ports.js';
+import type { ComponentName } from '../../tools/cluster/launcher.js';
+import { repoRoot } from '../../tools/root.js';
+import { freePorts } from '../../tools/cluster/ports.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
@@ -282,7 +283,7 @@ describe('a controller-runtime manager with two replicas', () => {
 
   beforeAll(async () => {
     // Built once into the cache (minutes the first time), then found there.
-    const { stdout } = await promisify(execFile)('bash', [join(packageRoot, 'test', 'fixtures', 'cr-manager', 'build.sh')], { maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)('bash', [join(repoRoot, 'test', 'fixtures', 'cr-manager', 'build.sh')], { maxBuffer: 1 << 20 });
     binary = stdout.trim().split('\n').pop()!;
   }, 600_000);
 

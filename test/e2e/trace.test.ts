@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
-import { readerNamespace } from '../../src/cluster/launcher.js';
+import { readerNamespace } from '../../tools/cluster/launcher.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
 import { parseDuration } from '../../src/util/duration.js';

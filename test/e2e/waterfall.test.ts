@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import { allElements, parseXml, textContent } from '../../src/testing/xml.js';
+import { allElements, parseXml, textContent } from '../../tools/testing/xml.js';
 import { adminKube, cluster, createWorkloadNamespace, deleteNamespace, deploymentAvailable, runCli, uniqueName } from './helpers.js';
 
 const kube = adminKube();

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { packageRoot } from '../../src/cluster/launcher.js';
+import { repoRoot } from '../../tools/root.js';
 import type { Kube } from '../../src/kube/index.js';
 import { cluster, deleteCrd, eventually } from './helpers.js';
 import { applyCrd, buildFixture, startOperators, type Operators } from './operators.js';
 
-export const WIDGET_FIXTURE_DIR = join(packageRoot, 'test', 'fixtures', 'widget-operator');
+export const WIDGET_FIXTURE_DIR = join(repoRoot, 'test', 'fixtures', 'widget-operator');
 export const WIDGET_GROUP = 'fixtures.informer-trace.dev';
 export const WIDGET_VERSION = 'v1';
 export const WIDGET_API_VERSION = `${WIDGET_GROUP}/${WIDGET_VERSION}`;

@@ -167,8 +167,3 @@ export function kindType(apiVersion: string, kind: string): MessageType | undefi
 export function hasProtobufForm(apiVersion: string, kind: string): boolean {
   return load().kinds[`${apiVersion}/${kind}`] !== undefined;
 }
-
-/** The k8s.io/api version the table was made from. */
-export function schemaSource(): string {
-  return load().source;
-}

@@ -184,8 +184,8 @@ export class ProtobufListStreamDecoder {
   private typeMeta(body: Buffer): void {
     // runtime.TypeMeta: apiVersion (1), kind (2).
     const meta = decodeMessage(body, TYPE_META);
-    this.apiVersion = String(meta.apiVersion ?? '');
-    this.listKind = String(meta.kind ?? '');
+    this.apiVersion = typeof meta.apiVersion === 'string' ? meta.apiVersion : '';
+    this.listKind = typeof meta.kind === 'string' ? meta.kind : '';
   }
 
   private itemTypeOf(): MessageType {

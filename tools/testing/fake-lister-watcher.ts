@@ -1,6 +1,6 @@
-import type { Clock, Timer } from '../clock.js';
-import { ApiError } from '../kube/api-error.js';
-import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, ListResult, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
+import type { Clock, Timer } from '../../src/clock.js';
+import { ApiError } from '../../src/kube/api-error.js';
+import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, ListResult, Status, Watch, WatchEvent, WatchOptions } from '../../src/kube/types.js';
 
 /**
  * A ListerWatcher over an in-memory set of objects that behaves like an API server with a watch

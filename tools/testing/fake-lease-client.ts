@@ -8,9 +8,9 @@
  * apply it at that moment, whether or not the caller has given up meanwhile (like client-go's fake
  * clientset, which ignores the context): that is how "cancelled during Update/Get" is staged.
  */
-import type { Clock } from '../clock.js';
-import { ApiError } from '../kube/api-error.js';
-import type { Lease, LeaseClient, LeaseSpec } from '../kube/types.js';
+import type { Clock } from '../../src/clock.js';
+import { ApiError } from '../../src/kube/api-error.js';
+import type { Lease, LeaseClient, LeaseSpec } from '../../src/kube/types.js';
 
 export type LeaseOp = 'get' | 'create' | 'update';
 

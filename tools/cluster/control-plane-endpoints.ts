@@ -14,7 +14,7 @@
 export type PublishedComponent = 'kube-controller-manager' | 'kube-scheduler';
 
 /** The label kube-prometheus' ServiceMonitors select on. */
-export const COMPONENT_LABEL = 'app.kubernetes.io/name';
+const COMPONENT_LABEL = 'app.kubernetes.io/name';
 export const MANAGED_BY = 'informer-trace-local-cluster';
 const PORT_NAME = 'https-metrics';
 /** The ports kubeadm gives them; the Service's own port number is only nominal (it has no ClusterIP). */

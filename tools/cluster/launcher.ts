@@ -10,23 +10,21 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { kwokStagesYaml } from './kwok-stages.js';
 import { componentService, componentSlice, slicePath, type PublishedComponent } from './control-plane-endpoints.js';
 import { makeCa, makeClientCert, makeServiceAccountKeys, makeServingCert, type ClientIdentity } from './pki.js';
 import { freePorts } from './ports.js';
 import { isAlive, startProcess, stopPid, type ProcessSpec } from './process.js';
+import { repoRoot } from '../root.js';
 
 const run = promisify(execFile);
 
-export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
 /** The folder a cluster keeps its state, data, certificates, kubeconfigs and logs in. */
 export function defaultClusterDir(): string {
-  return process.env.INFORMER_TRACE_CLUSTER_DIR ?? join(packageRoot, '.cluster');
+  return process.env.INFORMER_TRACE_CLUSTER_DIR ?? join(repoRoot, '.cluster');
 }
 
 export type Log = (line: string) => void;
@@ -699,7 +697,7 @@ export function processesMentioning(text: string): number[] {
 
 /** Builds (or finds cached) control-plane binaries via the project's build script. */
 export async function buildControlPlane(log: Log): Promise<{ binDir: string; stagesDir: string }> {
-  const script = join(packageRoot, 'scripts', 'build-control-plane.sh');
+  const script = join(repoRoot, 'scripts', 'build-control-plane.sh');
   const child = await new Promise<{ code: number; stdout: string }>((resolveRun, reject) => {
     import('node:child_process').then(({ spawn }) => {
       const p = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });

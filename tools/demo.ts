@@ -4,12 +4,12 @@
  * 3 replicas; it says what it creates), then runs `kubectl informer-trace deployment/web --restart`
  * on it: the whole rolling update, hop by hop. Extra arguments go to the trace (e.g. `-- -o json`).
  */
-import { realClock } from './clock.js';
+import { realClock } from '../src/clock.js';
 import { LocalCluster } from './cluster/launcher.js';
-import { processIO } from './cli/io.js';
-import { runProgram } from './cli/run.js';
-import { createInformerTraceProgram } from './commands/informer-trace.js';
-import { connect, hasConfiguredCluster, isNotFound, type Kube } from './kube/index.js';
+import { processIO } from '../src/cli/io.js';
+import { runProgram } from '../src/cli/run.js';
+import { createInformerTraceProgram } from '../src/commands/informer-trace.js';
+import { connect, hasConfiguredCluster, isNotFound, type Kube } from '../src/kube/index.js';
 
 const namespace = 'demo';
 const name = 'web';

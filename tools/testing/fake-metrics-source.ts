@@ -13,7 +13,7 @@ import {
   type MetricsSnapshot,
   type MetricsSource,
   type ScrapeFailure,
-} from '../metrics/index.js';
+} from '../../src/metrics/index.js';
 import { FakeClock } from './fake-clock.js';
 
 export type Answer = string | { fail: ScrapeFailure; reason: string; hint?: string };
@@ -37,7 +37,7 @@ export class FakeMetricsSource implements MetricsSource {
 
 /** A file of src/metrics/fixtures. */
 export function metricsFixture(name: string): string {
-  return readFileSync(new URL(`../metrics/fixtures/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../src/metrics/fixtures/${name}`, import.meta.url), 'utf8');
 }
 
 /** Two polls of fake sources, `intervalMs` apart (default: the 10.327 s of the captured fixtures). */

@@ -17,7 +17,7 @@ function project(name: string, pkg: unknown, src: boolean): { dir: string; below
   return { dir, below };
 }
 
-const manifest = { name: PACKAGE_NAME, scripts: { 'cluster:up': 'node dist/cluster/cli.js up' } };
+const manifest = { name: PACKAGE_NAME, scripts: { 'cluster:up': 'node build/tools/cluster/cli.js up' } };
 
 describe('inCheckoutWith', () => {
   it("is true in the checkout and in its subfolders, where npm runs the checkout's scripts", () => {

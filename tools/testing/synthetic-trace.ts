@@ -4,8 +4,8 @@
  *
  * No runtime imports, so that the bench can load this file directly with Node's type stripping.
  */
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, ObjectRef, TreeNode } from '../trace/types.js';
+import type { TraceSnapshot } from '../../src/trace/tracer.js';
+import type { Hop, ObjectRef, TreeNode } from '../../src/trace/types.js';
 
 export type SyntheticTrace = Pick<TraceSnapshot, 'target' | 'trigger' | 'hops' | 'tree' | 'outcome'>;
 

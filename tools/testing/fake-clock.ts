@@ -1,4 +1,4 @@
-import type { Clock, Timer } from '../clock.js';
+import type { Clock, Timer } from '../../src/clock.js';
 
 interface Pending {
   at: number;

@@ -2,7 +2,7 @@
  * `npm run package`: kubectl plugin archives for every platform in targets.ts, and the krew
  * manifests over them.
  *
- *   node dist/packaging/cli.js [--platforms linux-amd64,…] [--out DIR] [--release-url URL] [--homepage URL]
+ *   node build/tools/packaging/cli.js [--platforms linux-amd64,…] [--out DIR] [--release-url URL] [--homepage URL]
  *
  * Steps: bundle dist/ into one ESM file; for each platform, a single executable application made
  * from that platform's Node binary (or, where none is published, the bundle with a launcher that
@@ -13,8 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { makeArchive, sha256File } from './archive.js';
 import { bundle } from './bundle.js';
@@ -23,9 +22,10 @@ import { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
 import { NotPublishedError, nodeBinary, type NodeBinary } from './node-binaries.js';
 import { makeExecutable, prepareBlob } from './sea.js';
 import { TARGETS, archiveName, hostNodePackage, targetById, type Target } from './targets.js';
+import { repoRoot } from '../root.js';
 
 const run = promisify(execFile);
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = repoRoot;
 
 interface Options {
   targets: Target[];
@@ -35,7 +35,7 @@ interface Options {
 }
 
 const USAGE =
-  'usage: node dist/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n';
+  'usage: node build/tools/packaging/cli.js [--platforms linux-amd64,linux-arm64,darwin-amd64,darwin-arm64] [--out DIR] [--release-url URL] [--homepage URL]\n';
 
 /** The options, or undefined when --help was asked for. */
 function parseOptions(argv: string[]): Options | undefined {

@@ -3,8 +3,8 @@
  * for command tests (unit and e2e).
  */
 import { PassThrough } from 'node:stream';
-import type { CommandIO } from '../cli/io.js';
-import { runProgram, type ProgramFactory } from '../cli/run.js';
+import type { CommandIO } from '../../src/cli/io.js';
+import { runProgram, type ProgramFactory } from '../../src/cli/run.js';
 
 export interface CliResult {
   code: number;

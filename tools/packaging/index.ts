@@ -1,5 +1,5 @@
 /**
- * src/packaging: `npm run package` (cli.ts), the kubectl plugin archives and their krew manifests.
+ * tools/packaging: `npm run package` (cli.ts), the kubectl plugin archives and their krew manifests.
  *
  * - One program per archive: a Node single executable application where the npm registry has the
  *   platform's Node 24 binary, else the same bundle as a script that needs Node on PATH, said so in
@@ -8,9 +8,9 @@
  *   cached outside the repository; archives have fixed modes, owners and mtimes.
  * - Checked before shipped: the executable for the building machine runs once (--version) before it
  *   is archived; the e2e test runs it with no Node.js on PATH and checks the manifest's sha256.
- * - Build tooling only: esbuild, postject, tar and macho-unsign are loaded only here. The one module
- *   the program itself loads is checkout.ts: whether the user is in the repository's checkout,
- *   where a hint may name an npm script.
+ * - Build tooling only: esbuild, postject, tar and macho-unsign are loaded only here, and nothing
+ *   the program loads comes from here (whether the user is in the repository's checkout, where a
+ *   hint may name an npm script, is src/util/checkout.ts).
  */
 export { krewManifest, PLUGINS, type BuiltArchive, type ManifestOptions, type PluginName } from './krew.js';
 export { LEASE_WATCH_WRAPPER, SCRIPT_LAUNCHER } from './launchers.js';
