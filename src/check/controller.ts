@@ -19,7 +19,7 @@ import { startTopSession } from '../live/index.js';
 import type { TopComponent, TopView } from '../view/top-view.js';
 import type { RunContext } from './context.js';
 import { formatValue, queueLimitName } from './limits.js';
-import type { CheckResult, ControllerCheckSpec } from './types.js';
+import { checked, unchecked, unmeasured, type CheckResult, type ControllerCheckSpec } from './types.js';
 
 export type { ControllerCheckSpec };
 
@@ -78,7 +78,7 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
   for (const l of spec.maxDepth) {
     const name = queueLimitName('depth', l);
     if (unreadable) {
-      results.push({ name, passed: false, status: 'error', measured: null, limit: l.limit, unit: 'count', message: unreadable, exitCode: ExitCode.Cluster });
+      results.push(unchecked(name, l.limit, 'count', unreadable, ExitCode.Cluster));
       continue;
     }
     let best: { depth: number; queue: string } | undefined;
@@ -100,29 +100,21 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
       continue;
     }
     const passed = best.depth <= l.limit;
-    results.push({
-      name,
-      passed,
-      status: passed ? 'passed' : 'failed',
-      measured: best.depth,
-      limit: l.limit,
-      unit: 'count',
-      message: `highest depth ${best.depth} (queue ${best.queue}) of ${c.name}${passed ? '' : `, over the limit of ${l.limit}`}`,
-    });
+    results.push(
+      checked(
+        name,
+        best.depth,
+        l.limit,
+        'count',
+        passed,
+        `highest depth ${best.depth} (queue ${best.queue}) of ${c.name}${passed ? '' : `, over the limit of ${l.limit}`}`,
+      ),
+    );
   }
   for (const l of spec.maxRetryRate) {
     const name = queueLimitName('retry rate', l);
     if (unreadable) {
-      results.push({
-        name,
-        passed: false,
-        status: 'error',
-        measured: null,
-        limit: l.limit,
-        unit: 'per-second',
-        message: unreadable,
-        exitCode: ExitCode.Cluster,
-      });
+      results.push(unchecked(name, l.limit, 'per-second', unreadable, ExitCode.Cluster));
       continue;
     }
     let best: { rate: number; queue: string } | undefined;
@@ -131,27 +123,20 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
       if (q.retriesPerSecond !== null && (!best || q.retriesPerSecond > best.rate)) best = { rate: q.retriesPerSecond, queue: q.name };
     }
     if (!best) {
-      results.push({
-        name,
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit: l.limit,
-        unit: 'per-second',
-        message: `no queue "${l.queue}" with a retry rate in ${c.name} (a rate needs two scrapes)`,
-      });
+      results.push(unmeasured(name, l.limit, 'per-second', `no queue "${l.queue}" with a retry rate in ${c.name} (a rate needs two scrapes)`));
       continue;
     }
     const passed = best.rate <= l.limit + 1e-9;
-    results.push({
-      name,
-      passed,
-      status: passed ? 'passed' : 'failed',
-      measured: best.rate,
-      limit: l.limit,
-      unit: 'per-second',
-      message: `fastest: queue ${best.queue} of ${c.name}, ${formatValue(best.rate, 'per-second')} over ${formatDuration(w.windowMs)}${passed ? '' : `, over the limit of ${formatValue(l.limit, 'per-second')}`}`,
-    });
+    results.push(
+      checked(
+        name,
+        best.rate,
+        l.limit,
+        'per-second',
+        passed,
+        `fastest: queue ${best.queue} of ${c.name}, ${formatValue(best.rate, 'per-second')} over ${formatDuration(w.windowMs)}${passed ? '' : `, over the limit of ${formatValue(l.limit, 'per-second')}`}`,
+      ),
+    );
   }
   return results;
 }

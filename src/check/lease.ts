@@ -17,7 +17,7 @@ import { LEASES, ResourceListerWatcher, type Kube, type Lease, type ListerWatche
 import { LeaseObserver, parseMicroTime, type LeaseEvent, type LeaseSnapshot } from '../lease/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunContext } from './context.js';
-import type { CheckResult, LeaseCheckSpec } from './types.js';
+import { checked, type CheckResult, type LeaseCheckSpec } from './types.js';
 
 export const SAMPLE_MS = 250;
 
@@ -99,15 +99,7 @@ export class LeaseWindow {
       else if (passed) message = `longest without a renewal: ${formatDuration(m.value)} (holder ${m.holder ?? 'none'})`;
       else
         message = `no renewal for ${formatDuration(m.value)} since ${new Date(m.since).toISOString()}, over the ${formatDuration(limit)} limit (holder ${m.holder ?? 'none'}, ${m.state})`;
-      out.push({
-        name: 'renew age',
-        passed,
-        status: passed ? 'passed' : 'failed',
-        measured: gone ? null : (m?.value ?? null),
-        limit,
-        unit: 'ms',
-        message: message + cut,
-      });
+      out.push(checked('renew age', gone ? null : (m?.value ?? null), limit, 'ms', passed, message + cut));
     }
     if (this.spec.maxTransitions !== undefined) {
       const limit = this.spec.maxTransitions;
@@ -118,15 +110,7 @@ export class LeaseWindow {
         n === 0
           ? `no holder change in ${formatDuration(watched)} (holder ${this.lastHolder ?? 'none'})`
           : `${n} holder change${n === 1 ? '' : 's'} in ${formatDuration(watched)}${list ? `: ${list}` : ''}`;
-      out.push({
-        name: 'transitions',
-        passed,
-        status: passed ? 'passed' : 'failed',
-        measured: n,
-        limit,
-        unit: 'count',
-        message: (gone ?? (passed ? seen : `${seen}, over the limit of ${limit}`)) + cut,
-      });
+      out.push(checked('transitions', n, limit, 'count', passed, (gone ?? (passed ? seen : `${seen}, over the limit of ${limit}`)) + cut));
     }
     return out;
   }

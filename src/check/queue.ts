@@ -17,7 +17,7 @@ import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import type { RunContext } from './context.js';
 import { formatValue, queueLimitName } from './limits.js';
-import type { CheckResult, QueueCheckSpec, QueueLimit } from './types.js';
+import { checked, unchecked, unmeasured, type CheckResult, type QueueCheckSpec, type QueueLimit } from './types.js';
 
 export interface SourceSamples {
   source: string;
@@ -58,16 +58,15 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
   for (const s of samples) {
     if (s.scrapes.length === 0) {
       const why = s.lastError ? `${s.lastError.error}${s.lastError.hint ? ` (${s.lastError.hint})` : ''}` : 'no scrape was made';
-      results.push({
-        name: `scrape ${s.source}`,
-        passed: false,
-        status: 'error',
-        measured: null,
-        limit: null,
-        unit: 'count',
-        message: `no scrape of ${s.source} succeeded: ${why}`,
-        exitCode: s.lastError?.kind === 'aborted' ? ExitCode.Interrupted : ExitCode.Cluster,
-      });
+      results.push(
+        unchecked(
+          `scrape ${s.source}`,
+          null,
+          'count',
+          `no scrape of ${s.source} succeeded: ${why}`,
+          s.lastError?.kind === 'aborted' ? ExitCode.Interrupted : ExitCode.Cluster,
+        ),
+      );
     }
   }
   if (good.length === 0) return results;
@@ -85,28 +84,12 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
     }
     const scrapes = good.reduce((n, s) => n + s.scrapes.length, 0);
     if (!best) {
-      results.push({
-        name,
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit: limit.limit,
-        unit: 'count',
-        message: absent(limit, good, 'workqueue_depth'),
-      });
+      results.push(unmeasured(name, limit.limit, 'count', absent(limit, good, 'workqueue_depth')));
       continue;
     }
     const passed = best.value <= limit.limit;
     const what = `highest depth ${best.value}${limit.queue === '*' ? ` (queue ${best.queue})` : ''} in ${scrapes} sample${scrapes === 1 ? '' : 's'}, at ${new Date(best.atMs).toISOString()} from ${best.source}`;
-    results.push({
-      name,
-      passed,
-      status: passed ? 'passed' : 'failed',
-      measured: best.value,
-      limit: limit.limit,
-      unit: 'count',
-      message: passed ? what : `${what}, over the limit of ${limit.limit}`,
-    });
+    results.push(checked(name, best.value, limit.limit, 'count', passed, passed ? what : `${what}, over the limit of ${limit.limit}`));
   }
 
   for (const limit of spec.maxRetryRate) {
@@ -134,29 +117,15 @@ export function evaluateQueues(spec: QueueCheckSpec, samples: readonly SourceSam
       }
     }
     if (!best) {
-      results.push({
-        name,
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit: limit.limit,
-        unit: 'per-second',
-        message: absent(limit, windows, 'workqueue_retries_total'),
-      });
+      results.push(unmeasured(name, limit.limit, 'per-second', absent(limit, windows, 'workqueue_retries_total')));
       continue;
     }
     const passed = best.rate <= limit.limit + 1e-9;
     const retries = Math.round(best.rate * best.seconds);
     const what = `${limit.queue === '*' ? `highest: ${best.queue}, ` : ''}${retries} retr${retries === 1 ? 'y' : 'ies'} in ${formatDuration(best.seconds * 1000)} = ${formatValue(best.rate, 'per-second')} (${best.source})`;
-    results.push({
-      name,
-      passed,
-      status: passed ? 'passed' : 'failed',
-      measured: best.rate,
-      limit: limit.limit,
-      unit: 'per-second',
-      message: passed ? what : `${what}, over the limit of ${formatValue(limit.limit, 'per-second')}`,
-    });
+    results.push(
+      checked(name, best.rate, limit.limit, 'per-second', passed, passed ? what : `${what}, over the limit of ${formatValue(limit.limit, 'per-second')}`),
+    );
   }
   return results;
 }

@@ -26,7 +26,7 @@ import type { Hop, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 import { parseTarget } from '../util/target.js';
 import type { RunContext } from './context.js';
-import type { CheckResult, RolloutCheckSpec } from './types.js';
+import { checked, unchecked, unmeasured, type CheckResult, type RolloutCheckSpec } from './types.js';
 
 function hopLabel(h: Hop): string {
   return `${h.object.kind}/${h.object.name} ${h.kind}`;
@@ -42,16 +42,7 @@ export function evaluateRollout(spec: RolloutCheckSpec, snap: TraceSnapshot, end
   const limitWords = spec.maxConvergeMs !== undefined ? `the ${formatDuration(limit)} limit` : `the ${formatDuration(limit)} timeout`;
   const where = stuck ? `; ${stuck}` : '';
   if (outcome === 'interrupted') {
-    results.push({
-      name: 'time to converge',
-      passed: false,
-      status: 'error',
-      measured: null,
-      limit,
-      unit: 'ms',
-      message: 'interrupted before the rollout ended',
-      exitCode: ExitCode.Interrupted,
-    });
+    results.push(unchecked('time to converge', limit, 'ms', 'interrupted before the rollout ended', ExitCode.Interrupted));
     return results;
   }
   switch (outcome) {
@@ -87,37 +78,13 @@ export function evaluateRollout(spec: RolloutCheckSpec, snap: TraceSnapshot, end
       });
       break;
     case 'timeout':
-      results.push({
-        name: 'time to converge',
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit,
-        unit: 'ms',
-        message: `not converged within ${limitWords} (${snap.hops.length} hops seen)${where}`,
-      });
+      results.push(unmeasured('time to converge', limit, 'ms', `not converged within ${limitWords} (${snap.hops.length} hops seen)${where}`));
       break;
     case 'failed':
-      results.push({
-        name: 'time to converge',
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit,
-        unit: 'ms',
-        message: `the rollout failed: ${snap.endMessage ?? 'the controller reported failure'}${where}`,
-      });
+      results.push(unmeasured('time to converge', limit, 'ms', `the rollout failed: ${snap.endMessage ?? 'the controller reported failure'}${where}`));
       break;
     case 'deleted':
-      results.push({
-        name: 'time to converge',
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit,
-        unit: 'ms',
-        message: `the workload was deleted during the rollout: ${snap.endMessage ?? ''}`.trim(),
-      });
+      results.push(unmeasured('time to converge', limit, 'ms', `the workload was deleted during the rollout: ${snap.endMessage ?? ''}`.trim()));
       break;
   }
   if (spec.maxHopMs !== undefined) results.push(slowestHop(spec.maxHopMs, snap, end, outcome === 'converged' || outcome === 'no-rollout', endedAt));
@@ -145,15 +112,14 @@ function slowestHop(limit: number, snap: TraceSnapshot, end: Hop | undefined, fi
     }
   }
   const passed = measured !== null && measured <= limit;
-  return {
-    name: 'slowest hop',
-    passed,
-    status: passed ? 'passed' : 'failed',
+  return checked(
+    'slowest hop',
     measured,
     limit,
-    unit: 'ms',
-    message: passed ? `slowest: ${message}` : measured === null ? message : `over the ${formatDuration(limit)} limit: ${message}`,
-  };
+    'ms',
+    passed,
+    passed ? `slowest: ${message}` : measured === null ? message : `over the ${formatDuration(limit)} limit: ${message}`,
+  );
 }
 
 interface EventItem {

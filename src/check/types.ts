@@ -121,6 +121,21 @@ export interface CheckResult {
   exitCode?: ExitCode | undefined;
 }
 
+/** A limit checked against what was measured. */
+export function checked(name: string, measured: number | null, limit: number | null, unit: Unit, passed: boolean, message: string): CheckResult {
+  return { name, passed, status: passed ? 'passed' : 'failed', measured, limit, unit, message };
+}
+
+/** A limit nothing could be measured for (the rollout never converged, no queue had the metric): failed, saying why. */
+export function unmeasured(name: string, limit: number | null, unit: Unit, message: string): CheckResult {
+  return { name, passed: false, status: 'failed', measured: null, limit, unit, message };
+}
+
+/** A limit that could not be checked at all (the cluster or the metrics were unreadable, an interrupt): an error with its exit code. */
+export function unchecked(name: string, limit: number | null, unit: Unit, message: string, exitCode: ExitCode): CheckResult {
+  return { name, passed: false, status: 'error', measured: null, limit, unit, message, exitCode };
+}
+
 export interface CheckRun {
   /** The check's name: "rollout deploy/web in demo", or the config's `name:`. */
   name: string;

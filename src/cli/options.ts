@@ -28,3 +28,16 @@ export function mergedOptions<T>(command: Command): T {
   }
   return out as T;
 }
+
+/** A comma-separated flag value as its items, trimmed, the empty ones left out (`--children a, b,`). */
+export function listItems(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** commander's argument parser for a repeatable comma-separated flag: every occurrence's items, in order. */
+export function collectItems(value: string, previous: string[]): string[] {
+  return [...previous, ...listItems(value)];
+}

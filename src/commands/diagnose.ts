@@ -9,7 +9,7 @@ import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js'
 import { durationFlag } from '../cli/duration-flag.js';
 import type { CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { mergedOptions } from '../cli/options.js';
+import { listItems, mergedOptions } from '../cli/options.js';
 import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis, type Seen } from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -64,11 +64,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const info = await kube.discovery.resolve(target.type);
     const namespace = info.namespaced ? kube.connection.namespace : undefined;
     const extraChildren: ResourceInfo[] = [];
-    for (const k of (opts.children ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean))
-      extraChildren.push(await kube.discovery.resolve(k));
+    for (const k of listItems(opts.children)) extraChildren.push(await kube.discovery.resolve(k));
 
     const controller = new AbortController();
     const stop = (): void => controller.abort();

@@ -24,7 +24,7 @@ import { Command, Option } from 'commander';
 import { durationFlag } from '../cli/duration-flag.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
-import { mergedOptions } from '../cli/options.js';
+import { collectItems, mergedOptions } from '../cli/options.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -59,16 +59,6 @@ interface Plan {
   filter: QueuesFilter;
 }
 
-function collectNames(value: string, previous: string[]): string[] {
-  return [
-    ...previous,
-    ...value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  ];
-}
-
 export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('queues')
     .description("Show controllers' work queues from their Prometheus metrics: depth, adds and retries per second, queue and work time, stuck work.")
@@ -86,7 +76,7 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
     .option(
       '--queue <names>',
       'only these queues or controllers (comma-separated, repeatable; * matches anything), e.g. deployment,replicaset',
-      collectNames,
+      collectItems,
       [],
     )
     .option('-a, --all', 'include queues that never took an item (hidden from the table by default; json has them all)');

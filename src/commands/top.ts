@@ -26,7 +26,7 @@ import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js'
 import { durationFlag } from '../cli/duration-flag.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { mergedOptions } from '../cli/options.js';
+import { collectItems, mergedOptions } from '../cli/options.js';
 import { realClock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -70,16 +70,6 @@ interface Plan {
   controllers: string[];
 }
 
-function collectNames(value: string, previous: string[]): string[] {
-  return [
-    ...previous,
-    ...value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  ];
-}
-
 export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('top')
     .description("Controller health on one screen: each component's leader Lease, the replica that leads, and its work queues, unhealthy first.")
@@ -93,7 +83,7 @@ export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) =>
     .option(
       '--controller <names>',
       'only these components (Lease or component names, comma-separated, repeatable), e.g. kube-controller-manager',
-      collectNames,
+      collectItems,
       [],
     )
     .option('--explain-discovery', 'print how each metrics source was found (on stderr)')

@@ -10,6 +10,7 @@ import { durationFlag } from '../cli/duration-flag.js';
 import { connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { requireFolderOf } from '../cli/output-file.js';
+import { listItems } from '../cli/options.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -17,7 +18,7 @@ import { DEFAULT_GRACE_MS, readControllerBehind, type ControllerBehind, type Dia
 import { connect, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget, type OtlpTarget } from '../output/otlp-target.js';
 import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
-import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
+import { chainFromCaches, diagnoseChainWithController } from '../diagnose/chain.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
 import { isCustomResource } from '../trace/child-discovery.js';
@@ -297,11 +298,7 @@ export async function runTrace(
   const kube = connect(connectionFlags(opts));
   const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
   const extraChildren: ResourceInfo[] = [];
-  for (const k of (opts.children ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean))
-    extraChildren.push(await kube.discovery.resolve(k));
+  for (const k of listItems(opts.children)) extraChildren.push(await kube.discovery.resolve(k));
   // One line each; the cluster's words in it (an informer's warning, an error's message) escaped.
   const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
   const target: TraceTarget = { info, namespace, name };
@@ -342,12 +339,14 @@ export async function runTrace(
     // Where the chain is stuck: on a stall (--stall), and when the trace times out or fails. A step
     // unchanged for the stall time (or half the timeout) counts as stuck.
     let diagnosis: Diagnosis | undefined;
-    const diagnoseNow = async (): Promise<Diagnosis> =>
-      diagnoseChain(kube, session.caches(), target, {
+    // With the controller behind a custom resource, which the end reuses rather than scrape and list again.
+    const diagnoseFull = async () =>
+      diagnoseChainWithController(kube, session.caches(), target, {
         graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2),
         scrapes: await metrics?.sinceBaseline(session.signal),
         signal: session.signal,
       });
+    const diagnoseNow = async (): Promise<Diagnosis> => (await diagnoseFull()).diagnosis;
     // The TUI holds stderr back until it exits: there the diagnoses go on screen instead.
     const toScreen = new Set<(p: PushedDiagnosis) => void>();
     const diagnoses: DiagnosisFeed = {
@@ -358,13 +357,13 @@ export async function runTrace(
     const show = (d: Diagnosis, why: string, ended = false): void => {
       for (const fn of toScreen) fn({ diagnosis: d, why, ended });
     };
-    let atEnd: Promise<Diagnosis | undefined> | undefined;
+    let atEnd: Promise<Awaited<ReturnType<typeof diagnoseFull>> | undefined> | undefined;
     if (output === 'tui') {
       void session.ended.then(() => {
         const outcome = session.snapshot().outcome;
         if (outcome !== 'timeout' && outcome !== 'failed') return;
-        atEnd = diagnoseNow().then(
-          (d) => (show(d, outcome === 'timeout' ? `timed out after ${formatDuration(plan.timeoutMs)}` : 'the trace failed', true), d),
+        atEnd = diagnoseFull().then(
+          (d) => (show(d.diagnosis, outcome === 'timeout' ? `timed out after ${formatDuration(plan.timeoutMs)}` : 'the trace failed', true), d),
           (err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), undefined),
         );
       });
@@ -394,12 +393,18 @@ export async function runTrace(
     const sum = summarise(snap, Date.now());
     // Not converged: where it is stuck now (after an interrupt, the last stall's diagnosis if any;
     // in the TUI, the one it showed at the end).
-    if (snap.outcome === 'timeout' || snap.outcome === 'failed')
-      diagnosis = atEnd
-        ? ((await atEnd) ?? diagnosis)
-        : await diagnoseNow().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), diagnosis));
+    let diagnosedAtEnd: Awaited<ReturnType<typeof diagnoseFull>> | undefined;
+    if (snap.outcome === 'timeout' || snap.outcome === 'failed') {
+      diagnosedAtEnd = atEnd ? await atEnd : await diagnoseFull().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), undefined));
+      if (diagnosedAtEnd) diagnosis = diagnosedAtEnd.diagnosis;
+    }
     const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
-    const controller = isCustomResource(info) && !io.signal?.aborted ? await controllerBehind(kube, session, target, metrics, log) : undefined;
+    const controller =
+      isCustomResource(info) && !io.signal?.aborted
+        ? diagnosedAtEnd
+          ? diagnosedAtEnd.controller
+          : await controllerBehind(kube, session, target, metrics, log)
+        : undefined;
     sink.end({ snap, summary: sum, stuck, controller, now: Date.now() });
     const outcome = snap.outcome ?? 'interrupted';
     if (outcome === 'timeout') log(`timed out after ${formatDuration(plan.timeoutMs)} with ${snap.hops.length} hops seen`);

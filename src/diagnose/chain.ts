@@ -5,7 +5,7 @@
  * with why, never as empty.
  */
 import { diagnose } from './diagnose.js';
-import type { DiagnoseInput, Diagnosis, LeaseInput, Seen } from './types.js';
+import type { ControllerBehind, DiagnoseInput, Diagnosis, LeaseInput, Seen } from './types.js';
 import { OwnerUIDIndex } from '../informer/index.js';
 import { ApiLeaseClient, isNotFound, toCliError, type Kube, type KubeObject } from '../kube/index.js';
 import type { QueueRow } from '../metrics/index.js';
@@ -105,6 +105,16 @@ export interface DiagnoseChainOptions {
 
 /** Reads the Nodes and Leases and diagnoses the chain the caches hold. */
 export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: TraceTarget, options: DiagnoseChainOptions = {}): Promise<Diagnosis> {
+  return (await diagnoseChainWithController(kube, caches, target, options)).diagnosis;
+}
+
+/** diagnoseChain, and for a custom resource the controller behind it it read on the way (undefined for other kinds). */
+export async function diagnoseChainWithController(
+  kube: Kube,
+  caches: TraceCaches,
+  target: TraceTarget,
+  options: DiagnoseChainOptions = {},
+): Promise<{ diagnosis: Diagnosis; controller: ControllerBehind | undefined }> {
   const chain = chainFromCaches(caches, target, options.eventsUnseen);
   const pods = chain.descendants.filter((d) => d.kind === 'Pod').map((d) => d.obj);
   const custom = isCustomResource(target.info);
@@ -114,7 +124,7 @@ export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: Tra
     custom ? readControllerBehind(kube, target.info.kind, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
   ]);
   const operatorLease = operator ? operatorLeaseInput(operator.behind, operator.lease) : undefined;
-  return diagnose({
+  const diagnosis = diagnose({
     ...chain,
     nodes,
     leases: operatorLease ? [...leases, operatorLease] : leases,
@@ -123,4 +133,5 @@ export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: Tra
     graceMs: options.graceMs,
     now: options.now ?? Date.now(),
   });
+  return { diagnosis, controller: operator?.behind };
 }

@@ -10,8 +10,9 @@
  */
 import type { KubeObject, Lease } from '../kube/index.js';
 import { controllerQueueFor } from '../metrics/index.js';
-import { childNotReady, convergence, generationOf, managedFieldsTime } from '../trace/facts.js';
+import { childNotReady, childrenDecide, convergence, generationOf, managedFieldsTime } from '../trace/facts.js';
 import { formatDuration } from '../util/duration.js';
+import { queueActivity } from './text.js';
 import {
   conditionEvidence,
   conditionOf,
@@ -246,19 +247,12 @@ function warningsAbout(ctx: Context, kind: string, obj: KubeObject): Evidence[] 
 function operatorQueueEvidence(ctx: Context): Evidence | undefined {
   const q = ctx.input.operator?.queue;
   if (!q) return undefined;
-  const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
   const window = q.windowMs === null ? '' : ` in the last ${formatDuration(q.windowMs)}`;
-  const parts = [
-    `depth ${q.depth ?? '-'}`,
-    `${q.adds ?? '-'} adds`,
-    `${q.retries ?? '-'} retries`,
-    ...(results.length ? [`reconciles ${results.join(', ')}`] : []),
-  ];
   return {
     object: { kind: 'WorkQueue', name: q.controller },
     source: 'queue',
     reason: q.retries || q.reconciles.error ? 'Retrying' : 'Queue',
-    message: `${parts.join(', ')}${window} (${q.source})`,
+    message: `${queueActivity(q)}${window} (${q.source})`,
   };
 }
 
@@ -994,7 +988,7 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
       return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
     return { status: 'progressing', detail: c.detail, evidence: [], next: [] };
   }
-  if (!KCM_KINDS.has(kind) && c.rule !== undefined && (c.rule === 'observedGeneration' || c.rule === 'conditions')) {
+  if (!KCM_KINDS.has(kind) && childrenDecide(c)) {
     // Its status has no verdict of its own: what it owns decides (docs/readiness.md).
     const child = childDiagnosis(ctx, obj);
     if (child) return child;

@@ -5,7 +5,7 @@
  */
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminalDeep } from '../util/escape.js';
-import { linkTitles, type ControllerBehind, type Diagnosis, type Evidence } from './types.js';
+import { linkTitles, type ControllerBehind, type ControllerQueue, type Diagnosis, type Evidence } from './types.js';
 
 function objectLabel(e: Evidence): string {
   return `${e.object.kind}/${e.object.name}`;
@@ -78,6 +78,12 @@ export function diagnosisBrief(diagnosis: Diagnosis, maxEvidence = 2): string {
   return parts.join('; ');
 }
 
+/** A controller's work queue during a window: `depth 0, 13 adds, 0 retries, reconciles 13 success`. */
+export function queueActivity(q: ControllerQueue): string {
+  const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
+  return `depth ${q.depth ?? '-'}, ${q.adds ?? '-'} adds, ${q.retries ?? '-'} retries${results.length ? `, reconciles ${results.join(', ')}` : ''}`;
+}
+
 /**
  * The controller behind a custom resource on one line: `controller: kuberay-operator · Lease
  * ray-try/ray-operator-leader held by vm_1, renewed 2s ago · queue raycluster: 13 adds, 0 retries,
@@ -92,12 +98,7 @@ export function controllerBehindLine(behind: ControllerBehind, now: number): str
       `Lease ${b.lease.namespace}/${b.lease.name} ${b.lease.holder ? `held by ${b.lease.holder},${renewed}` : 'held by nobody'}${b.lease.transitions ? ` (${b.lease.transitions} transitions)` : ''}`,
     );
   }
-  if (b.queue) {
-    const q = b.queue;
-    const results = Object.entries(q.reconciles).map(([r, n]) => `${n} ${r}`);
-    parts.push(
-      `queue ${q.controller}: depth ${q.depth ?? '-'}, ${q.adds ?? '-'} adds, ${q.retries ?? '-'} retries${results.length ? `, reconciles ${results.join(', ')}` : ''}${q.windowMs !== null ? ` in ${formatDuration(q.windowMs)}` : ''}`,
-    );
-  }
+  if (b.queue)
+    parts.push(`queue ${b.queue.controller}: ${queueActivity(b.queue)}${b.queue.windowMs !== null ? ` in ${formatDuration(b.queue.windowMs)}` : ''}`);
   return `${parts.join(' · ')}${b.unseen.length ? ` (not found: ${b.unseen.join('; ')})` : ''}`;
 }

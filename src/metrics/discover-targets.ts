@@ -36,7 +36,7 @@ import { abortable } from '../util/abort.js';
 import { toCliError } from '../kube/cli-errors.js';
 import { discoverControlPlane, CONTROL_PLANE_PORTS } from './discovery.js';
 import type { Exposition } from './parse.js';
-import { ScrapeError, type ScrapeFailure } from './scrape-error.js';
+import { fartherFailure, ScrapeError } from './scrape-error.js';
 import { createSource, formatMetricsSpec, parseMetricsSpec, type DirectAuth, type MetricsSource, type RawGetter, type SourceOptions } from './sources.js';
 
 /** What kube-prometheus' ServiceMonitors select on, and the components it names so. */
@@ -406,27 +406,13 @@ export class RoutedSource implements MetricsSource {
     }
     if (failures.length === 1)
       throw new ScrapeError(this.name, failures[0]!.error.kind, failures[0]!.error.reason, { hint: failures[0]!.error.hint, cause: failures[0]!.error });
-    const best = failures.reduce((a, b) => (RANK[b.error.kind] > RANK[a.error.kind] ? b : a));
+    const best = failures.reduce((a, b) => (fartherFailure(b.error, a.error) ? b : a));
     throw new ScrapeError(this.name, best.error.kind, failures.map((f) => `${f.label}: ${f.error.reason}`).join('; '), {
       hint: best.error.hint,
       cause: best.error,
     });
   }
 }
-
-const RANK: Record<ScrapeFailure, number> = {
-  aborted: 9,
-  unauthorized: 8,
-  forbidden: 8,
-  parse: 7,
-  'not-metrics': 7,
-  'not-found': 6,
-  timeout: 4,
-  http: 3,
-  tls: 2,
-  unreachable: 1,
-  error: 0,
-};
 
 /** A route gets its own share of the time, so a hanging first route leaves time for the next. */
 async function withTimeout(source: MetricsSource, signal: AbortSignal | undefined): Promise<Exposition> {

@@ -174,3 +174,23 @@ function forbiddenHint(message: string, ctx: FailureContext): string {
         : 'the endpoint refused the request; check the token or client certificate';
   }
 }
+
+/** Failures ranked by how far the request got: of two attempts, the farther one tells more. */
+const PROGRESS: Record<ScrapeFailure, number> = {
+  aborted: 9,
+  unauthorized: 8,
+  forbidden: 8,
+  parse: 7,
+  'not-metrics': 7,
+  'not-found': 6,
+  timeout: 4,
+  http: 3,
+  tls: 2,
+  unreachable: 1,
+  error: 0,
+};
+
+/** Whether failure `a` got farther than `b` (so is the one to report). */
+export function fartherFailure(a: { kind: ScrapeFailure }, b: { kind: ScrapeFailure }): boolean {
+  return PROGRESS[a.kind] > PROGRESS[b.kind];
+}

@@ -16,7 +16,7 @@ import { firstLineOf, statusFromBody, type RawResponse, type RequestInit } from 
 import { ApiError } from '../kube/api-error.js';
 import { httpGet, type HttpGet } from '../kube/http.js';
 import { parseExposition, type Exposition } from './parse.js';
-import { ScrapeError, toScrapeError, type FailureContext, type ScrapeFailure } from './scrape-error.js';
+import { fartherFailure, ScrapeError, toScrapeError, type FailureContext } from './scrape-error.js';
 
 /** What the scrape asks for: Prometheus text first, OpenMetrics too; anything else to say what it was. */
 export const METRICS_ACCEPT = 'text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1';
@@ -199,21 +199,6 @@ class ApiServerSource implements MetricsSource {
   }
 }
 
-/** Ranks failures by how far the request got, to report the more telling of two attempts. */
-const PROGRESS: Record<ScrapeFailure, number> = {
-  aborted: 9,
-  unauthorized: 8,
-  forbidden: 8,
-  parse: 7,
-  'not-metrics': 7,
-  'not-found': 6,
-  timeout: 4,
-  http: 3,
-  tls: 2,
-  unreachable: 1,
-  error: 0,
-};
-
 class ProxySource implements MetricsSource {
   readonly name: string;
   /** The scheme that answered last time; both are tried until one does. */
@@ -265,7 +250,7 @@ class ProxySource implements MetricsSource {
     }
     this.scheme = undefined;
     if (failures.length === 1) throw failures[0]!.error;
-    const best = failures.reduce((a, b) => (PROGRESS[b.error.kind] > PROGRESS[a.error.kind] ? b : a));
+    const best = failures.reduce((a, b) => (fartherFailure(b.error, a.error) ? b : a));
     const reasons = failures.map((f) => f.error.reason);
     const reason = reasons.every((r) => r === reasons[0]) ? `https and http: ${reasons[0]}` : failures.map((f) => `${f.scheme}: ${f.error.reason}`).join('; ');
     throw new ScrapeError(this.name, best.error.kind, reason, { hint: best.error.hint, cause: best.error });

@@ -19,14 +19,11 @@
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { childNotReady, convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
+import { childNotReady, childrenDecide, convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
 import type { HealthRules } from './health-rules.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
-
-/** readinessOf rules that leave the verdict to the children: the status itself says only that the controller caught up. */
-const CHILDREN_DECIDE = new Set(['observedGeneration', 'conditions']);
 
 export interface TrackedObject {
   ref: ObjectRef;
@@ -508,7 +505,7 @@ export class ChainTracker {
     if (!c.done || (trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
     let detail = c.detail;
     let at = view.target.observedAt;
-    if (!c.failed && c.rule !== undefined && CHILDREN_DECIDE.has(c.rule)) {
+    if (childrenDecide(c)) {
       // The status has no verdict of its own: the children it owns must be ready too.
       const children = [...this.known.values()].filter((k) => !k.gone && k.ref.uid !== view.target!.ref.uid);
       this.waitingFor = children.map((k) => childNotReady(k.ref.kind, k.obj)).find((w) => w !== undefined);

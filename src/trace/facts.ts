@@ -180,6 +180,14 @@ export interface Convergence {
 }
 
 /**
+ * Whether the status only says its controller caught up (readinessOf's `observedGeneration` and
+ * `conditions` rules), leaving the verdict to the children it owns.
+ */
+export function childrenDecide(c: Convergence): boolean {
+  return !c.failed && (c.rule === 'observedGeneration' || c.rule === 'conditions');
+}
+
+/**
  * Whether a workload's status says its controller finished the rollout of its current generation:
  * the same tests `kubectl rollout status` makes.
  */
