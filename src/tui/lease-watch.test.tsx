@@ -181,7 +181,7 @@ describe('lease-watch TUI with hostile holders and names', () => {
     harness = renderInk(<LeaseWatchApp source={model} width={TEST_WIDTH} height={30} maxFps={100} />);
     await clock.step(16_000);
     model.handler.onUpdate!(evil(HOSTILE, 0, 1), evil(`b${HOSTILE}`, 16_000, 2), info(clock));
-    let f = await harness.waitFor('acquired');
+    let f = await harness.waitFor('acquire');
     expect(controlsIn(f, { sgr: true })).toEqual([]);
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(TEST_WIDTH);
     expect(f).toContain(`kube-system/evil${SHOWN[0]}`);

@@ -15,8 +15,10 @@
  *   else in the tool escapes for those outputs.
  * - escapeTerminal shows control characters instead of sending them: C0 (U+0000–U+001F) and DEL
  *   (U+007F) as `\t`, `\n`, `\r` or `\x1b`, C1 (U+0080–U+009F, which some terminals obey as the
- *   8-bit forms of ESC sequences: U+009B is CSI) as `\u009b`, and a lone surrogate (which UTF-8
- *   cannot carry) as `\ud800`. Everything else is left as it is. A caller whose line structure is
+ *   8-bit forms of ESC sequences: U+009B is CSI) as `\u009b`, the bidirectional controls (U+061C,
+ *   U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, which reorder how the rest of the line reads:
+ *   `txt\u202egnp.exe` shows as `txtexe.png`, CVE-2021-42574) as `\u202e`, and a lone surrogate
+ *   (which UTF-8 cannot carry) as `\ud800`. Everything else is left as it is. A caller whose line structure is
  *   meant may keep newlines, or tabs; every line is still escaped.
  * - Backslashes are not escaped, as kubectl does not escape them. The escaped form is therefore
  *   readable but not reversible: a message holding the four characters `\x1b` reads the same as one
@@ -33,7 +35,7 @@
  * - escapeXml is for XML 1.0 text and attribute values (JUnit, SVG): `& < > " '` as entities; the
  *   characters XML 1.0 cannot carry at all (C0 but tab, newline and carriage return; U+FFFE, U+FFFF;
  *   lone surrogates) replaced with their escaped form as escapeTerminal shows it, as are DEL and C1,
- *   which XML 1.0 allows but discourages, so that a JUnit report printed in a CI log is as safe as
+ *   which XML 1.0 allows but discourages, and the bidirectional controls, so that a JUnit report printed in a CI log is as safe as
  *   our text. A CRLF is written as a newline, which is what an XML parser reads it as anyway; a
  *   lone CR, which would overwrite a line of the file shown in a terminal, is shown as `\r`. In an
  *   attribute, tab and newline are character references, which a parser keeps (it would turn them
@@ -51,12 +53,14 @@ export interface TerminalEscapeOptions {
   tabs?: boolean;
 }
 
-/** C0, DEL, C1, and a high surrogate not followed by a low one or a low one not preceded by a high one. */
-const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** C0, DEL, C1, the bidirectional controls, and a high surrogate not followed by a low one or a low one not preceded by a high one. */
+const TERMINAL_UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const HAS_TERMINAL_UNSAFE = new RegExp(TERMINAL_UNSAFE.source);
 
-/** What XML 1.0 forbids (it allows tab, LF, CR), CR, DEL and C1, U+FFFE/U+FFFF, lone surrogates. */
-const XML_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** What XML 1.0 forbids (it allows tab, LF, CR), CR, DEL and C1, the bidirectional controls, U+FFFE/U+FFFF, lone surrogates. */
+const XML_UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 

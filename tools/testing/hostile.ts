@@ -17,23 +17,29 @@ export const ATTACKS = {
   surrogate: 'lone\ud800',
   markdown: 'a|b *c* <script>x</script>',
   xml: ']]> \u0001',
+  /** RLO: what follows reads right to left, so `txt\u202egnp.exe` shows as `txtexe.png`. */
+  bidi: 'txt\u202egnp.exe',
 } as const;
 
 export const HOSTILE = Object.values(ATTACKS).join(' ');
 
 /** HOSTILE as escapeTerminal shows it. */
-export const HOSTILE_SHOWN = '\\x1b[2J \\x1b]0;pwned\\x07 ok\\rFAIL \\u009b31m nul\\x00 lone\\ud800 a|b *c* <script>x</script> ]]> \\x01';
+export const HOSTILE_SHOWN = '\\x1b[2J \\x1b]0;pwned\\x07 ok\\rFAIL \\u009b31m nul\\x00 lone\\ud800 a|b *c* <script>x</script> ]]> \\x01 txt\\u202egnp.exe';
 
 /** The escaped forms a terminal renderer shows for HOSTILE's control characters. */
-export const SHOWN = ['\\x1b[2J', '\\x1b]0;pwned\\x07', 'ok\\rFAIL', '\\u009b31m', 'nul\\x00', 'lone\\ud800', '\\x01'] as const;
+export const SHOWN = ['\\x1b[2J', '\\x1b]0;pwned\\x07', 'ok\\rFAIL', '\\u009b31m', 'nul\\x00', 'lone\\ud800', '\\x01', 'txt\\u202egnp.exe'] as const;
 
 /**
- * The control characters in `text` (C0 but the newlines between lines, DEL, C1, lone surrogates),
+ * The control characters in `text` (C0 but the newlines between lines, DEL, C1, lone surrogates,
+ * bidirectional controls),
  * escaped so a failing test can show them. With `sgr`, the colour sequences a renderer paints
  * itself (ESC [ digits m) are allowed.
  */
 export function controlsIn(text: string, options: { sgr?: boolean; tabs?: boolean } = {}): string[] {
   const rest = options.sgr ? text.replace(/\u001b\[[0-9;]*m/g, '') : text;
-  const found = rest.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g) ?? [];
+  const found =
+    rest.match(
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    ) ?? [];
   return found.filter((c) => !(options.tabs && c === '\t')).map((c) => `U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
