@@ -85,13 +85,14 @@ describe('npm install -g of the packed package', () => {
   }, 6 * 60_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('the tarball holds what runs: the two launchers, the bundle they load, the manifest, LICENSE and README', () => {
+  it('the tarball holds what runs: the two launchers and what they share, the bundle they load, the manifest, LICENSE and README', () => {
     expect(packed.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
     expect(packed.files.map((f) => f.path).sort()).toEqual([
       'LICENSE',
       'README.md',
       'bin/kubectl-informer_trace',
       'bin/kubectl-lease_watch',
+      'bin/run.mjs',
       'dist/kubectl-informer-trace.mjs',
       'package.json',
     ]);
