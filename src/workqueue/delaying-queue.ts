@@ -12,7 +12,7 @@
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { newRetryMetrics, type MetricsProvider, type RetryMetrics } from './metrics.js';
-import { Queue, type GetResult, type QueueInterface } from './queue.js';
+import { Queue, WrappedQueue, type QueueInterface } from './queue.js';
 import { WaitingHeap } from './waiting-heap.js';
 
 /** client-go's DelayingInterface. */
@@ -35,9 +35,9 @@ export interface DelayingQueueConfig<T> {
 /** Longest the delaying queue sleeps before re-checking the heap (client-go's maxWait). */
 export const MAX_WAIT_MS = 10_000;
 
-export class DelayingQueue<T> implements DelayingInterface<T> {
+export class DelayingQueue<T> extends WrappedQueue<T> implements DelayingInterface<T> {
   private readonly clock: Clock;
-  private readonly queue: QueueInterface<T>;
+  protected readonly queue: QueueInterface<T>;
   private readonly retries: RetryMetrics;
   private readonly waiting = new WaitingHeap<T>();
   private timer: Timer | undefined;
@@ -46,6 +46,7 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
   private stopped = false;
 
   constructor(config: DelayingQueueConfig<T> = {}) {
+    super();
     this.clock = config.clock ?? realClock;
     this.queue =
       config.queue ??
@@ -68,34 +69,14 @@ export class DelayingQueue<T> implements DelayingInterface<T> {
     this.arm();
   }
 
-  add(item: T): void {
-    this.queue.add(item);
-  }
-
-  len(): number {
-    return this.queue.len();
-  }
-
-  get(): Promise<GetResult<T>> {
-    return this.queue.get();
-  }
-
-  done(item: T): void {
-    this.queue.done(item);
-  }
-
-  shutDown(): void {
+  override shutDown(): void {
     this.stopWaiting();
-    this.queue.shutDown();
+    super.shutDown();
   }
 
-  shutDownWithDrain(): Promise<void> {
+  override shutDownWithDrain(): Promise<void> {
     this.stopWaiting();
-    return this.queue.shutDownWithDrain();
-  }
-
-  shuttingDown(): boolean {
-    return this.queue.shuttingDown();
+    return super.shutDownWithDrain();
   }
 
   /** Items waiting for their ready time (for views and tests). */

@@ -45,6 +45,42 @@ export interface QueueInterface<T> {
   shuttingDown(): boolean;
 }
 
+/**
+ * A queue that hands every QueueInterface call to the queue inside it, as client-go's delaying and
+ * rate-limiting queues embed theirs: a subclass adds its own calls and overrides what it changes.
+ */
+export abstract class WrappedQueue<T, Q extends QueueInterface<T> = QueueInterface<T>> implements QueueInterface<T> {
+  protected abstract readonly queue: Q;
+
+  add(item: T): void {
+    this.queue.add(item);
+  }
+
+  len(): number {
+    return this.queue.len();
+  }
+
+  get(): Promise<GetResult<T>> {
+    return this.queue.get();
+  }
+
+  done(item: T): void {
+    this.queue.done(item);
+  }
+
+  shutDown(): void {
+    this.queue.shutDown();
+  }
+
+  shutDownWithDrain(): Promise<void> {
+    return this.queue.shutDownWithDrain();
+  }
+
+  shuttingDown(): boolean {
+    return this.queue.shuttingDown();
+  }
+}
+
 export interface QueueConfig<T> {
   /** Metrics are reported only for named queues. */
   name?: string;

@@ -8,7 +8,7 @@
 import type { Clock } from '../clock.js';
 import { DelayingQueue, type DelayingInterface } from './delaying-queue.js';
 import type { MetricsProvider } from './metrics.js';
-import type { GetResult } from './queue.js';
+import { WrappedQueue } from './queue.js';
 import type { RateLimiter } from './default-rate-limiters.js';
 
 /** client-go's RateLimitingInterface. */
@@ -29,13 +29,14 @@ export interface RateLimitingQueueConfig<T> {
   delayingQueue?: DelayingInterface<T>;
 }
 
-export class RateLimitingQueue<T> implements RateLimitingInterface<T> {
-  private readonly queue: DelayingInterface<T>;
+export class RateLimitingQueue<T> extends WrappedQueue<T, DelayingInterface<T>> implements RateLimitingInterface<T> {
+  protected readonly queue: DelayingInterface<T>;
 
   constructor(
     private readonly rateLimiter: RateLimiter<T>,
     config: RateLimitingQueueConfig<T> = {},
   ) {
+    super();
     this.queue =
       config.delayingQueue ??
       new DelayingQueue<T>({
@@ -59,33 +60,5 @@ export class RateLimitingQueue<T> implements RateLimitingInterface<T> {
 
   addAfter(item: T, delayMs: number): void {
     this.queue.addAfter(item, delayMs);
-  }
-
-  add(item: T): void {
-    this.queue.add(item);
-  }
-
-  len(): number {
-    return this.queue.len();
-  }
-
-  get(): Promise<GetResult<T>> {
-    return this.queue.get();
-  }
-
-  done(item: T): void {
-    this.queue.done(item);
-  }
-
-  shutDown(): void {
-    this.queue.shutDown();
-  }
-
-  shutDownWithDrain(): Promise<void> {
-    return this.queue.shutDownWithDrain();
-  }
-
-  shuttingDown(): boolean {
-    return this.queue.shuttingDown();
   }
 }
