@@ -5,14 +5,29 @@
  * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
  *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
- * goes on. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
+ * goes on. The same failure round after round is said once, and again only when it changes or the
+ * rounds recover. A failure that retrying will not heal (the namespace does not exist, a request
+ * is forbidden, the target is not the probe's canary) also makes /readyz fail with its reason until
+ * a round runs again. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
  * then it is abandoned, and run() resolves.
  */
 import { realClock, type Clock } from '../clock.js';
-import { formatError } from '../errors.js';
+import { formatError, UsageError } from '../errors.js';
 import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
 import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
-import { isConnectionStalled, LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
+import {
+  isConnectionStalled,
+  isApiError,
+  isForbidden,
+  isNotFound,
+  LEASES,
+  ObjectWriter,
+  ResourceListerWatcher,
+  toCliError,
+  type Kube,
+  type Lease,
+  type ResourceInfo,
+} from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
 import { TraceSession } from '../trace/session.js';
@@ -54,6 +69,10 @@ export class Probe {
   private readySince: number | undefined;
   private lastProgressAt: number;
   private leaseObserver: LeaseObserver | undefined;
+  /** The last round's failure, as said (a repeat is not said again). */
+  private lastFailure: string | undefined;
+  /** Why rounds cannot run until a setting or a permission changes; undefined while they can. */
+  private settingProblem: string | undefined;
 
   constructor(private readonly options: ProbeOptions) {
     this.clock = options.clock ?? realClock;
@@ -61,9 +80,14 @@ export class Probe {
     options.metrics.setLeaseSource(() => this.leases());
   }
 
-  /** Ready once a round's informers synced against the API server. */
+  /** Ready once a round's informers synced against the API server, and while no setting stops the rounds. */
   get ready(): boolean {
-    return this.readySince !== undefined;
+    return this.readySince !== undefined && this.settingProblem === undefined;
+  }
+
+  /** Why /readyz fails. */
+  get notReadyReason(): string {
+    return this.settingProblem ?? 'not synced with the API server yet';
   }
 
   /**
@@ -173,6 +197,9 @@ export class Probe {
           line += `; trace export failed: ${(err as Error).message}`;
         }
       }
+      if (this.lastFailure !== undefined) line += `; the rounds run again after: ${this.lastFailure}`;
+      this.lastFailure = undefined;
+      this.settingProblem = undefined;
       o.log(line);
       return { round: n, outcome, snapshot: snap };
     } catch (err) {
@@ -180,13 +207,46 @@ export class Probe {
         o.log(`round ${n}: abandoned`);
         return { round: n, outcome: undefined, snapshot: undefined };
       }
-      const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
+      const setting = await this.settingBehind(err, signal);
+      const message = setting ?? oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
       o.metrics.recordRound('failed', undefined);
-      o.log(`round ${n}: failed: ${message}`);
+      this.settingProblem = setting;
+      if (message !== this.lastFailure) {
+        const again = setting
+          ? `; retrying will not help until that changes: the probe tries every ${formatDuration(o.intervalMs)}, /readyz fails meanwhile, and this is said again only when it changes`
+          : '';
+        o.log(`round ${n}: failed: ${message}${again}`);
+      }
+      this.lastFailure = message;
       return { round: n, outcome: 'failed', snapshot: undefined, error: message };
     } finally {
       session?.close();
     }
+  }
+
+  /**
+   * A round's failure that retrying will not heal, said as what to change: the namespace is
+   * missing, a request is forbidden (what was refused, by whom), the target is not the probe's
+   * canary. undefined for the rest (the API server restarting, a timeout), which may pass.
+   */
+  private async settingBehind(err: unknown, signal: AbortSignal): Promise<string | undefined> {
+    const o = this.options;
+    const { namespace, name } = o.target;
+    if (err instanceof UsageError) return oneLine(err);
+    if (isForbidden(err)) return oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
+    if (!isNotFound(err)) return undefined;
+    // A create in a namespace that is not there is refused naming the namespace; a read of the
+    // target is not, so the namespace is read (which the probe may not be allowed to do).
+    const missing = isApiError(err) && err.status?.details?.kind === 'namespaces';
+    const exists = missing
+      ? false
+      : await o.kube.client.json(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { signal }).then(
+          () => true,
+          (e: unknown) => (isNotFound(e) ? false : undefined),
+        );
+    if (exists === false) return `namespace ${namespace} does not exist: create it (kubectl create namespace ${namespace}) or choose another with -n`;
+    if (exists && !o.canary) return `Deployment ${name} does not exist in namespace ${namespace}: create it, or probe another with --target`;
+    return undefined;
   }
 
   /** The write of this round: a restart, or a scale to whichever size the target is not at now. */

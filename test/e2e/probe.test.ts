@@ -20,7 +20,18 @@ import { ObjectWriter, type Kube, type KubeObject } from '../../src/kube/index.j
 import { parseExposition, type MetricFamily } from '../../src/metrics/parse.js';
 import { CANARY_LABEL, DEFAULT_CANARY_NAME } from '../../src/probe/canary.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
-import { adminKube, cluster, clusterHealthy, createWorkloadNamespace, deleteNamespace, deploymentAvailable, eventually, runCli } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  clusterHealthy,
+  createNamespace,
+  createWorkloadNamespace,
+  deleteNamespace,
+  deploymentAvailable,
+  eventually,
+  runCli,
+  uniqueName,
+} from './helpers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -56,17 +67,20 @@ async function line(p: ProbeProcess, pattern: RegExp, timeoutMs = 120_000): Prom
   return found;
 }
 
-async function startProbe(saDir: string, args: string[]): Promise<ProbeProcess> {
+/** The probe in `saDir` as a pod runs it, or with `kubeconfig` (the cluster's admin) instead. */
+async function startProbe(saDir: string, args: string[], kubeconfig?: string): Promise<ProbeProcess> {
   const child = spawn(process.execPath, [join(root, 'bin', 'kubectl-informer_trace'), 'probe', '--listen', '127.0.0.1:0', ...args], {
     cwd: saDir,
     // What a pod has: the service address and the mounted service account; no kubeconfig anywhere.
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: saDir,
-      KUBERNETES_SERVICE_HOST: '127.0.0.1',
-      KUBERNETES_SERVICE_PORT: String(cluster().ports.apiserver),
-      INFORMER_TRACE_SERVICEACCOUNT_DIR: saDir,
-    },
+    env: kubeconfig
+      ? { PATH: process.env.PATH ?? '', HOME: saDir, KUBECONFIG: kubeconfig }
+      : {
+          PATH: process.env.PATH ?? '',
+          HOME: saDir,
+          KUBERNETES_SERVICE_HOST: '127.0.0.1',
+          KUBERNETES_SERVICE_PORT: String(cluster().ports.apiserver),
+          INFORMER_TRACE_SERVICEACCOUNT_DIR: saDir,
+        },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -448,5 +462,69 @@ describe('kubectl informer-trace probe, in-cluster', () => {
     expect(stderr).not.toMatch(/at .*\.js:\d+/);
     expect(await stopProbe(p)).toBe(0);
     await clusterHealthy(kube, [namespace]);
+  }, 300_000);
+
+  /** Failed rounds the probe counted so far. */
+  async function failedRounds(p: ProbeProcess): Promise<number> {
+    return sample(await scrape(p.metricsUrl), 'informer_trace_probe_rounds_total', { outcome: 'failed' }) ?? 0;
+  }
+
+  it('in a namespace that does not exist: names the namespace once over many rounds, /readyz fails with that reason, and recovers once it is created', async () => {
+    const ghost = uniqueName('probe-ghost');
+    const p = await startProbe(saDir, ['-n', ghost, '--interval', '1s', '--timeout', '90s', '--shutdown-grace', '1s'], cluster().kubeconfigPath);
+    probes.push(p);
+    try {
+      await line(
+        p,
+        new RegExp(
+          `round 1: failed: namespace ${ghost} does not exist: create it \\(kubectl create namespace ${ghost}\\) or choose another with -n; retrying will not help`,
+        ),
+      );
+      await eventually('three failed rounds', async () => (await failedRounds(p)) >= 3, 60_000);
+      expect(
+        p
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('does not exist')).length,
+      ).toBe(1);
+      expect(p.stderr()).not.toMatch(/round [2-9]: failed/);
+      const readyz = await fetch(`${p.metricsUrl}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.text()).toBe(`namespace ${ghost} does not exist: create it (kubectl create namespace ${ghost}) or choose another with -n\n`);
+      // The setting changes: the rounds run again, and say what they recovered from.
+      await createWorkloadNamespace(kube, ghost);
+      await line(p, new RegExp(`round \\d+: converged in \\S+ \\(\\d+ hops\\); the rounds run again after: namespace ${ghost} does not exist`));
+      expect((await fetch(`${p.metricsUrl}/readyz`)).status).toBe(200);
+      expect(await stopProbe(p)).toBe(0);
+    } finally {
+      await stopProbe(p);
+      await deleteNamespace(kube, ghost);
+    }
+    await clusterHealthy(kube, [ghost]);
+  }, 300_000);
+
+  it('forbidden where its ServiceAccount has no Role: says what was refused once, and /readyz fails with it', async () => {
+    const elsewhere = uniqueName('probe-norbac');
+    await createNamespace(kube, elsewhere);
+    const p = await startProbe(saDir, ['-n', elsewhere, '--interval', '1s', '--timeout', '90s', '--shutdown-grace', '1s']);
+    probes.push(p);
+    try {
+      const said = await line(p, /round 1: failed: (forbidden: .*deployments\.apps.*\(403\)); retrying will not help/);
+      expect(said[1]).toContain(elsewhere);
+      await eventually('three failed rounds', async () => (await failedRounds(p)) >= 3, 60_000);
+      expect(
+        p
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('forbidden: ')).length,
+      ).toBe(1);
+      const readyz = await fetch(`${p.metricsUrl}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.text()).toBe(`${said[1]}\n`);
+      expect(await stopProbe(p)).toBe(0);
+    } finally {
+      await stopProbe(p);
+      await deleteNamespace(kube, elsewhere);
+    }
   }, 300_000);
 });
