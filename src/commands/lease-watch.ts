@@ -17,7 +17,7 @@ import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
-import { ApiError, connect, ResourceListerWatcher, type Kube } from '../kube/index.js';
+import { ApiError, connect, namespaceExists, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
@@ -209,10 +209,14 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
       `synced ${stats.objects} lease${stats.objects === 1 ? '' : 's'} ${namespace ? `in ${namespace}` : 'in all namespaces'} in ${formatDuration(Date.now() - started)}\n`,
     );
 
+    // No Lease in a namespace that is not there: said by its name, once.
+    const missingNamespace =
+      namespace && stats.objects === 0 && (await namespaceExists(kube.client, namespace, controller.signal)) === false ? namespace : undefined;
     if (plan.lease) {
       const ns = plan.lease.namespace ?? kube.connection.namespace;
-      if (!model.has(ns, plan.lease.name)) throw await notFound(kube, ns, plan.lease.name, controller.signal);
+      if (!model.has(ns, plan.lease.name)) throw await notFound(kube, ns, plan.lease.name, controller.signal, missingNamespace === ns);
     }
+    if (missingNamespace) io.stderr.write(`note: namespace ${escapeTerminal(missingNamespace)} does not exist; its Leases are shown once it is created\n`);
 
     const poller = opts.metrics.length > 0 ? metricsPoller(kube, opts, plan, model) : undefined;
     const keepRunning = plan.mode === 'tui' || plan.mode === 'ndjson' || plan.forMs > 0 || Boolean(opts.watch);
@@ -269,7 +273,8 @@ function until(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** "lease kube-system/x not found", with the close names in that namespace when we may list them. */
-async function notFound(kube: Kube, namespace: string, name: string, signal: AbortSignal): Promise<CheckFailedError> {
+async function notFound(kube: Kube, namespace: string, name: string, signal: AbortSignal, namespaceMissing = false): Promise<CheckFailedError> {
+  if (namespaceMissing) return new CheckFailedError(`lease ${namespace}/${name} not found: namespace ${namespace} does not exist`);
   let names: string[] | undefined;
   try {
     const list = await kube.client.json<{ items?: { metadata?: { name?: string } }[] }>(

@@ -66,3 +66,4 @@ export function connect(flags: ConnectionFlags): Kube {
   return { connection, client, discovery: new Discovery(client) };
 }
 export { ObjectWriter } from './writer.js';
+export { namespaceExists } from './namespaces.js';

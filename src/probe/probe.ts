@@ -21,6 +21,7 @@ import {
   isForbidden,
   isNotFound,
   LEASES,
+  namespaceExists,
   ObjectWriter,
   ResourceListerWatcher,
   toCliError,
@@ -238,12 +239,7 @@ export class Probe {
     // A create in a namespace that is not there is refused naming the namespace; a read of the
     // target is not, so the namespace is read (which the probe may not be allowed to do).
     const missing = isApiError(err) && err.status?.details?.kind === 'namespaces';
-    const exists = missing
-      ? false
-      : await o.kube.client.json(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { signal }).then(
-          () => true,
-          (e: unknown) => (isNotFound(e) ? false : undefined),
-        );
+    const exists = missing ? false : await namespaceExists(o.kube.client, namespace, signal);
     if (exists === false) return `namespace ${namespace} does not exist: create it (kubectl create namespace ${namespace}) or choose another with -n`;
     if (exists && !o.canary) return `Deployment ${name} does not exist in namespace ${namespace}: create it, or probe another with --target`;
     return undefined;

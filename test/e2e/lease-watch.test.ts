@@ -181,6 +181,21 @@ describe('kubectl lease-watch on the real control plane', () => {
     expect(far.stderr).toMatch(/hint: leases in kube-system: .*kube-controller-manager/);
   });
 
+  it('a namespace that does not exist: named once, as such, for a lease in it and for a watch of it', async () => {
+    const one = await runCli(createLeaseWatchProgram, ['lease-watch-ghost/leader', '--kubeconfig', kubeconfig]);
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain('error: lease lease-watch-ghost/leader not found: namespace lease-watch-ghost does not exist\n');
+    const all = await runCli(createLeaseWatchProgram, ['-n', 'lease-watch-ghost', '-o', 'table', '--for', '2s', '--kubeconfig', kubeconfig]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('no leases found');
+    expect(all.stderr.split('\n').filter((l) => l.includes('does not exist'))).toEqual([
+      'note: namespace lease-watch-ghost does not exist; its Leases are shown once it is created',
+    ]);
+    // A namespace that exists but holds no Lease says nothing of the kind.
+    const empty = await runCli(createLeaseWatchProgram, ['-n', 'default', '-o', 'table', '--kubeconfig', kubeconfig]);
+    expect(empty.stderr).not.toContain('does not exist');
+  });
+
   it('no RBAC to list leases: exit 3 naming what was refused', async () => {
     const all = await runCli(createLeaseWatchProgram, ['-o', 'table', '--kubeconfig', c.noAccessKubeconfig]);
     expect(all.code).toBe(3);
