@@ -70,7 +70,7 @@ export {
 export type { ReflectorAction, ReflectorOptions, ReflectorPhase, WatchErrorContext, WatchErrorHandler } from './reflector.js';
 
 export { Notification, ProcessorListener } from './processor-listener.js';
-export type { NotificationInfo, NotificationKind, ResourceEventHandler } from './processor-listener.js';
+export type { NotificationInfo, NotificationKind, ResourceEventHandler, SyncResourceEventHandler } from './processor-listener.js';
 export { determineResyncPeriod, MINIMUM_RESYNC_PERIOD_MS, SharedProcessor } from './shared-processor.js';
 
 export { SharedIndexInformer, SYNCED_POLL_PERIOD_MS, waitForCacheSync } from './shared-informer.js';

@@ -48,6 +48,11 @@ export interface ResourceEventHandler {
   onDelete?(obj: KubeObject | DeletedFinalStateUnknown, info: NotificationInfo): void | Promise<void>;
 }
 
+/** A handler every call of which is done when it returns (a view model's): nothing to await. */
+export type SyncResourceEventHandler = {
+  [K in keyof ResourceEventHandler]-?: (...args: Parameters<NonNullable<ResourceEventHandler[K]>>) => void;
+};
+
 export type NotificationKind = 'add' | 'update' | 'delete';
 
 /** One notification, shared (read-only) by every listener it is given to. It is its own info. */

@@ -18,7 +18,7 @@ export interface HttpsCredentials {
 }
 
 interface AppliedOptions {
-  headers?: Record<string, unknown>;
+  headers?: Record<string, string | number | string[] | undefined>;
   auth?: string;
   ca?: string | Buffer;
   cert?: string | Buffer;
@@ -34,7 +34,7 @@ export function kubeconfigHttpsCredentials(kubeConfig: KubeConfig): () => Promis
     const opts: AppliedOptions = {};
     await kubeConfig.applyToHTTPSOptions(opts as never);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined && v !== null) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
     if (opts.auth && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
       headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     }

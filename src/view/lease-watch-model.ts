@@ -11,7 +11,7 @@
  * - Time comes from the injected Clock; handlers use the informer's receive time.
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
-import { isDeletedFinalStateUnknown, splitMetaNamespaceKey, type NotificationInfo, type ResourceEventHandler } from '../informer/index.js';
+import { isDeletedFinalStateUnknown, splitMetaNamespaceKey, type NotificationInfo, type SyncResourceEventHandler } from '../informer/index.js';
 import type { KubeObject, Lease } from '../kube/index.js';
 import { LeaseObserver, type LeaseEvent, type LeaseState } from '../lease/index.js';
 import {
@@ -43,7 +43,7 @@ export interface LeaseWatchModelOptions {
 }
 
 export class LeaseWatchModel {
-  readonly handler: ResourceEventHandler;
+  readonly handler: SyncResourceEventHandler;
   private readonly clock: Clock;
   private readonly observer: LeaseObserver;
   private readonly roles = new Map<string, LeaseRole>();
