@@ -139,6 +139,22 @@ describe('SharedIndexInformer', () => {
     expect(seen).toHaveLength(7);
   });
 
+  it("stats carry what client-go's informer metrics report: the store's resourceVersion, one processing latency per popped key, the FIFO depth", async () => {
+    const s = setup();
+    await s.run();
+    expect(s.informer.stats()).toMatchObject({ storeResourceVersion: '102', queued: 0, processingLatency: { count: 2 } });
+    s.lw.add(pod('p2'));
+    s.lw.modify(pod('p0', { spec: { v: 2 } }));
+    s.lw.delete('ns/p1');
+    await s.settle();
+    const st = s.informer.stats();
+    expect(st.storeResourceVersion).toBe('105');
+    expect(st.processingLatency.count).toBe(5);
+    expect(st.processingLatency.counts).toHaveLength(13);
+    expect(st.processingLatency.counts.reduce((a, b) => a + b, 0)).toBe(5);
+    expect([st.group, st.version, st.resource]).toEqual(['', '', '']);
+  });
+
   it('updates the indexer before any handler hears of a change', async () => {
     const s = setup();
     const seen: string[] = [];
