@@ -5,14 +5,29 @@
  * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
  *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
- * goes on. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
+ * goes on. A failure that retrying will not heal — the namespace does not exist, RBAC refuses a
+ * request (403) — is a setting problem: it is logged once, with what is missing or refused, the
+ * rounds it fails stay quiet while it lasts, its end is logged once, and /readyz fails with it. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
  * then it is abandoned, and run() resolves.
  */
 import { realClock, type Clock } from '../clock.js';
 import { formatError } from '../errors.js';
 import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
 import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
-import { isConnectionStalled, LEASES, ObjectWriter, ResourceListerWatcher, toCliError, type Kube, type Lease, type ResourceInfo } from '../kube/index.js';
+import {
+  describeRequest,
+  isApiError,
+  isConnectionStalled,
+  isForbidden,
+  isNotFound,
+  LEASES,
+  ObjectWriter,
+  ResourceListerWatcher,
+  toCliError,
+  type Kube,
+  type Lease,
+  type ResourceInfo,
+} from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
 import { TraceSession } from '../trace/session.js';
@@ -54,6 +69,7 @@ export class Probe {
   private readySince: number | undefined;
   private lastProgressAt: number;
   private leaseObserver: LeaseObserver | undefined;
+  private settingProblem: string | undefined;
 
   constructor(private readonly options: ProbeOptions) {
     this.clock = options.clock ?? realClock;
@@ -61,9 +77,30 @@ export class Probe {
     options.metrics.setLeaseSource(() => this.leases());
   }
 
-  /** Ready once a round's informers synced against the API server. */
+  /** Ready once a round's informers synced against the API server, while no setting problem stands. */
   get ready(): boolean {
-    return this.readySince !== undefined;
+    return this.readySince !== undefined && this.settingProblem === undefined;
+  }
+
+  /** Why the probe is not ready, in one line; undefined when it is. */
+  get notReadyReason(): string | undefined {
+    if (this.settingProblem !== undefined) return this.settingProblem;
+    return this.readySince === undefined ? 'not synced with the API server yet' : undefined;
+  }
+
+  /** The standing failure that retrying will not heal, if any. */
+  get problem(): string | undefined {
+    return this.settingProblem;
+  }
+
+  /** Logs a setting problem when it appears or changes and its end once; true when it is already known. */
+  private noteProblem(problem: string | undefined): boolean {
+    const before = this.settingProblem;
+    this.settingProblem = problem;
+    if (problem === before) return problem !== undefined;
+    if (problem !== undefined) this.options.log(`${problem}; the rounds go on, failing quietly until it changes`);
+    else if (before !== undefined) this.options.log(`resolved: ${before}`);
+    return false;
   }
 
   /**
@@ -142,6 +179,7 @@ export class Probe {
         },
       });
       await session.start();
+      this.noteProblem(undefined);
       this.readySince ??= this.clock.now();
       const fired = await session.fire();
       if (fired) o.log(`round ${n}: wrote: ${fired.wrote}`);
@@ -182,10 +220,37 @@ export class Probe {
       }
       const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
       o.metrics.recordRound('failed', undefined);
-      o.log(`round ${n}: failed: ${message}`);
+      const problem = await this.classify(err, signal);
+      if (!this.noteProblem(problem) && problem === undefined) o.log(`round ${n}: failed: ${message}`);
       return { round: n, outcome: 'failed', snapshot: undefined, error: message };
     } finally {
       session?.close();
+    }
+  }
+
+  /**
+   * A failure as a setting problem, or undefined when retrying may heal it: a 403 names the request
+   * RBAC refused; a 404 in a namespace that does not exist names the namespace.
+   */
+  private async classify(err: unknown, signal: AbortSignal): Promise<string | undefined> {
+    if (!isApiError(err)) return undefined;
+    if (isForbidden(err)) {
+      // The API server names the user it authenticated; the kubeconfig's user name is only a label.
+      const user = /User "([^"]+)"/.exec(err.message)?.[1] ?? this.options.kube.connection.userName;
+      const what = err.request ? describeRequest({ ...err.request, name: undefined }) : (err.operation ?? err.message);
+      return `forbidden: ${user ? `${user} may not ` : 'may not '}${what}`;
+    }
+    const namespace = err.request?.namespace ?? this.options.target.namespace;
+    if (isNotFound(err) && (await this.namespaceMissing(namespace, signal))) return `namespace "${namespace}" does not exist`;
+    return undefined;
+  }
+
+  private async namespaceMissing(namespace: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.options.kube.client.json(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { signal });
+      return false;
+    } catch (err) {
+      return isNotFound(err);
     }
   }
 
@@ -209,6 +274,7 @@ export class Probe {
     });
     const observer = new LeaseObserver({ clock: this.clock });
     this.leaseObserver = observer;
+    this.options.metrics.setInformerSource(() => [informer.stats()]);
     informer.addEventHandler(
       {
         onAdd: (obj, _initial, info) => {

@@ -25,6 +25,8 @@ export function parseListen(value: string): ListenAddress {
 export interface ProbeHealth {
   readonly healthy: boolean;
   readonly ready: boolean;
+  /** Why it is not ready, one line; /readyz answers it. */
+  readonly notReadyReason?: string | undefined;
 }
 
 export interface RunningServer {
@@ -54,7 +56,7 @@ export async function serveProbe(address: ListenAddress, metrics: ProbeMetrics, 
     }
     if (path === '/readyz') {
       const ok = health.ready;
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not synced with the API server yet\n');
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : `${health.notReadyReason ?? 'not synced with the API server yet'}\n`);
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics, /healthz or /readyz\n');

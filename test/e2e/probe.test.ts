@@ -56,17 +56,20 @@ async function line(p: ProbeProcess, pattern: RegExp, timeoutMs = 120_000): Prom
   return found;
 }
 
-async function startProbe(saDir: string, args: string[]): Promise<ProbeProcess> {
+/** Starts the probe as a pod runs it (the service account in saDir), or with `kubeconfig` when given. */
+async function startProbe(saDir: string, args: string[], kubeconfig?: string): Promise<ProbeProcess> {
   const child = spawn(process.execPath, [join(root, 'bin', 'kubectl-informer_trace'), 'probe', '--listen', '127.0.0.1:0', ...args], {
     cwd: saDir,
     // What a pod has: the service address and the mounted service account; no kubeconfig anywhere.
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: saDir,
-      KUBERNETES_SERVICE_HOST: '127.0.0.1',
-      KUBERNETES_SERVICE_PORT: String(cluster().ports.apiserver),
-      INFORMER_TRACE_SERVICEACCOUNT_DIR: saDir,
-    },
+    env: kubeconfig
+      ? { PATH: process.env.PATH ?? '', HOME: saDir, KUBECONFIG: kubeconfig }
+      : {
+          PATH: process.env.PATH ?? '',
+          HOME: saDir,
+          KUBERNETES_SERVICE_HOST: '127.0.0.1',
+          KUBERNETES_SERVICE_PORT: String(cluster().ports.apiserver),
+          INFORMER_TRACE_SERVICEACCOUNT_DIR: saDir,
+        },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -403,6 +406,90 @@ describe('kubectl informer-trace probe, in-cluster', () => {
     expect(p.stderr()).toMatch(new RegExp(`round ${next}: abandoned`));
     expect(p.stderr()).toMatch(new RegExp(`stopped after ${next - 1} rounds`));
     expect(p.stderr()).not.toMatch(/Error:|at .*\.js:\d+/);
+  });
+
+  it("names a namespace that does not exist once, fails /readyz with it, says when it appears, and then carries client-go's informer metrics", async () => {
+    const missing = `probe-e2e-missing-${Date.now().toString(36)}`;
+    const p = await startProbe(saDir, ['-n', missing, '--interval', '1s', '--sync-timeout', '30s'], cluster().kubeconfigPath);
+    probes.push(p);
+    try {
+      await line(p, new RegExp(`namespace "${missing}" does not exist; the rounds go on`));
+      const ready = await fetch(`${p.metricsUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.text()).toBe(`namespace "${missing}" does not exist\n`);
+      // Later rounds fail quietly: the problem is said once, and no round prints the 404.
+      const failed = await eventually('three failed rounds counted', async () => {
+        const n = sample(await scrape(p.metricsUrl), 'informer_trace_probe_rounds_total', { outcome: 'failed' });
+        return n !== undefined && n >= 3 ? n : undefined;
+      });
+      expect(failed).toBeGreaterThanOrEqual(3);
+      const said = p.stderr().split('\n');
+      expect(
+        said.filter((l) => l.includes(`namespace "${missing}" does not exist`)),
+        p.stderr(),
+      ).toHaveLength(1);
+      expect(
+        said.filter((l) => / round \d+: failed/.test(l)),
+        p.stderr(),
+      ).toEqual([]);
+
+      await createWorkloadNamespace(kube, missing);
+      await line(p, new RegExp(`resolved: namespace "${missing}" does not exist`));
+      await line(p, new RegExp(`created the canary Deployment/${DEFAULT_CANARY_NAME} in ${missing}`));
+      await eventually('/readyz ok once the namespace exists', async () => (await fetch(`${p.metricsUrl}/readyz`)).status === 200);
+
+      // client-go's informer metrics, with what the informers synced from the real API server.
+      await line(p, /round \d+: converged/);
+      const families = await scrape(p.metricsUrl);
+      expect(families.get('informer_queued_items')?.type).toBe('gauge');
+      expect(families.get('informer_processing_latency_seconds')?.type).toBe('histogram');
+      const leases = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
+      const deployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+      const liveRv = await kube.client.json<{ metadata: { resourceVersion: string } }>('/apis/apps/v1/deployments?limit=1');
+      for (const labels of [leases, deployments]) {
+        const rv = sample(families, 'informer_store_resource_version', labels);
+        expect(rv, JSON.stringify(labels)).toBeGreaterThan(0);
+        expect(rv!).toBeLessThanOrEqual(Number(liveRv.metadata.resourceVersion));
+        expect(sample(families, 'informer_processing_latency_seconds', labels, '_count')).toBeGreaterThan(0);
+        expect(sample(families, 'informer_processing_latency_seconds', { ...labels, le: '+Inf' }, '_bucket')).toBe(
+          sample(families, 'informer_processing_latency_seconds', labels, '_count'),
+        );
+        expect(sample(families, 'informer_queued_items', labels)).toBeGreaterThanOrEqual(0);
+      }
+      expect(await stopProbe(p)).toBe(0);
+    } finally {
+      await stopProbe(p);
+      await deleteNamespace(kube, missing);
+    }
+  });
+
+  it('names the request RBAC refuses once, with verb, resource and namespace, and fails /readyz with it', async () => {
+    // The service account may write only in its own namespace; "default" refuses it.
+    const p = await startProbe(saDir, ['-n', 'default', '--interval', '1s']);
+    probes.push(p);
+    try {
+      const refused = /forbidden: system:serviceaccount:\S+ may not (get|create) deployments\.apps in namespace default; the rounds go on/;
+      await line(p, refused);
+      const ready = await fetch(`${p.metricsUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.text()).toMatch(/^forbidden: .* deployments\.apps in namespace default\n$/);
+      await eventually('three failed rounds counted', async () => {
+        const n = sample(await scrape(p.metricsUrl), 'informer_trace_probe_rounds_total', { outcome: 'failed' });
+        return n !== undefined && n >= 3;
+      });
+      const said = p.stderr().split('\n');
+      expect(
+        said.filter((l) => refused.test(l)),
+        p.stderr(),
+      ).toHaveLength(1);
+      expect(
+        said.filter((l) => / round \d+: failed/.test(l)),
+        p.stderr(),
+      ).toEqual([]);
+      expect(await stopProbe(p)).toBe(0);
+    } finally {
+      await stopProbe(p);
+    }
   });
 
   it('survives a restart of kube-apiserver: it stays live, counts the rounds it cost, and converges again after', async () => {
