@@ -172,6 +172,28 @@ describe('SharedIndexInformer', () => {
     expect(seen).toEqual(['add true', 'add true', 'update true', 'delete true']);
   });
 
+  it('a relist is applied object by object (client-go 1.36 replaces the store first): a handler sees the objects after its own still old', async () => {
+    const s = setup();
+    const store = s.informer.getStore();
+    const seen: string[] = [];
+    s.informer.addEventHandler({
+      onUpdate: (_o, n) => {
+        const others = ['ns/p0', 'ns/p1'].filter((k) => k !== `ns/${n.metadata.name}`);
+        seen.push(
+          `${n.metadata.name}@${n.metadata.resourceVersion} sees ${others.map((k) => `${k}@${store.getByKey(k)?.metadata.resourceVersion ?? '-'}`).join(' ')}`,
+        );
+      },
+    });
+    await s.run();
+    s.lw.silently((f) => {
+      f.modify(pod('p0', { spec: { v: 2 } }));
+      f.modify(pod('p1', { spec: { v: 2 } }));
+    });
+    s.lw.sendError(fakeErrors.expired());
+    await s.clock.step(800);
+    expect(seen).toEqual(['p0@103 sees ns/p1@102', 'p1@104 sees ns/p0@103']);
+  });
+
   it('a deletion missed during a watch arrives at the relist as a DeletedFinalStateUnknown', async () => {
     const s = setup();
     const r = recorder();
