@@ -5,13 +5,13 @@
  * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
  *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
- * goes on. A failure that retrying will not heal — the namespace does not exist, RBAC refuses a
- * request (403) — is a setting problem: it is logged once, with what is missing or refused, the
+ * goes on. A failure that retrying will not heal — the namespace or the --target does not exist,
+ * RBAC refuses a request (403), the canary's name is taken — is a setting problem: it is logged once, with what is missing or refused, the
  * rounds it fails stay quiet while it lasts, its end is logged once, and /readyz fails with it. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
  * then it is abandoned, and run() resolves.
  */
 import { realClock, type Clock } from '../clock.js';
-import { formatError } from '../errors.js';
+import { formatError, UsageError } from '../errors.js';
 import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
 import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
 import {
@@ -233,6 +233,8 @@ export class Probe {
    * RBAC refused; a 404 in a namespace that does not exist names the namespace.
    */
   private async classify(err: unknown, signal: AbortSignal): Promise<string | undefined> {
+    // A canary name taken by a Deployment the probe does not own.
+    if (err instanceof UsageError) return oneLine(err);
     if (!isApiError(err)) return undefined;
     if (isForbidden(err)) {
       // The API server names the user it authenticated; the kubeconfig's user name is only a label.
@@ -241,7 +243,12 @@ export class Probe {
       return `forbidden: ${user ? `${user} may not ` : 'may not '}${what}`;
     }
     const namespace = err.request?.namespace ?? this.options.target.namespace;
-    if (isNotFound(err) && (await this.namespaceMissing(namespace, signal))) return `namespace "${namespace}" does not exist`;
+    if (!isNotFound(err)) return undefined;
+    if (await this.namespaceMissing(namespace, signal)) return `namespace "${namespace}" does not exist`;
+    const { target } = this.options;
+    // The probe creates its canary; a --target it is given must exist.
+    if (!this.options.canary && err.request?.resource === 'deployments.apps' && err.request.name === target.name)
+      return `the target ${target.info.kind}/${target.name} does not exist in namespace ${target.namespace}`;
     return undefined;
   }
 
