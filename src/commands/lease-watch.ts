@@ -209,6 +209,10 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
       `synced ${stats.objects} lease${stats.objects === 1 ? '' : 's'} ${namespace ? `in ${namespace}` : 'in all namespaces'} in ${formatDuration(Date.now() - started)}\n`,
     );
 
+    // A LIST in a namespace that does not exist answers an empty list: say so once.
+    if (namespace && stats.objects === 0 && (await namespaceMissing(kube, namespace, controller.signal)))
+      io.stderr.write(`${escapeTerminal(`warning: namespace "${namespace}" does not exist; its Leases are watched for when it is created`)}\n`);
+
     if (plan.lease) {
       const ns = plan.lease.namespace ?? kube.connection.namespace;
       if (!model.has(ns, plan.lease.name)) throw await notFound(kube, ns, plan.lease.name, controller.signal);
@@ -269,6 +273,16 @@ function until(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** "lease kube-system/x not found", with the close names in that namespace when we may list them. */
+/** True when the API server says the namespace does not exist (any other answer: false). */
+async function namespaceMissing(kube: Kube, namespace: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    await kube.client.json(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { signal });
+    return false;
+  } catch (err) {
+    return err instanceof ApiError && err.code === 404;
+  }
+}
+
 async function notFound(kube: Kube, namespace: string, name: string, signal: AbortSignal): Promise<CheckFailedError> {
   let names: string[] | undefined;
   try {

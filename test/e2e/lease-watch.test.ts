@@ -181,6 +181,18 @@ describe('kubectl lease-watch on the real control plane', () => {
     expect(far.stderr).toMatch(/hint: leases in kube-system: .*kube-controller-manager/);
   });
 
+  it('a namespace that does not exist: one warning naming it, and the watch goes on', async () => {
+    const missing = `lease-watch-missing-${Date.now().toString(36)}`;
+    const r = await runCli(createLeaseWatchProgram, ['-n', missing, '-o', 'ndjson', '--for', '1s', '--kubeconfig', kubeconfig]);
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes(`namespace "${missing}" does not exist`));
+    expect(warnings, r.stderr).toEqual([`warning: namespace "${missing}" does not exist; its Leases are watched for when it is created`]);
+    // An existing namespace without Leases is not warned about.
+    const empty = await runCli(createLeaseWatchProgram, ['-n', 'default', '-o', 'ndjson', '--for', '1s', '--kubeconfig', kubeconfig]);
+    expect(empty.code).toBe(0);
+    expect(empty.stderr).not.toContain('does not exist');
+  });
+
   it('no RBAC to list leases: exit 3 naming what was refused', async () => {
     const all = await runCli(createLeaseWatchProgram, ['-o', 'table', '--kubeconfig', c.noAccessKubeconfig]);
     expect(all.code).toBe(3);
