@@ -58,11 +58,13 @@ describe('Probe', () => {
 describe('Probe setting problems', () => {
   it('says a missing namespace once, stays quiet while it lasts, fails readiness with it, and says a new problem (a 403) once when it changes', async () => {
     let refuse = false;
+    let broken = false;
     const server = await startLoopbackServer((req, res) => {
       const status = (code: number, reason: string, message: string) =>
         res
           .writeHead(code, { 'content-type': 'application/json' })
           .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message }));
+      if (broken) return status(500, 'InternalError', 'etcdserver: request timed out');
       if (refuse)
         return status(
           403,
@@ -91,8 +93,14 @@ describe('Probe setting problems', () => {
       for (let n = 4; n <= 6; n++) await probe.round(n, stop.signal);
       expect(lines.slice(1)).toEqual(['forbidden: jane may not get deployments.apps in namespace gone; the rounds go on, failing quietly until it changes']);
       expect(probe.notReadyReason).toBe('forbidden: jane may not get deployments.apps in namespace gone');
+      // A failure that may heal is said for its round, and does not end the standing problem.
+      broken = true;
+      await probe.round(7, stop.signal);
+      expect(lines).toHaveLength(3);
+      expect(lines[2]).toMatch(/^round 7: failed: .*etcdserver: request timed out/);
+      expect(probe.notReadyReason).toBe('forbidden: jane may not get deployments.apps in namespace gone');
       const exp = parseExposition(await metrics.render(), { format: 'prometheus' });
-      expect(exp.families.find((f) => f.name === 'informer_trace_probe_rounds_total')?.samples.find((s) => s.labels.outcome === 'failed')?.value).toBe(6);
+      expect(exp.families.find((f) => f.name === 'informer_trace_probe_rounds_total')?.samples.find((s) => s.labels.outcome === 'failed')?.value).toBe(7);
     } finally {
       await server.close();
     }

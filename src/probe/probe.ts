@@ -6,8 +6,10 @@
  *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
  * goes on. A failure that retrying will not heal — the namespace or the --target does not exist,
- * RBAC refuses a request (403), the canary's name is taken — is a setting problem: it is logged once, with what is missing or refused, the
- * rounds it fails stay quiet while it lasts, its end is logged once, and /readyz fails with it. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
+ * RBAC refuses a request (403), the canary's name is taken — is a setting problem: it is logged
+ * once, naming what is missing or refused; the rounds it fails stay quiet while it stands; /readyz
+ * fails with it; the first round that syncs again logs its end. When the stop signal aborts, the
+ * round in progress gets `shutdownGraceMs` to finish;
  * then it is abandoned, and run() resolves.
  */
 import { realClock, type Clock } from '../clock.js';
@@ -88,19 +90,13 @@ export class Probe {
     return this.readySince === undefined ? 'not synced with the API server yet' : undefined;
   }
 
-  /** The standing failure that retrying will not heal, if any. */
-  get problem(): string | undefined {
-    return this.settingProblem;
-  }
-
-  /** Logs a setting problem when it appears or changes and its end once; true when it is already known. */
-  private noteProblem(problem: string | undefined): boolean {
+  /** Logs a setting problem when it appears or changes, and its end (undefined) once. */
+  private noteProblem(problem: string | undefined): void {
     const before = this.settingProblem;
+    if (problem === before) return;
     this.settingProblem = problem;
-    if (problem === before) return problem !== undefined;
     if (problem !== undefined) this.options.log(`${problem}; the rounds go on, failing quietly until it changes`);
-    else if (before !== undefined) this.options.log(`resolved: ${before}`);
-    return false;
+    else this.options.log(`resolved: ${before}`);
   }
 
   /**
@@ -220,8 +216,10 @@ export class Probe {
       }
       const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
       o.metrics.recordRound('failed', undefined);
+      // A failure that may heal (the API server unreachable) is said each round; it does not end a setting problem.
       const problem = await this.classify(err, signal);
-      if (!this.noteProblem(problem) && problem === undefined) o.log(`round ${n}: failed: ${message}`);
+      if (problem !== undefined) this.noteProblem(problem);
+      else o.log(`round ${n}: failed: ${message}`);
       return { round: n, outcome: 'failed', snapshot: undefined, error: message };
     } finally {
       session?.close();
