@@ -44,7 +44,16 @@ import { age, ndjsonLine, ndjsonWriter, writeStructuredList } from '../output/fo
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
-import { CacheModel, deltaLine, indexValuesOf, MarkerTracker, syncedLine, type IndexFuncs } from '../view/cache-view.js';
+import {
+  CacheModel,
+  deltaLine,
+  formatInformerMetrics,
+  indexValuesOf,
+  informerMetrics,
+  MarkerTracker,
+  syncedLine,
+  type IndexFuncs,
+} from '../view/cache-view.js';
 
 interface CacheOptions {
   namespace?: string;
@@ -137,7 +146,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
         const stats = informer.stats();
         say(
           io,
-          `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs`,
+          `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs; ${formatInformerMetrics(informerMetrics(stats))}`,
         );
       } else {
         await keepWatching(plan, io, controller.signal, verify);

@@ -13,8 +13,9 @@
  *   the reflector's receive time when it passed one) and, when it came straight from a watch
  *   event, the raw `eventType`.
  * - ErrRequeue (removed in v0.33) is not offered.
- * - Informers use this DeltaFIFO; client-go informers moved to RealFIFO in 1.33. The per-key
- *   merging here is what the tracer wants to show.
+ * - Informers use this DeltaFIFO; client-go 1.36 informers use RealFIFO (InOrderInformers) and
+ *   replace the store atomically on a relist (AtomicFIFO). The per-key merging here is what the
+ *   tracer wants to show; docs/design/clientgo-semantics.md says what handlers see differently.
  * - The queue is a growing ring (no Array.shift); items are a Map.
  */
 import type { Clock } from '../clock.js';

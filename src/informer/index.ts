@@ -88,10 +88,20 @@ export {
   type DroppedFields,
 } from './transform.js';
 
-export { describeError, errorMessage, InformerEventHub, InformerStatsRecorder } from './stats.js';
+export {
+  describeError,
+  emptyLatencyHistogram,
+  errorMessage,
+  InformerEventHub,
+  InformerStatsRecorder,
+  observeLatency,
+  PROCESSING_LATENCY_BUCKETS,
+  storeResourceVersionValue,
+} from './stats.js';
 export type {
   ErrorRecord,
   EventCounts,
+  LatencyHistogram,
   InformerEvent,
   InformerEventKind,
   InformerEventLevel,

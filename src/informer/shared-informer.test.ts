@@ -139,6 +139,22 @@ describe('SharedIndexInformer', () => {
     expect(seen).toHaveLength(7);
   });
 
+  it("stats carry what client-go's informer metrics report: the store's resourceVersion, one processing latency per popped key, the FIFO depth", async () => {
+    const s = setup();
+    await s.run();
+    expect(s.informer.stats()).toMatchObject({ storeResourceVersion: '102', queued: 0, processingLatency: { count: 2 } });
+    s.lw.add(pod('p2'));
+    s.lw.modify(pod('p0', { spec: { v: 2 } }));
+    s.lw.delete('ns/p1');
+    await s.settle();
+    const st = s.informer.stats();
+    expect(st.storeResourceVersion).toBe('105');
+    expect(st.processingLatency.count).toBe(5);
+    expect(st.processingLatency.counts).toHaveLength(13);
+    expect(st.processingLatency.counts.reduce((a, b) => a + b, 0)).toBe(5);
+    expect([st.group, st.version, st.resource]).toEqual(['', '', '']);
+  });
+
   it('updates the indexer before any handler hears of a change', async () => {
     const s = setup();
     const seen: string[] = [];
@@ -154,6 +170,28 @@ describe('SharedIndexInformer', () => {
     s.lw.delete('ns/p0');
     await s.settle();
     expect(seen).toEqual(['add true', 'add true', 'update true', 'delete true']);
+  });
+
+  it('a relist is applied object by object (client-go 1.36 replaces the store first): a handler sees the objects after its own still old', async () => {
+    const s = setup();
+    const store = s.informer.getStore();
+    const seen: string[] = [];
+    s.informer.addEventHandler({
+      onUpdate: (_o, n) => {
+        const others = ['ns/p0', 'ns/p1'].filter((k) => k !== `ns/${n.metadata.name}`);
+        seen.push(
+          `${n.metadata.name}@${n.metadata.resourceVersion} sees ${others.map((k) => `${k}@${store.getByKey(k)?.metadata.resourceVersion ?? '-'}`).join(' ')}`,
+        );
+      },
+    });
+    await s.run();
+    s.lw.silently((f) => {
+      f.modify(pod('p0', { spec: { v: 2 } }));
+      f.modify(pod('p1', { spec: { v: 2 } }));
+    });
+    s.lw.sendError(fakeErrors.expired());
+    await s.clock.step(800);
+    expect(seen).toEqual(['p0@103 sees ns/p1@102', 'p1@104 sees ns/p0@103']);
   });
 
   it('a deletion missed during a watch arrives at the relist as a DeletedFinalStateUnknown', async () => {

@@ -40,6 +40,7 @@ import {
   errorMessage,
   InformerEventHub,
   InformerStatsRecorder,
+  observeLatency,
   type InformerEvent,
   type InformerEventKind,
   type InformerEventLevel,
@@ -394,10 +395,14 @@ export class SharedIndexInformer {
   /** Applies one key's deltas to the indexer, then notifies (controller.go processDeltas). */
   private handleDeltas(deltas: Deltas, isInInitialList: boolean): void {
     const now = this.clock.now();
+    const started = performance.now();
     for (const d of deltas) {
       this.applyDelta(d, now, isInInitialList);
       if (this.deltaObservers.length !== 0) this.observeDelta(d, now, isInInitialList);
+      const rv = d.object instanceof DeletedFinalStateUnknown ? undefined : d.object.metadata?.resourceVersion;
+      if (rv) this.recorder.storeResourceVersion = rv;
     }
+    observeLatency(this.recorder.processingLatency, (performance.now() - started) / 1000);
   }
 
   private applyDelta(d: Delta, now: number, isInInitialList: boolean): void {
@@ -470,6 +475,11 @@ export class SharedIndexInformer {
       synced: this.hasSynced(),
       objects: this.indexer.size(),
       queued: this.fifo?.length ?? 0,
+      group: this.lw.resource?.group ?? '',
+      version: this.lw.resource?.version ?? '',
+      resource: this.lw.resource?.resource ?? '',
+      storeResourceVersion: newerResourceVersion(r.storeResourceVersion, r.lastSyncResourceVersion),
+      processingLatency: { ...r.processingLatency, counts: [...r.processingLatency.counts] },
       events: { ...r.events },
       lists: r.lists,
       listRequests: r.listRequests,
@@ -492,6 +502,12 @@ export class SharedIndexInformer {
     if (this.hub.size === 0) return;
     this.hub.emit({ kind, level, at: this.clock.now(), message, source: this.name, ...extra });
   }
+}
+
+/** The later of two resourceVersions when both are decimal numbers (etcd revisions), else the first set. */
+function newerResourceVersion(a: string, b: string): string {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b) ? a : b;
+  return a || b;
 }
 
 function describeObject(obj: KubeObject | DeletedFinalStateUnknown): string {

@@ -114,6 +114,42 @@ export interface ListenerStats {
 
 export type EventCounts = Record<WatchEventType, number>;
 
+/**
+ * client-go's informer_processing_latency_seconds buckets (k8s.io/component-base
+ * metrics/prometheus/clientgo/fifo, 1.36): seconds, upper bounds.
+ */
+export const PROCESSING_LATENCY_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Observations of the time a popped item took to process: counts per bucket (not cumulative), then +Inf. */
+export interface LatencyHistogram {
+  /** counts[i] observations ≤ PROCESSING_LATENCY_BUCKETS[i] and above the bucket before; the last is above every bound. */
+  counts: number[];
+  /** Seconds. */
+  sum: number;
+  count: number;
+}
+
+export function emptyLatencyHistogram(): LatencyHistogram {
+  return { counts: new Array<number>(PROCESSING_LATENCY_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+}
+
+export function observeLatency(h: LatencyHistogram, seconds: number): void {
+  let i = 0;
+  while (i < PROCESSING_LATENCY_BUCKETS.length && seconds > PROCESSING_LATENCY_BUCKETS[i]!) i++;
+  h.counts[i]!++;
+  h.sum += seconds;
+  h.count++;
+}
+
+/**
+ * What client-go's informer_store_resource_version reports: the 15 least significant digits of
+ * the store's resourceVersion as a number; 0 when it is not a decimal number.
+ */
+export function storeResourceVersionValue(rv: string): number {
+  if (!/^\d+$/.test(rv)) return 0;
+  return Number(rv.slice(-15));
+}
+
 export interface InformerStats {
   name: string;
   description: string;
@@ -124,6 +160,14 @@ export interface InformerStats {
   objects: number;
   /** Keys waiting in the DeltaFIFO. */
   queued: number;
+  /** The resource the informer lists and watches, when its ListerWatcher names one (metric labels). */
+  group: string;
+  version: string;
+  resource: string;
+  /** The resourceVersion of the newest object applied to the store, or of the last list when none came since. */
+  storeResourceVersion: string;
+  /** Time each popped item took to process (store update and handing to the handlers). */
+  processingLatency: LatencyHistogram;
   /** Watch events received, by type (streaming-list events included). */
   events: EventCounts;
   /** List operations (a paginated list counts once; the immediate retry at RV "" counts again). */
@@ -167,6 +211,9 @@ export class InformerStatsRecorder {
   errors = 0;
   lastError: ErrorRecord | undefined;
   lastSyncResourceVersion = '';
+  /** Set as deltas are applied to the store. */
+  storeResourceVersion = '';
+  processingLatency: LatencyHistogram = emptyLatencyHistogram();
   lastListAt: number | undefined;
   /** Set once a list or stream has filled the store; later lists count as relists. */
   listedOnce = false;

@@ -144,6 +144,8 @@ export interface ListerWatcher {
   watch(options: WatchOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<Watch>;
   /** Human name for logs and stats, e.g. "deployments.apps in demo". */
   readonly description: string;
+  /** The resource listed and watched, when there is one (informer metrics carry its group, version, resource). */
+  readonly resource?: ResourceInfo;
 }
 
 /** A resolved resource: what discovery said of a kubectl-style name. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { storeResourceVersionValue } from '../informer/index.js';
 import { parseExposition } from '../metrics/parse.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
@@ -29,7 +30,20 @@ describe('ProbeMetrics', () => {
     m.recordRound('timeout', undefined);
     m.recordDiagnosis({ verdict: 'broken', link: 'scheduled' } as never);
     m.recordDiagnosis({ verdict: 'healthy', link: null } as never);
-    m.recordInformers([{ name: 'deployments.apps', lists: 2, watches: 3, watchStalls: 1 } as never]);
+    m.recordInformers([
+      {
+        name: 'deployments.apps',
+        lists: 2,
+        watches: 3,
+        watchStalls: 1,
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        queued: 0,
+        storeResourceVersion: '7',
+        processingLatency: { counts: new Array(13).fill(0), sum: 0, count: 0 },
+      } as never,
+    ]);
     m.watchStalled('leases.coordination.k8s.io in kube-system');
     m.setLeaseSource(() => [{ namespace: 'kube-system', name: 'kube-scheduler', renewAgeMs: 1500, transitions: 4 } as never]);
     m.exportFailed();
@@ -60,6 +74,65 @@ describe('ProbeMetrics', () => {
     expect(roundOutcome('no-rollout')).toBe('converged');
     expect(roundOutcome('deleted')).toBe('failed');
     expect(roundOutcome('interrupted')).toBeUndefined();
+  });
+
+  it("exports client-go's informer metrics under its names, labels and buckets: the rounds' informers count on, the live ones as they are", async () => {
+    const m = new ProbeMetrics();
+    const latency = { counts: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], sum: 20.0005, count: 2 };
+    const round = {
+      name: 'pods',
+      group: '',
+      version: 'v1',
+      resource: 'pods',
+      queued: 0,
+      storeResourceVersion: '1234567890123456789',
+      processingLatency: latency,
+    };
+    m.recordInformers([{ ...round, lists: 1, watches: 1, watchStalls: 0 } as never]);
+    m.recordInformers([{ ...round, storeResourceVersion: '42', lists: 1, watches: 1, watchStalls: 0 } as never]);
+    m.setInformerSource(() => [
+      {
+        name: 'probe-leases',
+        group: 'coordination.k8s.io',
+        version: 'v1',
+        resource: 'leases',
+        queued: 3,
+        storeResourceVersion: 'not-a-number',
+        processingLatency: { counts: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], sum: 0.007, count: 1 },
+      } as never,
+    ]);
+    const text = await m.render();
+    const exp = parseExposition(text, { format: 'prometheus' });
+    const family = (name: string) => exp.families.find((f) => f.name === name);
+    expect(family('informer_queued_items')?.type).toBe('gauge');
+    expect(family('informer_store_resource_version')?.type).toBe('gauge');
+    expect(family('informer_processing_latency_seconds')?.type).toBe('histogram');
+    const pods = { name: 'pods', group: '', version: 'v1', resource: 'pods' };
+    const value = (name: string, labels: Record<string, string>): number | undefined =>
+      exp.families.flatMap((f) => f.samples).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+    // The gauge holds the last round's value; the histogram adds both rounds.
+    expect(value('informer_store_resource_version', pods)).toBe(42);
+    expect(value('informer_processing_latency_seconds_count', pods)).toBe(4);
+    expect(value('informer_processing_latency_seconds_sum', pods)).toBeCloseTo(40.001);
+    expect(value('informer_processing_latency_seconds_bucket', { ...pods, le: '0.001' })).toBe(2);
+    expect(value('informer_processing_latency_seconds_bucket', { ...pods, le: '10' })).toBe(2);
+    expect(value('informer_processing_latency_seconds_bucket', { ...pods, le: '+Inf' })).toBe(4);
+    const leases = { name: 'probe-leases', group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
+    expect(value('informer_queued_items', leases)).toBe(3);
+    expect(value('informer_store_resource_version', leases)).toBe(0);
+    expect(value('informer_processing_latency_seconds_bucket', { ...leases, le: '0.005' })).toBe(0);
+    expect(value('informer_processing_latency_seconds_bucket', { ...leases, le: '0.01' })).toBe(1);
+    const les = family('informer_processing_latency_seconds')!
+      .samples.filter((s) => s.name.endsWith('_bucket') && s.labels.name === 'pods')
+      .map((s) => s.labels.le);
+    expect(les).toEqual(['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+  });
+
+  it("the 15 least significant digits of a resourceVersion, as client-go reports the store's", () => {
+    expect(storeResourceVersionValue('1234567890123456789')).toBe(567890123456789);
+    expect(storeResourceVersionValue('105')).toBe(105);
+    expect(storeResourceVersionValue('')).toBe(0);
+    expect(storeResourceVersionValue('abc')).toBe(0);
   });
 });
 

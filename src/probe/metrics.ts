@@ -11,13 +11,19 @@
  * - informer_trace_probe_export_failures_total{exporter}: traces that could not be exported.
  * - Our own machinery under client-go's names: workqueue_* {name} (the tracer's queue, counted
  *   across rounds) and reflector_lists_total / reflector_watches_total {name} (the informers).
+ * - client-go's informer metrics (1.36, k8s.io/component-base metrics/prometheus/clientgo/fifo),
+ *   labelled name, group, version, resource: informer_queued_items (gauge: keys in the FIFO),
+ *   informer_store_resource_version (gauge: the 15 least significant digits of the store's
+ *   resourceVersion) and informer_processing_latency_seconds (histogram, client-go's buckets: the
+ *   time a popped item took to process). The rounds' informers count on across rounds under
+ *   their names; the gauges hold the last value seen.
  * - informer_trace_probe_watch_stalls_total{name}: watches of our informers given up because their
  *   connection stopped delivering while it stayed open (half-open, a hung API server); client-go
  *   has no such counter. The rounds' informers and the leader-Lease informer both count.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnosis } from '../diagnose/index.js';
-import type { InformerStats } from '../informer/index.js';
+import { emptyLatencyHistogram, PROCESSING_LATENCY_BUCKETS, storeResourceVersionValue, type InformerStats, type LatencyHistogram } from '../informer/index.js';
 import type { LeaseSnapshot } from '../lease/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { TraceOutcome } from '../trace/types.js';
@@ -58,6 +64,9 @@ export class ProbeMetrics {
   private readonly reflectorWatches: Counter<'name'>;
   private readonly watchStalls: Counter<'name'>;
   private leases: () => LeaseSnapshot[] = () => [];
+  private liveInformers: () => InformerStats[] = () => [];
+  /** Per informer (by its label set): the rounds' finished informers' values. */
+  private readonly informerSeries = new Map<string, InformerSeries>();
 
   constructor() {
     const registers = [this.registry];
@@ -135,6 +144,11 @@ export class ProbeMetrics {
     this.leases = fn;
   }
 
+  /** Informers that outlive the rounds (read at each scrape). */
+  setInformerSource(fn: () => InformerStats[]): void {
+    this.liveInformers = fn;
+  }
+
   /** One finished round: its outcome, and for a converged one its times. */
   recordRound(outcome: RoundOutcome, snap: TraceSnapshot | undefined): void {
     this.rounds.inc({ outcome });
@@ -150,7 +164,60 @@ export class ProbeMetrics {
       if (s.lists > 0) this.reflectorLists.inc({ name: s.name }, s.lists);
       if (s.watches > 0) this.reflectorWatches.inc({ name: s.name }, s.watches);
       if (s.watchStalls > 0) this.watchStalls.inc({ name: s.name }, s.watchStalls);
+      const series = this.series(s);
+      series.queued = s.queued;
+      series.storeResourceVersion = storeResourceVersionValue(s.storeResourceVersion);
+      addLatency(series.latency, s.processingLatency);
     }
+  }
+
+  private series(s: InformerStats): InformerSeries {
+    const labels = { name: s.name, group: s.group, version: s.version, resource: s.resource };
+    const key = JSON.stringify(labels);
+    let series = this.informerSeries.get(key);
+    if (!series) {
+      series = { labels, queued: 0, storeResourceVersion: 0, latency: emptyLatencyHistogram() };
+      this.informerSeries.set(key, series);
+    }
+    return series;
+  }
+
+  /** The client-go informer families: the finished rounds' informers, plus the live ones as they are now. */
+  renderInformers(): string {
+    const all = new Map<string, InformerSeries>();
+    for (const [k, v] of this.informerSeries) all.set(k, { ...v, latency: { ...v.latency, counts: [...v.latency.counts] } });
+    for (const s of this.liveInformers()) {
+      const labels = { name: s.name, group: s.group, version: s.version, resource: s.resource };
+      const key = JSON.stringify(labels);
+      const base = all.get(key) ?? { labels, queued: 0, storeResourceVersion: 0, latency: emptyLatencyHistogram() };
+      base.queued = s.queued;
+      base.storeResourceVersion = storeResourceVersionValue(s.storeResourceVersion);
+      addLatency(base.latency, s.processingLatency);
+      all.set(key, base);
+    }
+    if (all.size === 0) return '';
+    const series = [...all.values()];
+    const out: string[] = [
+      '# HELP informer_queued_items Number of items currently queued in the FIFO.',
+      '# TYPE informer_queued_items gauge',
+      ...series.map((s) => `informer_queued_items${labelText(s.labels)} ${s.queued}`),
+      '# HELP informer_store_resource_version The 15 least significant digits of the resource version of the store.',
+      '# TYPE informer_store_resource_version gauge',
+      ...series.map((s) => `informer_store_resource_version${labelText(s.labels)} ${s.storeResourceVersion}`),
+      '# HELP informer_processing_latency_seconds Time taken to process events after popping from the queue.',
+      '# TYPE informer_processing_latency_seconds histogram',
+    ];
+    for (const s of series) {
+      let cumulative = 0;
+      PROCESSING_LATENCY_BUCKETS.forEach((le, i) => {
+        cumulative += s.latency.counts[i] ?? 0;
+        out.push(`informer_processing_latency_seconds_bucket${labelText(s.labels, `le="${le}"`)} ${cumulative}`);
+      });
+      out.push(`informer_processing_latency_seconds_bucket${labelText(s.labels, 'le="+Inf"')} ${s.latency.count}`);
+      out.push(`informer_processing_latency_seconds_sum${labelText(s.labels)} ${s.latency.sum}`);
+      out.push(`informer_processing_latency_seconds_count${labelText(s.labels)} ${s.latency.count}`);
+    }
+    return `${out.join('\n')}\n`;
   }
 
   /** One stalled watch of an informer that outlives the rounds (the leader Leases'). */
@@ -175,6 +242,26 @@ export class ProbeMetrics {
   async render(): Promise<string> {
     const ours = await this.registry.metrics();
     const queues = this.workqueue.renderPrometheus();
-    return `${ours.endsWith('\n') || ours === '' ? ours : `${ours}\n`}${queues}`;
+    return `${ours.endsWith('\n') || ours === '' ? ours : `${ours}\n`}${queues}${this.renderInformers()}`;
   }
+}
+
+interface InformerSeries {
+  labels: { name: string; group: string; version: string; resource: string };
+  queued: number;
+  storeResourceVersion: number;
+  latency: LatencyHistogram;
+}
+
+function addLatency(into: LatencyHistogram, h: LatencyHistogram): void {
+  for (const [i, c] of h.counts.entries()) into.counts[i] = (into.counts[i] ?? 0) + c;
+  into.sum += h.sum;
+  into.count += h.count;
+}
+
+/** `{name="…",group="…",…}` with the exposition format's escapes (backslash, quote, newline). */
+function labelText(labels: Record<string, string>, extra?: string): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  if (extra) parts.push(extra);
+  return `{${parts.join(',')}}`;
 }

@@ -5,10 +5,11 @@
  * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
  *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
- * goes on. The same failure round after round is said once, and again only when it changes or the
- * rounds recover. A failure that retrying will not heal (the namespace does not exist, a request
- * is forbidden, the target is not the probe's canary) also makes /readyz fail with its reason until
- * a round runs again. When the stop signal aborts, the round in progress gets `shutdownGraceMs` to finish;
+ * goes on. A failure that retrying will not heal — the namespace or the --target does not exist,
+ * RBAC refuses a request (403), the canary's name is taken — is a setting problem: it is logged
+ * once, naming what is missing or refused; the rounds it fails stay quiet while it stands; /readyz
+ * fails with it; the first round that syncs again logs its end. When the stop signal aborts, the
+ * round in progress gets `shutdownGraceMs` to finish;
  * then it is abandoned, and run() resolves.
  */
 import { realClock, type Clock } from '../clock.js';
@@ -16,12 +17,13 @@ import { formatError, UsageError } from '../errors.js';
 import { LeaseObserver, type LeaseSnapshot } from '../lease/index.js';
 import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitMetaNamespaceKey } from '../informer/index.js';
 import {
-  isConnectionStalled,
+  describeRequest,
   isApiError,
+  isConnectionStalled,
   isForbidden,
   isNotFound,
-  LEASES,
   namespaceExists,
+  LEASES,
   ObjectWriter,
   ResourceListerWatcher,
   toCliError,
@@ -70,9 +72,6 @@ export class Probe {
   private readySince: number | undefined;
   private lastProgressAt: number;
   private leaseObserver: LeaseObserver | undefined;
-  /** The last round's failure, as said (a repeat is not said again). */
-  private lastFailure: string | undefined;
-  /** Why rounds cannot run until a setting or a permission changes; undefined while they can. */
   private settingProblem: string | undefined;
 
   constructor(private readonly options: ProbeOptions) {
@@ -81,14 +80,24 @@ export class Probe {
     options.metrics.setLeaseSource(() => this.leases());
   }
 
-  /** Ready once a round's informers synced against the API server, and while no setting stops the rounds. */
+  /** Ready once a round's informers synced against the API server, while no setting problem stands. */
   get ready(): boolean {
     return this.readySince !== undefined && this.settingProblem === undefined;
   }
 
-  /** Why /readyz fails. */
-  get notReadyReason(): string {
-    return this.settingProblem ?? 'not synced with the API server yet';
+  /** Why the probe is not ready, in one line; undefined when it is. */
+  get notReadyReason(): string | undefined {
+    if (this.settingProblem !== undefined) return this.settingProblem;
+    return this.readySince === undefined ? 'not synced with the API server yet' : undefined;
+  }
+
+  /** Logs a setting problem when it appears or changes, and its end (undefined) once. */
+  private noteProblem(problem: string | undefined): void {
+    const before = this.settingProblem;
+    if (problem === before) return;
+    this.settingProblem = problem;
+    if (problem !== undefined) this.options.log(`${problem}; the rounds go on, failing quietly until it changes`);
+    else this.options.log(`resolved: ${before}`);
   }
 
   /**
@@ -167,6 +176,7 @@ export class Probe {
         },
       });
       await session.start();
+      this.noteProblem(undefined);
       this.readySince ??= this.clock.now();
       const fired = await session.fire();
       if (fired) o.log(`round ${n}: wrote: ${fired.wrote}`);
@@ -198,9 +208,6 @@ export class Probe {
           line += `; trace export failed: ${(err as Error).message}`;
         }
       }
-      if (this.lastFailure !== undefined) line += `; the rounds run again after: ${this.lastFailure}`;
-      this.lastFailure = undefined;
-      this.settingProblem = undefined;
       o.log(line);
       return { round: n, outcome, snapshot: snap };
     } catch (err) {
@@ -208,17 +215,12 @@ export class Probe {
         o.log(`round ${n}: abandoned`);
         return { round: n, outcome: undefined, snapshot: undefined };
       }
-      const setting = await this.settingBehind(err, signal);
-      const message = setting ?? oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
+      const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
       o.metrics.recordRound('failed', undefined);
-      this.settingProblem = setting;
-      if (message !== this.lastFailure) {
-        const again = setting
-          ? `; retrying will not help until that changes: the probe tries every ${formatDuration(o.intervalMs)}, /readyz fails meanwhile, and this is said again only when it changes`
-          : '';
-        o.log(`round ${n}: failed: ${message}${again}`);
-      }
-      this.lastFailure = message;
+      // A failure that may heal (the API server unreachable) is said each round; it does not end a setting problem.
+      const problem = await this.classify(err, signal);
+      if (problem !== undefined) this.noteProblem(problem);
+      else o.log(`round ${n}: failed: ${message}`);
       return { round: n, outcome: 'failed', snapshot: undefined, error: message };
     } finally {
       session?.close();
@@ -226,23 +228,31 @@ export class Probe {
   }
 
   /**
-   * A round's failure that retrying will not heal, said as what to change: the namespace is
-   * missing, a request is forbidden (what was refused, by whom), the target is not the probe's
-   * canary. undefined for the rest (the API server restarting, a timeout), which may pass.
+   * A failure as a setting problem, or undefined when retrying may heal it: a 403 names the request
+   * RBAC refused; a 404 in a namespace that does not exist names the namespace.
    */
-  private async settingBehind(err: unknown, signal: AbortSignal): Promise<string | undefined> {
-    const o = this.options;
-    const { namespace, name } = o.target;
+  private async classify(err: unknown, signal: AbortSignal): Promise<string | undefined> {
+    // A canary name taken by a Deployment the probe does not own.
     if (err instanceof UsageError) return oneLine(err);
-    if (isForbidden(err)) return oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
+    if (!isApiError(err)) return undefined;
+    if (isForbidden(err)) {
+      // The API server names the user it authenticated; the kubeconfig's user name is only a label.
+      const user = /User "([^"]+)"/.exec(err.message)?.[1] ?? this.options.kube.connection.userName;
+      const what = err.request ? describeRequest({ ...err.request, name: undefined }) : (err.operation ?? err.message);
+      return `forbidden: ${user ? `${user} may not ` : 'may not '}${what}`;
+    }
+    const namespace = err.request?.namespace ?? this.options.target.namespace;
     if (!isNotFound(err)) return undefined;
-    // A create in a namespace that is not there is refused naming the namespace; a read of the
-    // target is not, so the namespace is read (which the probe may not be allowed to do).
-    const missing = isApiError(err) && err.status?.details?.kind === 'namespaces';
-    const exists = missing ? false : await namespaceExists(o.kube.client, namespace, signal);
-    if (exists === false) return `namespace ${namespace} does not exist: create it (kubectl create namespace ${namespace}) or choose another with -n`;
-    if (exists && !o.canary) return `Deployment ${name} does not exist in namespace ${namespace}: create it, or probe another with --target`;
+    if (await this.namespaceMissing(namespace, signal)) return `namespace "${namespace}" does not exist`;
+    const { target } = this.options;
+    // The probe creates its canary; a --target it is given must exist.
+    if (!this.options.canary && err.request?.resource === 'deployments.apps' && err.request.name === target.name)
+      return `the target ${target.info.kind}/${target.name} does not exist in namespace ${target.namespace}`;
     return undefined;
+  }
+
+  private async namespaceMissing(namespace: string, signal: AbortSignal): Promise<boolean> {
+    return (await namespaceExists(this.options.kube.client, namespace, signal)) === false;
   }
 
   /** The write of this round: a restart, or a scale to whichever size the target is not at now. */
@@ -265,6 +275,7 @@ export class Probe {
     });
     const observer = new LeaseObserver({ clock: this.clock });
     this.leaseObserver = observer;
+    this.options.metrics.setInformerSource(() => [informer.stats()]);
     informer.addEventHandler(
       {
         onAdd: (obj, _initial, info) => {

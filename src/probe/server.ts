@@ -25,8 +25,8 @@ export function parseListen(value: string): ListenAddress {
 export interface ProbeHealth {
   readonly healthy: boolean;
   readonly ready: boolean;
-  /** Why /readyz fails, when it does. */
-  readonly notReadyReason?: string;
+  /** Why it is not ready, one line; /readyz answers it. */
+  readonly notReadyReason?: string | undefined;
 }
 
 export interface RunningServer {

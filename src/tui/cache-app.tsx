@@ -30,7 +30,7 @@ import {
   type Press,
   type ScreenState,
 } from '../view/screen-state.js';
-import { indexValuesOf, type CacheModel, type DeltaPaneEntry, type IndexFuncs } from '../view/cache-view.js';
+import { formatInformerMetrics, indexValuesOf, informerMetrics, type CacheModel, type DeltaPaneEntry, type IndexFuncs } from '../view/cache-view.js';
 import { fit, Footer, Line, PaneTitle, position, Rows, Screen, TextPane, type Row } from './frame.js';
 import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
 import { mountTui } from './mount.js';
@@ -222,7 +222,7 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
   );
 
   const stats = informer.stats();
-  const header = `cache ${title} · ${stats.objects} objects · rv ${stats.lastSyncResourceVersion || '-'} · events +${stats.events.ADDED} ~${stats.events.MODIFIED} -${stats.events.DELETED} · lists ${stats.lists} (relists ${stats.relists}) · watches ${stats.watches} (restarts ${stats.watchRestarts}${stats.watchStalls > 0 ? `, stalled ${stats.watchStalls}` : ''}) · bookmarks ${stats.bookmarks} · resyncs ${stats.resyncs} · queued ${stats.queued} · errors ${stats.errors}`;
+  const header = `cache ${title} · ${stats.objects} objects · rv ${stats.lastSyncResourceVersion || '-'} · events +${stats.events.ADDED} ~${stats.events.MODIFIED} -${stats.events.DELETED} · lists ${stats.lists} (relists ${stats.relists}) · watches ${stats.watches} (restarts ${stats.watchRestarts}${stats.watchStalls > 0 ? `, stalled ${stats.watchStalls}` : ''}) · bookmarks ${stats.bookmarks} · resyncs ${stats.resyncs} · ${formatInformerMetrics(informerMetrics(stats))} · errors ${stats.errors}`;
 
   // Objects in view.
   const objWin = resolveNav(navOf(screen, 'objects'), objectKeys, objectRows);

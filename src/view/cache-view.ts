@@ -8,7 +8,16 @@
  * - A delta's index values are those of the object it carries (for a deletion, its last state).
  */
 import type { KubeObject } from '../kube/index.js';
-import type { DeltaType, IndexFunc, InformerEvent, ObservedDelta, SharedIndexInformer } from '../informer/index.js';
+import {
+  PROCESSING_LATENCY_BUCKETS,
+  storeResourceVersionValue,
+  type DeltaType,
+  type IndexFunc,
+  type InformerEvent,
+  type InformerStats,
+  type ObservedDelta,
+  type SharedIndexInformer,
+} from '../informer/index.js';
 
 export interface DeltaLine {
   kind: 'delta';
@@ -41,6 +50,51 @@ export interface SyncedLine {
   objects: number;
   /** Each custom index: value → number of objects. */
   indexes?: Record<string, Record<string, number>>;
+  /** client-go's informer metrics, as the informer stands. */
+  metrics: InformerMetrics;
+}
+
+/** client-go's informer metrics (informer_queued_items, _store_resource_version, _processing_latency_seconds) of one informer. */
+export interface InformerMetrics {
+  queuedItems: number;
+  /** The 15 least significant digits of the store's resourceVersion, as client-go reports it. */
+  storeResourceVersion: number;
+  processingLatency: {
+    count: number;
+    sumSeconds: number;
+    /** Cumulative counts by upper bound, in client-go's bucket order, then "+Inf". */
+    buckets: { le: string; count: number }[];
+  };
+}
+
+export function informerMetrics(stats: InformerStats): InformerMetrics {
+  const buckets: { le: string; count: number }[] = [];
+  let cumulative = 0;
+  PROCESSING_LATENCY_BUCKETS.forEach((le, i) => {
+    cumulative += stats.processingLatency.counts[i] ?? 0;
+    buckets.push({ le: String(le), count: cumulative });
+  });
+  buckets.push({ le: '+Inf', count: stats.processingLatency.count });
+  return {
+    queuedItems: stats.queued,
+    storeResourceVersion: storeResourceVersionValue(stats.storeResourceVersion),
+    processingLatency: { count: stats.processingLatency.count, sumSeconds: stats.processingLatency.sum, buckets },
+  };
+}
+
+/** The smallest bucket bound holding quantile q of the observations ("+Inf" above them all); undefined with none. */
+export function latencyQuantileBound(m: InformerMetrics, q: number): string | undefined {
+  const { count, buckets } = m.processingLatency;
+  if (count === 0) return undefined;
+  for (const b of buckets) if (b.count >= q * count) return b.le;
+  return '+Inf';
+}
+
+/** One line of the internals: "queued 0 · store rv 1234 · processed 12, p99 ≤ 0.001 s". */
+export function formatInformerMetrics(m: InformerMetrics): string {
+  const p99 = latencyQuantileBound(m, 0.99);
+  const processed = p99 === undefined ? 'processed 0' : `processed ${m.processingLatency.count}, p99 ${p99 === '+Inf' ? '> 10 s' : `≤ ${p99} s`}`;
+  return `queued ${m.queuedItems} · store rv ${m.storeResourceVersion} · ${processed}`;
 }
 
 export type IndexFuncs = ReadonlyArray<readonly [name: string, fn: IndexFunc]>;
@@ -98,6 +152,7 @@ export function syncedLine(informer: SharedIndexInformer, names: readonly string
     resourceVersion: informer.lastSyncResourceVersion(),
     objects: informer.getIndexer().size(),
     ...(names.length ? { indexes: indexCounts(informer, names) } : {}),
+    metrics: informerMetrics(informer.stats()),
   };
 }
 

@@ -97,6 +97,12 @@ describe('kubectl informer-trace cache --watch -o ndjson, --verify', () => {
     expect(initial.every((d) => d.initial === true && d.type === 'Replaced')).toBe(true);
     expect(synced.objects).toBe(5);
     expect(synced.indexes).toEqual({ app: { a0: 2, a1: 2 } });
+    // client-go's informer metrics: the store at the list's resourceVersion, one processing per object.
+    expect(synced.metrics.storeResourceVersion).toBe(Number(synced.resourceVersion.slice(-15)));
+    expect(synced.metrics.storeResourceVersion).toBeGreaterThan(0);
+    expect(synced.metrics.processingLatency.count).toBe(5);
+    expect(synced.metrics.processingLatency.buckets.at(-1)).toEqual({ le: '+Inf', count: 5 });
+    expect(synced.metrics.queuedItems).toBe(0);
 
     // Churn: creates, label changes and deletes, one at a time, on a few names.
     const writes: Write[] = [];
