@@ -420,6 +420,7 @@ const RANK: Record<ScrapeFailure, number> = {
   forbidden: 8,
   parse: 7,
   'not-metrics': 7,
+  'too-large': 7,
   'not-found': 6,
   timeout: 4,
   http: 3,

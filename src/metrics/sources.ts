@@ -16,7 +16,7 @@ import { firstLineOf, statusFromBody, type RawResponse, type RequestInit } from 
 import { ApiError } from '../kube/api-error.js';
 import { httpGet, type HttpGet } from '../kube/http.js';
 import { parseExposition, type Exposition } from './parse.js';
-import { ScrapeError, toScrapeError, type FailureContext, type ScrapeFailure } from './scrape-error.js';
+import { MAX_SCRAPE_BYTES, ScrapeError, toScrapeError, type FailureContext, type ScrapeFailure } from './scrape-error.js';
 
 /** What the scrape asks for: Prometheus text first, OpenMetrics too; anything else to say what it was. */
 export const METRICS_ACCEPT = 'text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1';
@@ -190,6 +190,7 @@ class ApiServerSource implements MetricsSource {
         accept: METRICS_ACCEPT,
         signal,
         timeoutMs: this.timeoutMs,
+        maxBytes: MAX_SCRAPE_BYTES,
         describe: { verb: 'get', resource: '', path: '/metrics' },
       });
       return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
@@ -206,6 +207,7 @@ const PROGRESS: Record<ScrapeFailure, number> = {
   forbidden: 8,
   parse: 7,
   'not-metrics': 7,
+  'too-large': 7,
   'not-found': 6,
   timeout: 4,
   http: 3,
@@ -252,6 +254,7 @@ class ProxySource implements MetricsSource {
           accept: METRICS_ACCEPT,
           signal,
           timeoutMs: this.timeoutMs,
+          maxBytes: MAX_SCRAPE_BYTES,
           describe: { verb: 'get', resource: `${this.spec.kind === 'pod' ? 'pods' : 'services'}/proxy`, namespace: this.spec.namespace, name: this.spec.name },
         });
         const exposition = parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
@@ -306,6 +309,7 @@ class DirectSource implements MetricsSource {
         headers,
         signal,
         timeoutMs: this.timeoutMs,
+        maxBytes: MAX_SCRAPE_BYTES,
         tls: { insecureSkipTlsVerify: this.auth.insecureSkipTlsVerify, ca: creds.ca, cert: creds.cert, key: creds.key },
       });
       if (res.status < 200 || res.status >= 300) throw this.statusError(res.status, res.body, res.headers.location);
