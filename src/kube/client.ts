@@ -36,6 +36,8 @@ export interface RequestInit {
   stream?: boolean;
   /** Describes the request for error messages (verb, resource, namespace). */
   describe?: RequestDescription;
+  /** raw(): refuse an answer larger than this (a network error with code ETOOBIG); none when absent. */
+  maxBytes?: number;
 }
 
 export interface RawResponse {
@@ -178,7 +180,7 @@ export class KubeClient {
   /** Sends a request, reads the whole answer, and turns a non-2xx status into an ApiError. */
   async raw(path: string, init: RequestInit = {}): Promise<RawResponse> {
     const res = await this.openOk(path, init);
-    return { status: res.statusCode ?? 0, headers: res.headers, body: await this.readText(res, init) };
+    return { status: res.statusCode ?? 0, headers: res.headers, body: await this.readText(res, init, init.maxBytes) };
   }
 
   /** Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. */
@@ -193,12 +195,12 @@ export class KubeClient {
     throw errorFromResponse(status, text, init.describe, isProtobuf(res) ? statusFromProtobuf(body) : statusFromBody(text));
   }
 
-  private async readText(res: ResponseStream, init: RequestInit): Promise<string> {
-    return (await this.readBytes(res, init)).toString('utf8');
+  private async readText(res: ResponseStream, init: RequestInit, maxBytes?: number): Promise<string> {
+    return (await this.readBytes(res, init, maxBytes)).toString('utf8');
   }
 
-  private readBytes(res: ResponseStream, init: RequestInit): Promise<Buffer> {
-    return readBytes(res, { signal: init.signal }).catch((err: NodeJS.ErrnoException) => {
+  private readBytes(res: ResponseStream, init: RequestInit, maxBytes?: number): Promise<Buffer> {
+    return readBytes(res, { signal: init.signal, maxBytes }).catch((err: NodeJS.ErrnoException) => {
       throw init.signal?.aborted ? err : this.networkError(err, init.describe);
     });
   }

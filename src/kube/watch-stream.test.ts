@@ -1,9 +1,16 @@
-import type { IncomingMessage } from 'node:http';
+import { get, type IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { startLoopbackServer } from '../../tools/testing/http-server.js';
 import { rng } from '../../tools/testing/rng.js';
+import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import type { WatchEvent } from './types.js';
-import { WatchStream } from './watch-stream.js';
+import { JsonLinesDecoder, MAX_WATCH_EVENT_BYTES, WatchStream } from './watch-stream.js';
+
+/** GETs `base` and resolves with the open response. */
+function open(base: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => get(base, resolve).on('error', reject));
+}
 
 /** A response body that delivers `bytes` in the given chunk sizes, then ends. */
 function body(bytes: Buffer, sizes: () => number): IncomingMessage {
@@ -83,5 +90,63 @@ describe('WatchStream', () => {
     w.onProgress(() => chunks++);
     expect(await collect(w)).toHaveLength(1);
     expect(chunks).toBe(Math.ceil(bytes.length / 10));
+  });
+
+  it('refuses a JSON event over the limit once that much of it has arrived, and closes the connection of a stream that never ends the line', async () => {
+    let sent = 0;
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    const server = await startLoopbackServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify(events(1)[0])}\n{"type":"ADDED","object":{"metadata":{"name":"huge"},"data":"`);
+      const filler = 'x'.repeat(64 * 1024);
+      const more = (): void => {
+        while (!res.destroyed && sent < 64 * MAX_WATCH_EVENT_BYTES && res.write(filler)) sent += filler.length;
+      };
+      res.on('drain', more);
+      res.on('close', closed);
+      more();
+    });
+    try {
+      const w = new WatchStream(await open(server.base), 'configmaps in test');
+      const seen: WatchEvent[] = [];
+      const err = await (async () => {
+        for await (const ev of w) seen.push(ev);
+      })().catch((e: unknown) => e as Error);
+      expect(seen).toEqual(events(1));
+      expect(String(err)).toMatch(/watch of configmaps in test sent an event of more than 10(\.\d)? MiB, over the 10 MiB limit; refused/);
+      await gone;
+      expect(sent).toBeLessThan(2 * MAX_WATCH_EVENT_BYTES);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a line just under the limit is an event; a whole line over it is refused', async () => {
+    const small = { type: 'ADDED', object: { metadata: { name: 'a' }, data: 'y'.repeat(1000) } };
+    const line = Buffer.from(`${JSON.stringify(small)}\n`);
+    const w = new WatchStream(
+      body(Buffer.concat([line, line]), () => line.length * 2),
+      'test',
+      new JsonLinesDecoder(line.length - 1),
+    );
+    expect(await collect(w)).toHaveLength(2);
+    const tight = new WatchStream(
+      body(line, () => line.length),
+      'test',
+      new JsonLinesDecoder(line.length - 2),
+    );
+    await expect(collect(tight)).rejects.toThrow(/sent an event of .* over the .* limit; refused/);
+  });
+
+  it('refuses a protobuf frame whose length prefix is over the limit without waiting for its bytes', async () => {
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(12 * 1024 * 1024);
+    const w = new WatchStream(
+      body(Buffer.concat([header, Buffer.alloc(100)]), () => 1000),
+      'leases in kube-system',
+      new ProtobufWatchDecoder(),
+    );
+    await expect(collect(w)).rejects.toThrow('watch of leases in kube-system sent an event of 12 MiB, over the 10 MiB limit; refused');
   });
 });

@@ -4,14 +4,38 @@
  * decoder for its encoding: JSON (one object per line; each line is found in the raw bytes and
  * decoded on its own, so a chunk is never copied into a joined string first, and only a line cut
  * by a chunk boundary is joined) or protobuf (length-prefixed frames, src/kube/protobuf).
- * onProgress listeners hear of every chunk as it arrives (the reader's stall timer); stop()
- * destroys the response, and with it the socket, which is never reused.
+ * An event larger than MAX_WATCH_EVENT_BYTES is refused as soon as that many bytes of it have
+ * arrived (the watch fails and its reader re-lists), so one hostile event cannot grow the buffer
+ * without end. onProgress listeners hear of every chunk as it arrives (the reader's stall timer);
+ * stop() destroys the response, and with it the socket, which is never reused.
  */
 import type { ResponseStream } from './http.js';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
 const NEWLINE = 0x0a;
+
+/**
+ * The largest watch event read. The API server stores objects of at most about 1.5 MiB (etcd's
+ * request limit), so a real event is far below it.
+ */
+export const MAX_WATCH_EVENT_BYTES = 10 * 1024 * 1024;
+
+/** An event over the size limit; `size` is its length when known, else the bytes read of it. */
+export class WatchEventTooLarge extends Error {
+  constructor(
+    readonly size: number,
+    readonly known: boolean,
+    readonly limit: number,
+  ) {
+    super(`an event ${known ? 'of' : 'of more than'} ${mib(size)}, over the ${mib(limit)} limit; refused`);
+  }
+}
+
+function mib(bytes: number): string {
+  const m = bytes / (1024 * 1024);
+  return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
+}
 
 /** Decodes a watch stream's bytes into events. */
 export interface WatchDecoder {
@@ -25,34 +49,52 @@ export interface WatchDecoder {
 export class JsonLinesDecoder implements WatchDecoder {
   /** The start of a line cut by the end of a chunk. */
   private partial: Buffer[] = [];
+  private partialBytes = 0;
+
+  constructor(private readonly maxEventBytes = MAX_WATCH_EVENT_BYTES) {}
 
   write(chunk: Buffer, push: (event: WatchEvent) => void): void {
     let start = 0;
     let nl = chunk.indexOf(NEWLINE);
     if (this.partial.length > 0) {
       if (nl === -1) {
-        this.partial.push(chunk);
+        this.keep(chunk);
         return;
       }
-      this.partial.push(chunk.subarray(0, nl));
+      this.keep(chunk.subarray(0, nl));
       const line = Buffer.concat(this.partial).toString('utf8');
       this.partial = [];
+      this.partialBytes = 0;
       if (line.length > 0) push(parseLine(line));
       start = nl + 1;
       nl = chunk.indexOf(NEWLINE, start);
     }
     while (nl !== -1) {
+      if (nl - start > this.maxEventBytes) throw new WatchEventTooLarge(nl - start, true, this.maxEventBytes);
       if (nl > start) push(parseLine(chunk.toString('utf8', start, nl)));
       start = nl + 1;
       nl = chunk.indexOf(NEWLINE, start);
     }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+    if (start < chunk.length) this.keep(chunk.subarray(start));
+  }
+
+  /** Holds the start of a line, refusing it once it is longer than the limit. */
+  private keep(bytes: Buffer): void {
+    this.partialBytes += bytes.length;
+    if (this.partialBytes > this.maxEventBytes) {
+      const size = this.partialBytes;
+      this.partial = [];
+      this.partialBytes = 0;
+      throw new WatchEventTooLarge(size, false, this.maxEventBytes);
+    }
+    this.partial.push(bytes);
   }
 
   end(push: (event: WatchEvent) => void): void {
     if (this.partial.length === 0) return;
     const rest = Buffer.concat(this.partial).toString('utf8');
     this.partial = [];
+    this.partialBytes = 0;
     if (rest.trim().length > 0) push(parseLine(rest));
   }
 }
@@ -107,6 +149,8 @@ export class WatchStream implements Watch {
       this.decoder.write(chunk, this.push);
     } catch (err) {
       this.finish(this.undecodable(err));
+      // Nothing more of this response is read: the connection goes with it.
+      this.res.destroy();
       return;
     }
     if (this.buffered.length - this.head > this.highWater) this.res.pause();
@@ -115,7 +159,7 @@ export class WatchStream implements Watch {
 
   private undecodable(err: unknown): ApiError {
     return new ApiError(
-      `watch of ${this.describe} sent ${err instanceof NotAnEvent ? err.message : `an event that cannot be decoded: ${(err as Error).message}`}`,
+      `watch of ${this.describe} sent ${err instanceof NotAnEvent || err instanceof WatchEventTooLarge ? err.message : `an event that cannot be decoded: ${(err as Error).message}`}`,
       { code: 0, cause: err },
     );
   }

@@ -9,6 +9,13 @@ import { ApiError } from '../kube/api-error.js';
 import { isAbortError, isTlsErrorCode } from '../kube/http.js';
 import { MetricsParseError, NotMetricsError } from './parse.js';
 
+/**
+ * The largest answer a scrape reads (64 MiB, the HTTP client's own default): several times the
+ * /metrics of a large cluster's API server. An endpoint that sends more, or streams without end,
+ * is cut there (and by the scrape's timeout, whichever comes first).
+ */
+export const MAX_SCRAPE_BYTES = 64 * 1024 * 1024;
+
 export type ScrapeFailure =
   | 'timeout'
   | 'unreachable'
@@ -18,6 +25,7 @@ export type ScrapeFailure =
   | 'not-found'
   | 'http'
   | 'not-metrics'
+  | 'too-large'
   | 'parse'
   | 'aborted'
   | 'error';
@@ -107,6 +115,17 @@ function fromNetworkCode(source: string, code: string, err: unknown, ctx: Failur
     });
   }
   if (code === 'ETIMEDOUT') return new ScrapeError(source, 'timeout', `${who} did not answer in time`, { cause: err });
+  if (code === 'ETOOBIG') {
+    return new ScrapeError(
+      source,
+      'too-large',
+      `${ctx.target} sent more than ${MAX_SCRAPE_BYTES / (1024 * 1024)} MiB, the limit of a scrape; the rest was not read`,
+      {
+        hint: 'is it the metrics endpoint? an endpoint that streams without end is refused at this limit',
+        cause: err,
+      },
+    );
+  }
   const words = NETWORK_WORDS[code];
   return new ScrapeError(source, 'unreachable', `cannot reach ${who}: ${words ? `${words} (${code})` : code}`, {
     hint:
@@ -182,6 +201,7 @@ const PROGRESS: Record<ScrapeFailure, number> = {
   forbidden: 8,
   parse: 7,
   'not-metrics': 7,
+  'too-large': 7,
   'not-found': 6,
   timeout: 4,
   http: 3,

@@ -16,7 +16,7 @@ import { firstLineOf, statusFromBody, type RawResponse, type RequestInit } from 
 import { ApiError } from '../kube/api-error.js';
 import { httpGet, type HttpGet } from '../kube/http.js';
 import { parseExposition, type Exposition } from './parse.js';
-import { fartherFailure, ScrapeError, toScrapeError, type FailureContext } from './scrape-error.js';
+import { fartherFailure, MAX_SCRAPE_BYTES, ScrapeError, toScrapeError, type FailureContext } from './scrape-error.js';
 
 /** What the scrape asks for: Prometheus text first, OpenMetrics too; anything else to say what it was. */
 export const METRICS_ACCEPT = 'text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1';
@@ -190,6 +190,7 @@ class ApiServerSource implements MetricsSource {
         accept: METRICS_ACCEPT,
         signal,
         timeoutMs: this.timeoutMs,
+        maxBytes: MAX_SCRAPE_BYTES,
         describe: { verb: 'get', resource: '', path: '/metrics' },
       });
       return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
@@ -237,6 +238,7 @@ class ProxySource implements MetricsSource {
           accept: METRICS_ACCEPT,
           signal,
           timeoutMs: this.timeoutMs,
+          maxBytes: MAX_SCRAPE_BYTES,
           describe: { verb: 'get', resource: `${this.spec.kind === 'pod' ? 'pods' : 'services'}/proxy`, namespace: this.spec.namespace, name: this.spec.name },
         });
         const exposition = parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
@@ -291,6 +293,7 @@ class DirectSource implements MetricsSource {
         headers,
         signal,
         timeoutMs: this.timeoutMs,
+        maxBytes: MAX_SCRAPE_BYTES,
         tls: { insecureSkipTlsVerify: this.auth.insecureSkipTlsVerify, ca: creds.ca, cert: creds.cert, key: creds.key },
       });
       if (res.status < 200 || res.status >= 300) throw this.statusError(res.status, res.body, res.headers.location);

@@ -3,7 +3,8 @@
  * values, for the hop detail ("status.readyReplicas 2 → 3"), not a YAML dump. Lists of objects
  * keyed by `type` (conditions) or `name` (containers, container statuses) are compared item by
  * item under that key; other lists as a whole. Bookkeeping that changes on every write
- * (resourceVersion, managedFields) is left out.
+ * (resourceVersion, managedFields) is left out. A value longer than MAX_VALUE characters is cut
+ * and says its whole size ("aaaa… (1.4 MiB)"), so a huge annotation costs one short line.
  */
 import type { FieldChange } from './types.js';
 
@@ -57,5 +58,11 @@ function join(path: string, k: string): string {
 
 function short(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}… (${size(Buffer.byteLength(s))})` : s;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

@@ -9,7 +9,7 @@
  * the raw field of the RawExtension in field 2).
  */
 import type { WatchEvent, WatchEventType } from '../types.js';
-import type { WatchDecoder } from '../watch-stream.js';
+import { MAX_WATCH_EVENT_BYTES, WatchEventTooLarge, type WatchDecoder } from '../watch-stream.js';
 import { checkMagic, Cursor, decodeMessage, decodeObject, ProtobufDecodeError, varint, type DecodeOptions } from './decode.js';
 import { kindType, messageType, type MessageType } from './schema.js';
 
@@ -212,14 +212,18 @@ const WATCH_EVENT_TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOK
 export class ProtobufWatchDecoder implements WatchDecoder {
   private readonly bytes = new ByteQueue();
 
-  constructor(private readonly opts: DecodeOptions = {}) {}
+  constructor(
+    private readonly opts: DecodeOptions = {},
+    private readonly maxEventBytes = MAX_WATCH_EVENT_BYTES,
+  ) {}
 
-  /** Decodes every whole frame received so far. */
+  /** Decodes every whole frame received so far; refuses a frame longer than the limit from its length prefix. */
   write(chunk: Buffer, push: (event: WatchEvent) => void): void {
     const q = this.bytes;
     q.push(chunk);
     while (q.length >= 4) {
       const len = q.peekUInt32BE();
+      if (len > this.maxEventBytes) throw new WatchEventTooLarge(len, true, this.maxEventBytes);
       if (q.length < 4 + len) return;
       q.drop(4);
       push(this.event(q.take(len)));
