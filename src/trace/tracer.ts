@@ -264,7 +264,13 @@ export class Tracer {
   async addEventsInformer(): Promise<void> {
     const info = await this.kube.discovery.resolve('events.events.k8s.io').catch(() => undefined);
     if (!info) return;
-    this.events = new EventsReader(info, this.chainInformers.newInformer(info), () => this.add(EVENTS_KEY));
+    this.events = new EventsReader(
+      info,
+      this.chainInformers.newInformer(info),
+      () => this.add(EVENTS_KEY),
+      undefined,
+      () => this.clock.now(),
+    );
   }
 
   /**
@@ -424,6 +430,8 @@ export class Tracer {
       const hopId = this.tracker.addEvent(regardingUid, event);
       if (hopId) this.emit({ type: 'event', hopId, event });
     }
+    const cut = this.events.takeCutNote();
+    if (cut) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: cut });
   }
 
   private checkEnd(view: ReconcileView): void {

@@ -1,6 +1,6 @@
 /**
  * Dead connections under a watch, on the real control plane, through the fault proxy
- * (test/e2e/fault-proxy.ts):
+ * (tools/cluster/fault-proxy.ts):
  * - `cache configmaps --watch -o ndjson`: the proxy freezes every connection open (half-open, as
  *   after a NAT entry was dropped); a ConfigMap created straight against the API server meanwhile
  *   reaches the stream within 75 s, because the watch is given up once silent past its timeout and
@@ -18,7 +18,7 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
-import { FaultProxy, type ProxiedConnection } from './fault-proxy.js';
+import { FaultProxy, type ProxiedConnection } from '../../tools/cluster/fault-proxy.js';
 import { adminKube, cluster, ndjsonLines, createNamespace, deleteNamespace, eventually, startCli, uniqueName, type LiveCli } from './helpers.js';
 
 const kube = adminKube();

@@ -6,19 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
-import {
-  adminKube,
-  cluster,
-  createCrd,
-  createNamespace,
-  deleteCrd,
-  deleteNamespace,
-  eventually,
-  ndjsonLines,
-  runCli,
-  startCli,
-  uniqueName,
-} from './helpers.js';
+import { adminKube, cluster, createCrd, createNamespace, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
 
 const kube = adminKube();
 const ns = uniqueName('it-huge');

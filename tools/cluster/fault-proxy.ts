@@ -1,6 +1,6 @@
 /**
  * A TCP proxy on 127.0.0.1 between the plugins and the real API server, for network faults the
- * e2e tests make on purpose. Bytes pass through untouched (TLS included: the client's handshake is
+ * e2e tests and the soak benchmark make on purpose. Bytes pass through untouched (TLS included: the client's handshake is
  * with kube-apiserver itself, whose certificate names IP 127.0.0.1, so it verifies whatever port
  * the proxy listens on).
  *

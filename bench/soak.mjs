@@ -1,0 +1,318 @@
+// The soak: `informer-trace probe` and `informer-trace top` run side by side against churn, with a
+// fault every few minutes, and what they hold is sampled. A benchmark, not a test: it reports.
+//
+//   npm run build && sh scripts/with-node.sh node bench/soak.mjs [options]
+//
+// Options: --minutes N (wall time, default 18), --interval DURATION (the probe's, default 2s: an
+// hour of 1-minute rounds in about an hour / 30), --fault-every MINUTES (default 4), --cluster-dir
+// DIR (a local control plane of the launcher's, started there when none runs; default
+// $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results).
+//
+// What it does (BENCHMARKS.md, "Soak", has the figures):
+// 1. The probe (its canary in the namespace soak-probe) and `top -o ndjson` (its output to a file)
+//    run as processes of their own, through the fault proxy (tools/cluster/fault-proxy.ts).
+// 2. Churn: one write at a time, every 250 ms, in soak-churn — create, update and delete of at most
+//    20 Deployments and 40 ConfigMaps.
+// 3. Faults, in turn: kube-apiserver restarted; etcd compacted at its current revision and the
+//    API server restarted (its watch cache starts again, so a watch from an older resourceVersion
+//    gets 410 Gone and relists); every connection through the proxy frozen half-open for 75 s;
+//    every connection reset.
+// 4. Every 10 s: each process's RSS (/proc/PID/status). At the end: its open fds (/proc/PID/fd),
+//    its active resources (timers, sockets: bench/lib/active-resources.mjs on SIGUSR2), RSS peak,
+//    final and slope (least squares, MiB/hour of wall time), and the probe's rounds from its own
+//    metrics against the rounds it started.
+// Every request goes to the local API server only; every loop is bounded in count and time.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { FaultProxy } from '../build/tools/cluster/fault-proxy.js';
+import { LocalCluster } from '../build/tools/cluster/launcher.js';
+import { connect } from '../dist/kube/index.js';
+import { parseExposition } from '../dist/metrics/parse.js';
+import { parseArgs } from './clients/common.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const args = parseArgs(process.argv.slice(2));
+const MINUTES = Number(args.minutes ?? 18);
+const INTERVAL = args.interval ?? '2s';
+const FAULT_EVERY_MS = Number(args['fault-every'] ?? 4) * 60_000;
+const SAMPLE_MS = 10_000;
+const PROBE_NS = 'soak-probe';
+const CHURN_NS = 'soak-churn';
+const log = (s) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+
+const dir = args['cluster-dir'] ?? join(tmpdir(), 'informer-trace-soak-cluster');
+let cluster = LocalCluster.attach(dir);
+if (cluster?.pid('etcd') && cluster.pid('kube-apiserver')) log(`using the control plane in ${dir}`);
+else {
+  log(`starting a control plane in ${dir}`);
+  cluster = await LocalCluster.up({ dir });
+}
+const kube = await connect({ kubeconfig: cluster.kubeconfigPath });
+const proxy = await FaultProxy.start(cluster.server);
+const kubeconfig = proxy.kubeconfig(cluster.kubeconfigPath);
+const work = mkdtempSync(join(tmpdir(), 'informer-trace-soak-'));
+
+async function ensureNamespace(name) {
+  await kube.client.json('/api/v1/namespaces', { method: 'POST', body: { metadata: { name } } }).catch((err) => {
+    if (!/already exists|409/.test(String(err?.message ?? err))) throw err;
+  });
+}
+await ensureNamespace(PROBE_NS);
+await ensureNamespace(CHURN_NS);
+
+/** A plugin process with the active-resources preload; stderr kept, stdout to a file. */
+function plugin(name, argv) {
+  const resources = join(work, `${name}.resources.json`);
+  const out = join(work, `${name}.out`);
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=2', '--import', join(here, 'lib', 'active-resources.mjs'), join(root, 'bin', 'kubectl-informer_trace'), ...argv],
+    { env: { ...process.env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c.toString();
+    if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
+  });
+  const exited = new Promise((res) => child.once('exit', (code) => res(code)));
+  return { name, child, out, resources, stderr: () => stderr, exited, samples: [] };
+}
+
+const probe = plugin('probe', [
+  'probe',
+  '-n',
+  PROBE_NS,
+  '--kubeconfig',
+  kubeconfig,
+  '--listen',
+  '127.0.0.1:0',
+  '--interval',
+  INTERVAL,
+  '--timeout',
+  '120s',
+  '--shutdown-grace',
+  '5s',
+]);
+const top = plugin('top', ['top', '-o', 'ndjson', '--kubeconfig', kubeconfig, '--interval', '2s']);
+const procs = [probe, top];
+
+let metricsUrl;
+for (let i = 0; i < 600 && !metricsUrl; i++) {
+  metricsUrl = /serving \/metrics, \/healthz and \/readyz on (http:\/\/\S+)/.exec(probe.stderr())?.[1];
+  if (!metricsUrl) await sleep(100);
+}
+if (!metricsUrl) throw new Error(`the probe did not serve its metrics:\n${probe.stderr()}`);
+
+function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+const fds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
+
+async function probeMetrics() {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const families = new Map(parseExposition(text, { format: 'prometheus' }).families.map((f) => [f.name, f]));
+  const sum = (name, labels = {}) =>
+    (families.get(name)?.samples ?? [])
+      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((n, s) => n + s.value, 0);
+  return {
+    converged: sum('informer_trace_probe_rounds_total', { outcome: 'converged' }),
+    timeout: sum('informer_trace_probe_rounds_total', { outcome: 'timeout' }),
+    failed: sum('informer_trace_probe_rounds_total', { outcome: 'failed' }),
+    watchStalls: sum('informer_trace_probe_watch_stalls_total'),
+    lists: sum('reflector_lists_total'),
+    watches: sum('reflector_watches_total'),
+  };
+}
+
+// ---- churn ----------------------------------------------------------------------------------------
+
+const stop = new AbortController();
+const churnStats = { writes: 0, refused: 0 };
+async function churn() {
+  let n = 0;
+  while (!stop.signal.aborted) {
+    n++;
+    const i = n % 20;
+    const j = n % 40;
+    const op = Math.floor(n / 40) % 3; // create, update, delete in waves
+    const dep = `/apis/apps/v1/namespaces/${CHURN_NS}/deployments`;
+    const cm = `/api/v1/namespaces/${CHURN_NS}/configmaps`;
+    try {
+      if (op === 0) {
+        await kube.client.json(cm, { method: 'POST', body: { metadata: { name: `cm-${j}` }, data: { n: String(n) } } });
+        if (n % 2 === 0)
+          await kube.client.json(dep, {
+            method: 'POST',
+            body: {
+              metadata: { name: `d-${i}` },
+              spec: {
+                replicas: 1,
+                selector: { matchLabels: { app: `d-${i}` } },
+                template: { metadata: { labels: { app: `d-${i}` } }, spec: { containers: [{ name: 'c', image: 'registry.invalid/soak:1' }] } },
+              },
+            },
+          });
+      } else if (op === 1) {
+        await kube.client.json(`${cm}/cm-${j}`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { data: { n: String(n) } } });
+        if (n % 2 === 0)
+          await kube.client.json(`${dep}/d-${i}`, {
+            method: 'PATCH',
+            contentType: 'application/merge-patch+json',
+            body: { spec: { replicas: 1 + (n % 3) } },
+          });
+      } else {
+        await kube.client.json(`${cm}/cm-${j}`, { method: 'DELETE' });
+        if (n % 2 === 0) await kube.client.json(`${dep}/d-${i}`, { method: 'DELETE' });
+      }
+      churnStats.writes++;
+    } catch {
+      churnStats.refused++; // exists already, gone already, or the API server is restarting
+    }
+    await sleep(250, undefined, { signal: stop.signal }).catch(() => undefined);
+  }
+}
+
+// ---- faults ---------------------------------------------------------------------------------------
+
+async function etcdCompact() {
+  const etcd = `http://127.0.0.1:${cluster.ports.etcd}`;
+  const range = await (await fetch(`${etcd}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) })).json();
+  const revision = range.header.revision;
+  const r = await fetch(`${etcd}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  if (!r.ok) throw new Error(`etcd compaction: ${r.status} ${await r.text()}`);
+  return revision;
+}
+
+const faults = [
+  {
+    name: 'kube-apiserver restart',
+    run: async () => {
+      await cluster.stopApiServer();
+      await cluster.startApiServer();
+    },
+  },
+  {
+    name: 'etcd compaction, then kube-apiserver restart (410 on re-watch)',
+    run: async () => {
+      const rev = await etcdCompact();
+      await cluster.stopApiServer();
+      await cluster.startApiServer();
+      return `compacted at revision ${rev}`;
+    },
+  },
+  {
+    name: 'half-open: every connection frozen for 75 s',
+    run: async () => {
+      proxy.freeze();
+      await sleep(75_000);
+      proxy.thaw();
+    },
+  },
+  { name: 'every connection reset', run: async () => proxy.reset() },
+];
+
+// ---- the run --------------------------------------------------------------------------------------
+
+const startedAt = Date.now();
+const endAt = startedAt + MINUTES * 60_000;
+const faultLog = [];
+const churning = churn();
+let nextFault = startedAt + FAULT_EVERY_MS;
+let nextSample = startedAt;
+let k = 0;
+log(`running ${MINUTES} min: probe every ${INTERVAL}, a fault every ${FAULT_EVERY_MS / 60_000} min; files in ${work}`);
+while (Date.now() < endAt) {
+  for (const p of procs) if (p.child.exitCode !== null) throw new Error(`${p.name} exited (${p.child.exitCode}):\n${p.stderr().slice(-3000)}`);
+  if (Date.now() >= nextSample) {
+    const at = (Date.now() - startedAt) / 1000;
+    for (const p of procs) p.samples.push([at, rssMiB(p.child.pid)]);
+    nextSample += SAMPLE_MS;
+  }
+  if (Date.now() >= nextFault && Date.now() + 120_000 < endAt) {
+    const f = faults[k++ % faults.length];
+    const t0 = Date.now();
+    log(`fault: ${f.name}`);
+    const note = await f.run().catch((err) => `failed: ${err.message}`);
+    faultLog.push({ at: Math.round((t0 - startedAt) / 1000), name: f.name, tookS: Math.round((Date.now() - t0) / 100) / 10, note: note ?? '' });
+    nextFault = Date.now() + FAULT_EVERY_MS;
+  }
+  await sleep(1000);
+}
+
+// ---- results --------------------------------------------------------------------------------------
+
+const metrics = await probeMetrics();
+const started = Math.max(0, ...[...probe.stderr().matchAll(/round (\d+):/g)].map((m) => Number(m[1])));
+const ended = metrics.converged + metrics.timeout + metrics.failed;
+const inProgress = new RegExp(`round ${started}: (converged|timeout|failed)`).test(probe.stderr()) ? 0 : 1;
+const end = {};
+for (const p of procs) {
+  rmSync(p.resources, { force: true });
+  p.child.kill('SIGUSR2');
+  for (let i = 0; i < 50 && !existsSync(p.resources); i++) await sleep(100);
+  end[p.name] = { fds: fds(p.child.pid), resources: existsSync(p.resources) ? JSON.parse(readFileSync(p.resources, 'utf8')).counts : undefined };
+}
+stop.abort();
+await churning;
+for (const p of procs) p.child.kill('SIGTERM');
+await Promise.all(procs.map((p) => p.exited));
+
+/** Least-squares slope of [seconds, MiB] in MiB/hour. */
+function slope(samples) {
+  const n = samples.length;
+  const mx = samples.reduce((s, [x]) => s + x, 0) / n;
+  const my = samples.reduce((s, [, y]) => s + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of samples) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 3600;
+}
+const wallMin = (Date.now() - startedAt) / 60_000;
+const intervalS = Number.parseFloat(INTERVAL) * (INTERVAL.endsWith('ms') ? 0.001 : INTERVAL.endsWith('m') ? 60 : 1);
+const results = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), loadavg: loadavg() },
+  wallMin: Math.round(wallMin * 10) / 10,
+  interval: INTERVAL,
+  churn: churnStats,
+  faults: faultLog,
+  rounds: {
+    started,
+    endedByMetrics: ended,
+    inProgressAtEnd: inProgress,
+    accountedFor: ended + inProgress === started,
+    ...metrics,
+    atMostByInterval: Math.floor((wallMin * 60) / intervalS),
+  },
+  topSnapshots: readFileSync(top.out, 'utf8').split('\n').filter(Boolean).length,
+  processes: Object.fromEntries(
+    procs.map((p) => {
+      const rss = p.samples.map(([, y]) => y);
+      const warm = p.samples.filter(([x]) => x >= 120);
+      return [
+        p.name,
+        {
+          rssPeakMiB: Math.round(Math.max(...rss) * 10) / 10,
+          rssFinalMiB: Math.round(rss.at(-1) * 10) / 10,
+          slopeMiBPerHour: Math.round(slope(warm.length >= 3 ? warm : p.samples) * 10) / 10,
+          samples: p.samples.length,
+          ...end[p.name],
+        },
+      ];
+    }),
+  ),
+};
+await proxy.close();
+if (args['keep-cluster'] !== 'true' && !args['cluster-dir']) await cluster.down();
+rmSync(work, { recursive: true, force: true });
+if (args.json) writeFileSync(args.json, JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, p.samples])) }, null, 2));
+process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
