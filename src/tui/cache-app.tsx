@@ -35,7 +35,12 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
   const [screen, setScreen] = useState<ScreenState<CachePane>>(() => initialScreen<CachePane>('objects', ['deltas']));
   const [narrow, setNarrow] = useState<Narrow | undefined>(initialNarrow);
   // The model is read while rendering: a change only asks for a render.
-  useLive(model, (listener) => model.onUpdate(listener), () => ({}), { maxFps });
+  useLive(
+    model,
+    (listener) => model.onUpdate(listener),
+    () => ({}),
+    { maxFps },
+  );
 
   const props = { model, title, namespaced, narrow, state: screen, ...size, now: now() };
   const layout = cacheLayout(props);
