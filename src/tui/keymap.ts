@@ -1,5 +1,5 @@
 /**
- * The one key map of the three TUIs (trace, lease-watch, queues). A key means the same thing in
+ * The one key map of the TUIs (trace, cache, top, queues, lease-watch). A key means the same thing in
  * each of them; a TUI only adds keys of its own (`w` waterfall, `a` idle queues) through `extra`.
  * The help screen (`?`) is generated from the same table, so what it says is what the keys do.
  * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys is how a TUI container reads

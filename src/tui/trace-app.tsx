@@ -12,8 +12,8 @@
  * The rows are drawn by frame.tsx's Line, which escapes them (src/util/escape.ts); the header and
  * the diagnosis, built here from the cluster's words, are escaped here.
  */
-import { Box, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Box, Text } from 'ink';
+import { useEffect, useRef, useState } from 'react';
 import { diagnosisText, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent } from '../trace/types.js';
@@ -35,10 +35,10 @@ import {
   type ScreenState,
 } from '../view/screen-state.js';
 import { hopFigures, hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
-import { Footer, Line, Pane as PaneBox, PaneTitle, Screen, TextPane, wrapRows, type Row } from './frame.js';
-import { helpLines, pressesOf, type KeyHelp } from './keymap.js';
+import { Frame, Pane as PaneBox, PaneTitle, wrapRows, type Row } from './frame.js';
+import { helpLines, useKeys, type KeyHelp } from './keymap.js';
 import { queuesRows, type QueuesRow } from './queues-pane.js';
-import { Throttle } from './throttle.js';
+import { useLive, useSize } from './live.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 import { TraceWaterfallPane } from './waterfall-pane.js';
 
@@ -263,69 +263,66 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
   const tl = navOf(state, 'timeline');
   const shown = layout.hopsShown === snapshot.hops.length ? `${snapshot.hops.length} hops` : `${layout.hopsShown} of ${snapshot.hops.length} hops`;
   return (
-    <Screen width={width} height={height}>
-      <Box width={width} height={1} flexShrink={0}>
-        <Text wrap="truncate-end">
-          <Text bold>{escapeTerminal(sum.target)}</Text> · {escapeTerminal(sum.trigger)}
-        </Text>
-      </Box>
-      <Line
-        width={width}
-        row={{
-          key: 'status',
-          color: outcomeColour,
-          text: [
-            sum.outcome + (sum.message && sum.outcome !== 'running' ? ` — ${sum.message}` : ''),
-            sum.elapsedMs !== undefined ? formatDuration(sum.elapsedMs) : undefined,
-            sum.slowestHop ? `slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : undefined,
-          ]
-            .filter(Boolean)
-            .join(' · '),
-        }}
-      />
-      {layout.text ? (
-        <TextPane title={layout.text.title} lines={layout.text.lines} top={state.textTop} height={layout.body} width={width} />
-      ) : (
+    <Frame
+      width={width}
+      height={height}
+      header={
         <>
-          <PaneBox
-            title={`Tree`}
-            rows={rows.tree}
-            window={windows.tree}
-            height={heights.tree}
-            width={width}
-            focused={state.pane === 'tree'}
-            emptyText="waiting for the first sync"
-          />
-          {main === 'waterfall' ? (
-            <Box flexDirection="column" height={heights.timeline} flexShrink={0}>
-              <WaterfallSlot snapshot={snapshot} state={state} width={width} height={heights.timeline} focused={state.pane === 'timeline'} now={now} />
-            </Box>
-          ) : (
-            <PaneBox
-              title={`Timeline · ${shown}`}
-              right={tl.follow ? 'following' : `paused · G or f to follow`}
-              rows={rows.timeline}
-              first={layout.first.timeline}
-              total={layout.hopsShown}
-              window={windows.timeline}
-              height={heights.timeline}
-              width={width}
-              focused={state.pane === 'timeline'}
-              emptyText={snapshot.hops.length ? 'no hop matches the filter' : 'no hops yet'}
-            />
-          )}
-          <PaneBox
-            title="Internals"
-            rows={rows.internals}
-            window={windows.internals}
-            height={heights.internals}
-            width={width}
-            focused={state.pane === 'internals'}
-          />
+          <Text bold>{escapeTerminal(sum.target)}</Text> · {escapeTerminal(sum.trigger)}
         </>
+      }
+      status={{
+        key: 'status',
+        color: outcomeColour,
+        text: [
+          sum.outcome + (sum.message && sum.outcome !== 'running' ? ` — ${sum.message}` : ''),
+          sum.elapsedMs !== undefined ? formatDuration(sum.elapsedMs) : undefined,
+          sum.slowestHop ? `slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : undefined,
+        ]
+          .filter(Boolean)
+          .join(' · '),
+      }}
+      body={layout.body}
+      text={layout.text}
+      state={state}
+      hints={HINTS}
+    >
+      <PaneBox
+        title={`Tree`}
+        rows={rows.tree}
+        window={windows.tree}
+        height={heights.tree}
+        width={width}
+        focused={state.pane === 'tree'}
+        emptyText="waiting for the first sync"
+      />
+      {main === 'waterfall' ? (
+        <Box flexDirection="column" height={heights.timeline} flexShrink={0}>
+          <WaterfallSlot snapshot={snapshot} state={state} width={width} height={heights.timeline} focused={state.pane === 'timeline'} now={now} />
+        </Box>
+      ) : (
+        <PaneBox
+          title={`Timeline · ${shown}`}
+          right={tl.follow ? 'following' : `paused · G or f to follow`}
+          rows={rows.timeline}
+          first={layout.first.timeline}
+          total={layout.hopsShown}
+          window={windows.timeline}
+          height={heights.timeline}
+          width={width}
+          focused={state.pane === 'timeline'}
+          emptyText={snapshot.hops.length ? 'no hop matches the filter' : 'no hops yet'}
+        />
       )}
-      <Footer state={state} hints={HINTS} width={width} />
-    </Screen>
+      <PaneBox
+        title="Internals"
+        rows={rows.internals}
+        window={windows.internals}
+        height={heights.internals}
+        width={width}
+        focused={state.pane === 'internals'}
+      />
+    </Frame>
   );
 }
 
@@ -370,11 +367,7 @@ export interface TraceAppProps {
 }
 
 export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnoses, width, height }: TraceAppProps): React.JSX.Element {
-  const { exit } = useApp();
-  const size = useWindowSize();
-  const w = width ?? size.columns;
-  const h = height ?? size.rows;
-  const [snapshot, setSnapshot] = useState(() => source.snapshot());
+  const { width: w, height: h } = useSize(width, height);
   const [state, setState] = useState(() => initialScreen<Pane>('timeline', ['timeline']));
   const [main, setMain] = useState<MainView>('timeline');
   const [diagnosis, setDiagnosis] = useState<DiagnosisShown | undefined>();
@@ -382,16 +375,11 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   /** Counts diagnoses asked for, so an older one that finishes late does not replace a newer one. */
   const asked = useRef(0);
   const queues = useQueuesView(metrics);
-  const throttle = useMemo(() => new Throttle(() => setSnapshot(source.snapshot()), 100), [source]);
-  useEffect(() => {
-    const unsubscribe = source.subscribe(() => throttle.request());
-    const tick = setInterval(() => throttle.request(), 1000);
-    return () => {
-      unsubscribe();
-      clearInterval(tick);
-      throttle.stop();
-    };
-  }, [source, throttle]);
+  const snapshot = useLive(
+    source,
+    (listener) => source.subscribe(() => listener()),
+    () => source.snapshot(),
+  );
 
   // The keys act on what is on screen now: the layout of the last render.
   const layout = traceLayout(snapshot, state, w, h, queues, diagnosis, controller);
@@ -452,11 +440,6 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
   }, [diagnoses]);
   const handle = (press: Press): void => {
     const { layout: l, state: s } = current.current;
-    if (press.action === 'interrupt' || (press.action === 'quit' && !s.editing)) {
-      onQuit(press.action === 'quit' ? 'quit' : 'interrupt');
-      exit();
-      return;
-    }
     if (press.action === 'diagnose' && !s.editing) {
       diagnoseNow();
       return;
@@ -489,13 +472,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
     };
     update(reduceScreen(s, press, ctx));
   };
-  const { isRawModeSupported } = useStdin();
-  useInput(
-    (input, key) => {
-      for (const p of pressesOf(input, key, { w: 'waterfall', d: 'diagnose' })) handle(p);
-    },
-    { isActive: isRawModeSupported },
-  );
+  useKeys(handle, { editing: () => current.current.state.editing, onExit: onQuit, extra: { w: 'waterfall', d: 'diagnose' } });
 
   return (
     <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />
