@@ -173,15 +173,7 @@ export function PaneTitle({ title, right, focused, width }: { title: string; rig
  * `height` rows from `window.top`; the selected one inverted when the pane has the focus. `rows`
  * may be only a slice of a long list: `first` is the index of its first row in the whole list.
  */
-export function Rows({
-  rows,
-  window,
-  height,
-  width,
-  focused,
-  emptyText,
-  first = 0,
-}: {
+export interface RowsProps {
   rows: readonly Row[];
   window: ListWindow;
   height: number;
@@ -189,7 +181,9 @@ export function Rows({
   focused: boolean;
   emptyText?: string | undefined;
   first?: number;
-}): ReactNode {
+}
+
+export function Rows({ rows, window, height, width, focused, emptyText, first = 0 }: RowsProps): ReactNode {
   if (height <= 0) return null;
   const shown = rows.slice(window.top - first, window.top - first + height);
   const empty = rows.length === 0 && first === 0 && emptyText;
@@ -219,32 +213,20 @@ export function position(window: ListWindow, rows: number, height: number): stri
 export function Pane({
   title,
   right,
-  rows,
-  window,
-  height,
-  width,
-  focused,
-  emptyText,
-  first = 0,
   total,
-}: {
+  ...list
+}: RowsProps & {
   title: string;
   right?: string | undefined;
-  rows: readonly Row[];
-  window: ListWindow;
-  height: number;
-  width: number;
-  focused: boolean;
-  emptyText?: string | undefined;
-  first?: number;
   total?: number;
 }): ReactNode {
+  const { rows, window, height, width, focused } = list;
   if (height <= 0) return null;
   const where = [right, position(window, total ?? rows.length, height - 1)].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column" width={width} height={height} flexShrink={0}>
       <PaneTitle title={title} right={where || undefined} focused={focused} width={width} />
-      <Rows rows={rows} window={window} height={height - 1} width={width} focused={focused} emptyText={emptyText} first={first} />
+      <Rows {...list} height={height - 1} />
     </Box>
   );
 }

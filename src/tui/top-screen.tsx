@@ -151,6 +151,19 @@ function row(cells: readonly string[], c: Columns, width: number): string {
     .slice(0, width);
 }
 
+/** The column titles of a table, as its columns are shown. */
+function columnHeads(key: string, titles: readonly string[], c: Columns, width: number): Row {
+  return {
+    key,
+    text: row(
+      titles.map((t) => t.toUpperCase()),
+      c,
+      width,
+    ),
+    dim: true,
+  };
+}
+
 function detailLines(line: Entry, changes: readonly LeaseChange[]): string[] {
   const c = line.component;
   const out: string[] = [];
@@ -249,30 +262,8 @@ export function TopScreen(props: TopScreenProps & { layout?: TopLayout | undefin
       below={errors.slice(0, errorRows).map((e, i) => <Line key={`e${i}`} row={{ key: `e${i}`, text: e, color: 'red' }} width={W} />)}
     >
       <PaneTitle title={`Controllers · ${view.components.length}`} right={showIdle ? 'idle queues shown' : undefined} focused width={W} />
-      <Line
-        row={{
-          key: 'head',
-          text: row(
-            COMPONENT_COLUMNS.map((c) => c.toUpperCase()),
-            cw,
-            W,
-          ),
-          dim: true,
-        }}
-        width={W}
-      />
-      <Line
-        row={{
-          key: 'qhead',
-          text: row(
-            TOP_QUEUE_COLUMNS.map((c) => c.toUpperCase()),
-            qw,
-            W,
-          ),
-          dim: true,
-        }}
-        width={W}
-      />
+      <Line row={columnHeads('head', COMPONENT_COLUMNS, cw, W)} width={W} />
+      <Line row={columnHeads('qhead', TOP_QUEUE_COLUMNS, qw, W)} width={W} />
       <Rows
         rows={rows}
         window={win}
