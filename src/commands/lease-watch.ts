@@ -227,7 +227,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
       case 'tui': {
         if (plan.forMs > 0) io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
         // Loaded only for -o tui: ink and React are most of the startup time otherwise.
-        const { runLeaseWatchTui } = await import('../tui/lease-watch-tui.js');
+        const { runLeaseWatchTui } = await import('../tui/lease-watch-app.js');
         const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs, metrics: poller });
         if (reason === 'interrupt' && !io.signal.aborted) setExitCode(ExitCode.Interrupted);
         return;

@@ -6,7 +6,7 @@
  * table: the tree, then a line per hop as hops arrive (in time order), then the summary;
  * json/yaml: one document at the end; ndjson: an event per line as they come, a diagnosis line
  * on a stall, a summary line at the end; waterfall: the waterfall at the end; tui: the screen
- * (trace-tui), and the summary on stderr once it is gone.
+ * (src/tui/trace-app.tsx), and the summary on stderr once it is gone.
  */
 import type { CommandIO } from '../cli/io.js';
 import { colorEnabled } from '../cli/io.js';

@@ -382,7 +382,7 @@ export async function runTrace(
     }
 
     if (output === 'tui') {
-      const { runTraceTui } = await import('../tui/trace-tui.js');
+      const { runTraceTui } = await import('../tui/trace-app.js');
       const reason = await runTraceTui(session, session.ended, io, io.signal, metrics?.poller, { exitOnEnd: opts.exitOnConverge === true, diagnoses });
       if (reason !== 'ended') session.stop('interrupted', reason === 'quit' ? 'quit' : 'interrupted');
     }

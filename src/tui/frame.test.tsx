@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { initialScreen } from '../view/screen-state.js';
-import { Footer, Line, PaneTitle, wrapRows } from './frame.js';
+import { Footer, Frame, Line, PaneTitle, Rows, textRows, wrapRows } from './frame.js';
 
 let harness: InkHarness | undefined;
 afterEach(() => {
@@ -81,5 +81,48 @@ describe('hostile text on screen', () => {
       expect(r.text.length).toBeLessThanOrEqual(40);
     }
     expect(rows.map((r) => r.text).join(' ')).toContain('\\nforged');
+  });
+});
+
+describe('Frame', () => {
+  const panes = <Rows rows={textRows(['pod-a', 'pod-b'])} window={{ index: 0, top: 0 }} height={3} width={40} focused={false} />;
+
+  it('is exactly the screen: the header, the body of panes, the rows below and the footer', () => {
+    const state = initialScreen('objects');
+    harness = renderInk(
+      <Frame
+        width={40}
+        height={6}
+        header="cache pods"
+        body={3}
+        text={undefined}
+        state={state}
+        hints="q quit"
+        below={<Line row={{ key: 'e', text: 'an error' }} width={40} />}
+      >
+        {panes}
+      </Frame>,
+    );
+    expect(
+      harness
+        .frame()
+        .split('\n')
+        .map((l) => l.trimEnd()),
+    ).toEqual(['cache pods', 'pod-a', 'pod-b', '', 'an error', 'q quit']);
+  });
+
+  it('shows the help in the body in place of the panes, scrolled to textTop, with the footer saying how to close it', () => {
+    const state = { ...initialScreen('objects'), help: true, textTop: 1 };
+    harness = renderInk(
+      <Frame width={40} height={5} header="cache pods" body={3} text={{ title: 'Keys', lines: textRows(['one', 'two', 'three']) }} state={state} hints="q quit">
+        {panes}
+      </Frame>,
+    );
+    const rows = harness.frame().split('\n');
+    expect(rows).toHaveLength(5);
+    expect(rows[1]).toContain('─ Keys');
+    expect(rows.slice(2, 4).map((l) => l.trimEnd())).toEqual(['two', 'three']);
+    expect(rows[4]).toBe('Esc close');
+    expect(harness.frame()).not.toContain('pod-a');
   });
 });

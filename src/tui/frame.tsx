@@ -1,6 +1,7 @@
 /**
- * Building blocks every live screen is made of, so each frame is exactly the terminal's size: a
- * Screen of `rows` × `columns`, panes made of a title row and a fixed number of one-line rows (cut
+ * Building blocks every live screen is made of, so each frame is exactly the terminal's size: the
+ * Frame (header, body, footer, and the help or a detail in the body's place) in a Screen of
+ * `rows` × `columns`, panes made of a title row and a fixed number of one-line rows (cut
  * to the width, never wrapped), a text view for the detail and help, and the footer (key hints or
  * the filter prompt). A pane pads itself to its row budget, so the layout does not jump when lines
  * come and go.
@@ -35,6 +36,71 @@ export function Screen({ width, height, children }: { width: number; height: num
     <Box flexDirection="column" width={width} height={height}>
       {children}
     </Box>
+  );
+}
+
+/** A text view's content: its title and its lines. */
+export interface FrameText {
+  title: string;
+  lines: readonly Row[];
+}
+
+/** Lines of text as rows (the detail, the help). */
+export function textRows(lines: readonly string[]): Row[] {
+  return lines.map((text, i) => ({ key: String(i), text }));
+}
+
+/**
+ * The frame of every TUI, `width` × `height`: the header row (a string is drawn bold and escaped;
+ * an element is drawn as given, cut to the width), an optional status line under it, the body of
+ * `body` rows (the panes, or `text` — the help or a detail — scrolled to `state.textTop` in their
+ * place), the rows `below` it, and the footer.
+ */
+export function Frame({
+  width,
+  height,
+  header,
+  status,
+  body,
+  text,
+  state,
+  hints,
+  below,
+  children,
+}: {
+  width: number;
+  height: number;
+  header: string | ReactNode;
+  status?: Row | undefined;
+  body: number;
+  text: FrameText | undefined;
+  state: Pick<ScreenState, 'editing' | 'filter' | 'detail' | 'help' | 'textTop'>;
+  hints: string;
+  below?: ReactNode;
+  children: ReactNode;
+}): ReactNode {
+  return (
+    <Screen width={width} height={height}>
+      <Box width={width} height={1} flexShrink={0}>
+        {typeof header === 'string' ? (
+          <Text wrap="truncate-end" bold>
+            {escapeTerminal(header)}
+          </Text>
+        ) : (
+          <Text wrap="truncate-end">{header}</Text>
+        )}
+      </Box>
+      {status ? <Line row={status} width={width} /> : null}
+      {text ? (
+        <TextPane title={text.title} lines={text.lines} top={state.textTop} height={body} width={width} />
+      ) : (
+        <Box flexDirection="column" width={width} height={body} flexShrink={0}>
+          {children}
+        </Box>
+      )}
+      {below}
+      <Footer state={state} hints={hints} width={width} />
+    </Screen>
   );
 }
 
@@ -107,15 +173,7 @@ export function PaneTitle({ title, right, focused, width }: { title: string; rig
  * `height` rows from `window.top`; the selected one inverted when the pane has the focus. `rows`
  * may be only a slice of a long list: `first` is the index of its first row in the whole list.
  */
-export function Rows({
-  rows,
-  window,
-  height,
-  width,
-  focused,
-  emptyText,
-  first = 0,
-}: {
+export interface RowsProps {
   rows: readonly Row[];
   window: ListWindow;
   height: number;
@@ -123,7 +181,9 @@ export function Rows({
   focused: boolean;
   emptyText?: string | undefined;
   first?: number;
-}): ReactNode {
+}
+
+export function Rows({ rows, window, height, width, focused, emptyText, first = 0 }: RowsProps): ReactNode {
   if (height <= 0) return null;
   const shown = rows.slice(window.top - first, window.top - first + height);
   const empty = rows.length === 0 && first === 0 && emptyText;
@@ -153,32 +213,20 @@ export function position(window: ListWindow, rows: number, height: number): stri
 export function Pane({
   title,
   right,
-  rows,
-  window,
-  height,
-  width,
-  focused,
-  emptyText,
-  first = 0,
   total,
-}: {
+  ...list
+}: RowsProps & {
   title: string;
   right?: string | undefined;
-  rows: readonly Row[];
-  window: ListWindow;
-  height: number;
-  width: number;
-  focused: boolean;
-  emptyText?: string | undefined;
-  first?: number;
   total?: number;
 }): ReactNode {
+  const { rows, window, height, width, focused } = list;
   if (height <= 0) return null;
   const where = [right, position(window, total ?? rows.length, height - 1)].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column" width={width} height={height} flexShrink={0}>
       <PaneTitle title={title} right={where || undefined} focused={focused} width={width} />
-      <Rows rows={rows} window={window} height={height - 1} width={width} focused={focused} emptyText={emptyText} first={first} />
+      <Rows {...list} height={height - 1} />
     </Box>
   );
 }

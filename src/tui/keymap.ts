@@ -1,13 +1,16 @@
 /**
- * The one key map of the three TUIs (trace, lease-watch, queues). A key means the same thing in
+ * The one key map of the TUIs (trace, cache, top, queues, lease-watch). A key means the same thing in
  * each of them; a TUI only adds keys of its own (`w` waterfall, `a` idle queues) through `extra`.
  * The help screen (`?`) is generated from the same table, so what it says is what the keys do.
- * Vi keys sit beside the arrows, as in less, k9s and lazygit.
+ * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys is how a TUI container reads
+ * them.
  */
-import type { Key } from 'ink';
+import { useApp, useInput, useStdin, type Key } from 'ink';
 import type { KeyAction, Press } from '../view/screen-state.js';
 
 export type { KeyAction };
+
+export type ExitReason = 'quit' | 'interrupt';
 
 export interface KeyHelp {
   keys: string;
@@ -103,4 +106,30 @@ export function helpLines(own: readonly KeyHelp[]): string[] {
   const all = [...COMMON_KEYS, ...own];
   const w = Math.max(...all.map((k) => k.keys.length));
   return all.map((k) => `${k.keys.padEnd(w)}  ${k.what}`);
+}
+
+/**
+ * The keys of a TUI: every press of a read goes to `handle`, in order, but q (unless the filter
+ * prompt is open: `editing()`) and Ctrl+C, which tell `onExit` which of them ended it and end the
+ * app. Inactive where stdin cannot be put in raw mode.
+ */
+export function useKeys(
+  handle: (press: Press) => void,
+  options: { editing: () => boolean; onExit?: ((reason: ExitReason) => void) | undefined; extra?: Readonly<Record<string, KeyAction>> },
+): void {
+  const { exit } = useApp();
+  const { isRawModeSupported } = useStdin();
+  useInput(
+    (input, key) => {
+      for (const press of pressesOf(input, key, options.extra)) {
+        if (press.action === 'interrupt' || (press.action === 'quit' && !options.editing())) {
+          options.onExit?.(press.action === 'quit' ? 'quit' : 'interrupt');
+          exit();
+          return;
+        }
+        handle(press);
+      }
+    },
+    { isActive: isRawModeSupported },
+  );
 }

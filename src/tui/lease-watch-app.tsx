@@ -1,17 +1,26 @@
 /**
- * The lease-watch TUI container: owns the subscription to the model, the redraw throttle (at most
- * ~10 frames a second however fast Leases change), a 1 s tick so ages move, the screen state and
- * the keys (src/tui/keymap.ts), and the terminal size (re-rendered on resize). It hands plain props
- * to LeaseWatchScreen.
+ * The lease-watch TUI container: owns the subscription to the model (useLive: at most ~10 frames a
+ * second however fast Leases change, a 1 s tick so ages move), the screen state, the keys
+ * (src/tui/keymap.ts) and the terminal size (re-rendered on resize). It hands plain props to
+ * LeaseWatchScreen (lease-watch-screen.tsx).
+ *
+ * runLeaseWatchTui mounts it on the command's streams and resolves when it ends: q (quit), Ctrl+C
+ * or the signal (interrupt), or --for elapsing (done). The screen is gone then (see mount.tsx), so
+ * what was seen is summarised once on stdout: the leader leases and their holders, and the holder
+ * changes, each line escaped (src/util/escape.ts): names and holders are the cluster's.
  */
-import { useApp, useInput, useStdin, useWindowSize } from 'ink';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { LeaseChange, LeaseWatchView } from '../view/lease-view.js';
+import { useRef, useState, type ReactNode } from 'react';
+import type { CommandIO } from '../cli/io.js';
+import { escapeTerminal } from '../util/escape.js';
+import { clockTime, describeChange, leaseKey, type LeaseChange, type LeaseWatchView } from '../view/lease-view.js';
 import { initialScreen, reduceScreen, type Press, type ScreenState } from '../view/screen-state.js';
-import { pressesOf } from './keymap.js';
+import { useKeys, type ExitReason } from './keymap.js';
 import { leaseLayout, LeaseWatchScreen, type LeasePane } from './lease-watch-screen.js';
-import { Throttle } from './throttle.js';
+import { useLive, useSize } from './live.js';
+import { mountTui } from './mount.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+
+export type { ExitReason };
 
 /** What the container reads: LeaseWatchModel satisfies it; tests pass a stub. */
 export interface LeaseViewSource {
@@ -19,8 +28,6 @@ export interface LeaseViewSource {
   changeLog(): readonly LeaseChange[];
   onUpdate(listener: () => void): () => void;
 }
-
-export type ExitReason = 'quit' | 'interrupt';
 
 export interface LeaseWatchAppProps {
   source: LeaseViewSource;
@@ -37,42 +44,22 @@ export interface LeaseWatchAppProps {
 }
 
 export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, width, height, metrics }: LeaseWatchAppProps): ReactNode {
-  const { exit } = useApp();
-  const size = useWindowSize();
-  const { isRawModeSupported } = useStdin();
-  const [view, setView] = useState<LeaseWatchView>(() => source.view());
-  const [changes, setChanges] = useState<readonly LeaseChange[]>(() => [...source.changeLog()]);
+  const size = useSize(width, height);
+  const { view, changes } = useLive(
+    source,
+    (listener) => source.onUpdate(listener),
+    () => ({ view: source.view(), changes: [...source.changeLog()] as readonly LeaseChange[] }),
+    { maxFps, tickMs },
+  );
   const [state, setState] = useState(() => initialScreen<LeasePane>('leases', ['changes']));
   const queues = useQueuesView(metrics, {}, maxFps);
-  const w = width ?? size.columns;
-  const h = height ?? size.rows;
 
-  useEffect(() => {
-    const redraw = (): void => {
-      setView(source.view());
-      setChanges([...source.changeLog()]);
-    };
-    const throttle = new Throttle(redraw, Math.max(1, Math.round(1000 / maxFps)));
-    const unsubscribe = source.onUpdate(() => throttle.request());
-    const tick = setInterval(() => throttle.request(), tickMs);
-    return () => {
-      unsubscribe();
-      clearInterval(tick);
-      throttle.stop();
-    };
-  }, [source, maxFps, tickMs]);
-
-  const props = { view, changes, state, width: w, height: h, queues };
+  const props = { view, changes, state, ...size, queues };
   const current = useRef({ props, state });
   current.current = { props, state };
 
   const handle = (press: Press): void => {
     const s = current.current.state;
-    if (press.action === 'interrupt' || (press.action === 'quit' && !s.editing)) {
-      onExit?.(press.action === 'quit' ? 'quit' : 'interrupt');
-      exit();
-      return;
-    }
     const l = leaseLayout({ ...current.current.props, state: s });
     const next: ScreenState<LeasePane> = reduceScreen(s, press, {
       panes: l.panes,
@@ -85,12 +72,38 @@ export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, wid
     current.current.state = next;
     setState(next);
   };
-  useInput(
-    (input, key) => {
-      for (const p of pressesOf(input, key)) handle(p);
-    },
-    { isActive: isRawModeSupported },
-  );
+  useKeys(handle, { editing: () => current.current.state.editing, onExit });
 
   return <LeaseWatchScreen {...props} />;
+}
+
+export interface TuiOptions {
+  signal: AbortSignal;
+  /** End by itself after this long (ms); 0 = until q or Ctrl+C. */
+  forMs: number;
+  /** With --metrics: the poller, for the queues pane. */
+  metrics?: MetricsFeed | undefined;
+}
+
+/** Changes listed in the summary; earlier ones are counted. */
+const SUMMARY_CHANGES = 50;
+
+export async function runLeaseWatchTui(source: LeaseViewSource, io: CommandIO, options: TuiOptions): Promise<ExitReason | 'done'> {
+  let reason: ExitReason | 'done' = 'done';
+  const app = <LeaseWatchApp source={source} onExit={(r) => (reason = r)} metrics={options.metrics} />;
+  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
+  io.stdout.write(summaryText(source));
+  return how === 'interrupt' ? 'interrupt' : reason;
+}
+
+export function summaryText(source: LeaseViewSource): string {
+  const view = source.view();
+  const changes = source.changeLog();
+  const out = [
+    `lease-watch: ${view.leases.length} leader lease${view.leases.length === 1 ? '' : 's'}, ${changes.length} holder change${changes.length === 1 ? '' : 's'} seen`,
+  ];
+  for (const l of view.leases) out.push(`  ${leaseKey(l.namespace, l.name)}: ${l.holder ?? '<none>'} (${l.state}, ${l.transitions} transitions)`);
+  if (changes.length > SUMMARY_CHANGES) out.push(`  … ${changes.length - SUMMARY_CHANGES} earlier changes`);
+  for (const c of changes.slice(-SUMMARY_CHANGES)) out.push(`${clockTime(c.at)} ${describeChange(c)}`);
+  return `${out.map((l) => escapeTerminal(l)).join('\n')}\n`;
 }

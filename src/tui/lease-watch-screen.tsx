@@ -32,9 +32,8 @@ import { shortDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import type { QueuesView } from '../view/queues-view.js';
 import { allocateRows, matchesFilter, navOf, resolveNav, type ListWindow, type ScreenState } from '../view/screen-state.js';
-import { fit, Footer, Line, Pane, PaneTitle, Rows, Screen, TextPane, wrapRows, type Row } from './frame.js';
+import { fit, Frame, Line, Pane, PaneTitle, Rows, textRows, wrapRows, type FrameText } from './frame.js';
 import { helpLines } from './keymap.js';
-import { layoutLeaseColumns, type LeaseColumn } from './lease-layout.js';
 import { queuesRows, type QueuesRow } from './queues-pane.js';
 
 const COLOR: Record<Severity, string | undefined> = { ok: 'green', warn: 'yellow', bad: 'red', idle: undefined };
@@ -62,7 +61,7 @@ export interface LeaseLayout {
   listHeights: Record<LeasePane, number>;
   columns: LeaseColumn[];
   body: number;
-  text: { title: string; lines: Row[] } | undefined;
+  text: FrameText | undefined;
 }
 
 /** Everything the screen draws and the keys need, for `width` × `height`. Pure. */
@@ -118,7 +117,7 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
 
   let text: LeaseLayout['text'];
   if (state.help) {
-    text = { title: 'Keys', lines: [...helpLines([]), '', ...LEGEND].map((t, i) => ({ key: String(i), text: t })) };
+    text = { title: 'Keys', lines: textRows([...helpLines([]), '', ...LEGEND]) };
   } else if (state.detail !== undefined) {
     let key = state.detail;
     if (state.detailPane === 'changes') {
@@ -136,7 +135,7 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
       const c = changes.find((x) => String(x.seq) === state.detail);
       if (c) lines.unshift(`${clockTime(c.at)} ${describeChange(c)}`, '');
     }
-    text = { title: state.detailPane === 'queues' ? 'Queue' : 'Lease', lines: lines.map((t, i) => ({ key: String(i), text: t })) };
+    text = { title: state.detailPane === 'queues' ? 'Queue' : 'Lease', lines: textRows(lines) };
   }
   return { panes, rows, windows, heights, listHeights, columns, body, text: text && { ...text, lines: wrapRows(text.lines, width) } };
 }
@@ -147,67 +146,53 @@ export function LeaseWatchScreen(props: LeaseWatchScreenProps): ReactNode {
   const focused = (k: LeasePane): boolean => state.pane === k;
   const following = navOf(state, 'changes').follow;
   return (
-    <Screen width={width} height={height}>
-      <Header view={view} width={width} />
-      {l.text ? (
-        <TextPane title={l.text.title} lines={l.text.lines} top={state.textTop} height={l.body} width={width} />
-      ) : (
-        <>
-          {l.heights.leases > 0 ? (
-            <Box flexDirection="column" height={l.heights.leases} flexShrink={0}>
-              <PaneTitle
-                title={`Leader leases · ${l.rows.leases.length}${state.filter ? ` of ${view.leases.length}` : ''}`}
-                focused={focused('leases')}
-                width={width}
-              />
-              <Line width={width} row={{ key: 'h', dim: true, text: l.columns.map((c) => fit(c.title, c.width)).join(' ') }} />
-              <Rows
-                rows={l.rows.leases}
-                window={l.windows.leases}
-                height={l.listHeights.leases}
-                width={width}
-                focused={focused('leases')}
-                emptyText={view.synced ? 'no leader-election leases' : 'listing leases…'}
-              />
-            </Box>
-          ) : null}
-          <Pane
-            title={`Holder changes · ${l.rows.changes.length}`}
-            right={following ? 'following' : 'paused · G or f to follow'}
-            rows={l.rows.changes}
-            window={l.windows.changes}
-            height={l.heights.changes}
+    <Frame width={width} height={height} header={<Header view={view} />} body={l.body} text={l.text} state={state} hints={HINTS}>
+      {l.heights.leases > 0 ? (
+        <Box flexDirection="column" height={l.heights.leases} flexShrink={0}>
+          <PaneTitle
+            title={`Leader leases · ${l.rows.leases.length}${state.filter ? ` of ${view.leases.length}` : ''}`}
+            focused={focused('leases')}
             width={width}
-            focused={focused('changes')}
-            emptyText="none since we started"
           />
-          {l.panes.includes('queues') ? (
-            <Pane
-              title="Controller queues"
-              rows={l.rows.queues}
-              window={l.windows.queues}
-              height={l.heights.queues}
-              width={width}
-              focused={focused('queues')}
-            />
-          ) : null}
-          <Pane
-            title="Heartbeat leases"
-            rows={l.rows.heartbeats}
-            window={l.windows.heartbeats}
-            height={l.heights.heartbeats}
+          <Line width={width} row={{ key: 'h', dim: true, text: l.columns.map((c) => fit(c.title, c.width)).join(' ') }} />
+          <Rows
+            rows={l.rows.leases}
+            window={l.windows.leases}
+            height={l.listHeights.leases}
             width={width}
-            focused={focused('heartbeats')}
-            emptyText="none"
+            focused={focused('leases')}
+            emptyText={view.synced ? 'no leader-election leases' : 'listing leases…'}
           />
-        </>
-      )}
-      <Footer state={state} hints={HINTS} width={width} />
-    </Screen>
+        </Box>
+      ) : null}
+      <Pane
+        title={`Holder changes · ${l.rows.changes.length}`}
+        right={following ? 'following' : 'paused · G or f to follow'}
+        rows={l.rows.changes}
+        window={l.windows.changes}
+        height={l.heights.changes}
+        width={width}
+        focused={focused('changes')}
+        emptyText="none since we started"
+      />
+      {l.panes.includes('queues') ? (
+        <Pane title="Controller queues" rows={l.rows.queues} window={l.windows.queues} height={l.heights.queues} width={width} focused={focused('queues')} />
+      ) : null}
+      <Pane
+        title="Heartbeat leases"
+        rows={l.rows.heartbeats}
+        window={l.windows.heartbeats}
+        height={l.heights.heartbeats}
+        width={width}
+        focused={focused('heartbeats')}
+        emptyText="none"
+      />
+    </Frame>
   );
 }
 
-function Header({ view, width }: { view: LeaseWatchView; width: number }): ReactNode {
+/** The header's text: the scope, the count, whether the watch is synced, the clock. */
+function Header({ view }: { view: LeaseWatchView }): ReactNode {
   const where = view.scope.name
     ? leaseKey(view.scope.namespace ?? '', view.scope.name)
     : view.scope.namespace
@@ -215,13 +200,11 @@ function Header({ view, width }: { view: LeaseWatchView; width: number }): React
       : 'all namespaces';
   const count = view.leases.length + view.nodes.total + view.apiservers.total;
   return (
-    <Box width={width} height={1} flexShrink={0}>
-      <Text wrap="truncate-end">
-        <Text bold>lease-watch</Text> {escapeTerminal(where)} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} ·{' '}
-        {clockTime(view.at)} UTC
-        {view.sinceMs !== null ? ` · history ${shortDuration(view.sinceMs)}` : ''}
-      </Text>
-    </Box>
+    <>
+      <Text bold>lease-watch</Text> {escapeTerminal(where)} · {count} lease{count === 1 ? '' : 's'} · {view.synced ? 'watching' : 'syncing…'} ·{' '}
+      {clockTime(view.at)} UTC
+      {view.sinceMs !== null ? ` · history ${shortDuration(view.sinceMs)}` : ''}
+    </>
   );
 }
 
@@ -312,3 +295,38 @@ const LEGEND = [
   'since last renew: from the previous holder\u2019s last renew we saw to the new holder (about lease duration + retry after a crash).',
   'HELD ~: from the holder\u2019s acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.',
 ];
+
+/**
+ * Column widths for the lease table: fixed columns keep their width (a narrow terminal drops two of
+ * them); the lease column keeps its whole name when it can (up to 48), and the holder (identities
+ * such as "host_<uuid>" are long) gets the rest, truncated in the middle when it must be.
+ */
+export interface LeaseColumn {
+  key: 'lease' | 'holder' | 'state' | 'renewed' | 'acquired' | 'transitions' | 'held' | 'strategy' | 'master';
+  title: string;
+  width: number;
+}
+
+const GAP = 1;
+
+export function layoutLeaseColumns(view: Pick<LeaseWatchView, 'leases'>, width: number): LeaseColumn[] {
+  // Below 100 columns ACQUIRED and HELD give way, so that lease names stay whole (Enter shows them).
+  const narrow = width < 100;
+  const fixed: LeaseColumn[] = [
+    { key: 'state', title: 'STATE', width: 8 },
+    { key: 'renewed', title: 'RENEWED', width: 9 },
+    ...(narrow ? [] : [{ key: 'acquired', title: 'ACQUIRED', width: 8 } as const]),
+    { key: 'transitions', title: 'TRANS', width: 5 },
+    ...(narrow ? [] : [{ key: 'held', title: 'HELD', width: 7 } as const]),
+  ];
+  if (view.leases.some((l) => l.strategy || l.preferredHolder)) fixed.push({ key: 'strategy', title: 'STRATEGY', width: 16 });
+  if (view.leases.some((l) => l.masterStatus !== null)) fixed.push({ key: 'master', title: 'MASTER', width: 14 });
+  const fixedWidth = fixed.reduce((n, c) => n + c.width + GAP, 0);
+  const longestLease = Math.max(5, ...view.leases.map((l) => l.namespace.length + 1 + l.name.length));
+  const longestHolder = Math.max(6, ...view.leases.map((l) => (l.holder ?? '<none>').length));
+  const rest = Math.max(28, width - fixedWidth - 2 * GAP);
+  // The lease names the row, so it keeps its whole name when it can; the holder takes the rest.
+  const lease = Math.min(longestLease, rest - Math.min(longestHolder, 16), 48);
+  const holder = Math.min(longestHolder, rest - lease);
+  return [{ key: 'lease', title: 'LEASE', width: Math.max(5, lease) }, { key: 'holder', title: 'HOLDER', width: Math.max(6, holder) }, ...fixed];
+}

@@ -7,8 +7,8 @@ import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { LeaseWatchApp, type ExitReason } from './lease-watch-app.js';
-import { layoutLeaseColumns } from './lease-layout.js';
-import { summaryText } from './lease-watch-tui.js';
+import { layoutLeaseColumns } from './lease-watch-screen.js';
+import { summaryText } from './lease-watch-app.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const A = 'control-plane-host_1b4e28ba-2fa1-11d2-883f-0016d3cca427';

@@ -5,7 +5,8 @@ import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop, TraceEvent, TreeNode } from '../trace/types.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
-import { diagnosisRows, TraceApp, TraceScreen, nextPane, panes, traceLayout, type DiagnosisFeed, type Pane, type PushedDiagnosis } from './trace-app.js';
+import { TraceApp, type DiagnosisFeed, type PushedDiagnosis } from './trace-app.js';
+import { diagnosisRows, nextPane, panes, traceLayout, TraceScreen, type Pane } from './trace-screen.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });

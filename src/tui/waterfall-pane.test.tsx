@@ -4,7 +4,7 @@ import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import { buildWaterfallView, type WaterfallView } from '../view/waterfall-view.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
-import { WaterfallSlot } from './trace-app.js';
+import { WaterfallSlot } from './trace-screen.js';
 import { TraceWaterfallPane, WaterfallPane, waterfallLaneRows } from './waterfall-pane.js';
 
 let harness: InkHarness | undefined;
