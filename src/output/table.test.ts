@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
-import { cellWidth, renderTable, styled } from './table.js';
+import { type Cell, cellWidth, LAYOUT_ROWS, laidOut, onePass, renderTable as render, styled } from './table.js';
 
-describe('renderTable', () => {
+// Both layouts are held to the same text: renderTable's, with the layout forced.
+const escapeCell = (c: Cell): string => render(['x'], [[c]]).split('\n')[1]!;
+
+describe.each([
+  ['cli-table3', laidOut],
+  ['one pass', onePass],
+])('renderTable, laid out by %s', (_name, layout) => {
+  const renderTable = (head: string[], rows: Cell[][]): string =>
+    layout(
+      head.map((h) => render([h], []).trimEnd()),
+      rows.map((r) => r.map(escapeCell)),
+    );
+
   it('pads each column to its widest cell, three spaces apart, headers upper-case, no trailing spaces', () => {
     const out = renderTable(
       ['namespace', 'name', 'age'],
@@ -49,10 +61,23 @@ describe('renderTable', () => {
     // A colour sequence written into a plain cell is text like any other.
     expect(renderTable(['x'], [['\u001b[31mred']])).toBe('X\n\\x1b[31mred');
   });
+});
+
+describe('renderTable', () => {
+  it(`lays out up to ${LAYOUT_ROWS} rows with cli-table3 and more in one pass, to the same text`, () => {
+    const rows = (n: number): Cell[][] => Array.from({ length: n }, (_, i) => [`ns-${i % 3}`, styled(`web-${i}`, i % 2 ? '31' : undefined), '日本', i]);
+    for (const n of [1, LAYOUT_ROWS, LAYOUT_ROWS + 1, 1_000]) {
+      const head = ['namespace', 'name', 'zone', 'rv'];
+      const body = rows(n).map((r) => r.map(escapeCell));
+      const header = head.map((h) => h.toUpperCase());
+      expect(render(head, rows(n))).toBe(laidOut(header, body));
+      expect(onePass(header, body)).toBe(laidOut(header, body));
+    }
+  });
 
   it('lays out 10,000 rows whole', () => {
     const rows = Array.from({ length: 10_000 }, (_, i) => ['ns', `web-${i}`, String(i)]);
-    const lines = renderTable(['namespace', 'name', 'rv'], rows).split('\n');
+    const lines = render(['namespace', 'name', 'rv'], rows).split('\n');
     expect(lines).toHaveLength(10_001);
     expect(lines[10_000]).toBe('ns          web-9999   9999');
     expect(new Set(lines.map((l) => l.indexOf('web-'))).size).toBe(2); // the header, and every row at one column

@@ -45,6 +45,12 @@ export interface DecodeOptions {
    * rest costs only for the objects that are read.
    */
   lazySpecStatus?: boolean;
+  /**
+   * Walk the schema's table field by field instead of running the decoder generated for each
+   * type: what every decode does where code generation is not allowed (node
+   * --disallow-code-generation-from-strings). The same objects either way.
+   */
+  tableDriven?: boolean;
 }
 
 const STRING = ValueKind.String;
@@ -449,9 +455,47 @@ function constructorFor(type: MessageType): () => Record<string, unknown> {
   }
 }
 
+/** Whether this process may compile JavaScript from strings (it may not under --disallow-code-generation-from-strings). */
+const CODE_GENERATION = ((): boolean => {
+  try {
+    return new Function('return true')() === true;
+  } catch {
+    return false;
+  }
+})();
+
 /** Decodes a message's fields into `obj` (an inline field's message decodes into its parent's). */
 function decodeInto(obj: Record<string, unknown>, c: Cursor, type: MessageType, end: number, opts: DecodeOptions): void {
-  ((type.decoder ??= compile(type)) as Decoder)(obj, c, end, opts);
+  if (opts.tableDriven || !CODE_GENERATION) walk(obj, c, type, end, opts);
+  else ((type.decoder ??= compile(type)) as Decoder)(obj, c, end, opts);
+}
+
+/** Spec and status of each type that has them, for the table-driven path (walk). */
+const tableLazies = new WeakMap<FieldSpec, LazyField>();
+
+/** The table-driven decoder: the fields of `type` as the generated decoder would read them. */
+function walk(obj: Record<string, unknown>, c: Cursor, type: MessageType, end: number, opts: DecodeOptions): void {
+  let lazy = false;
+  while (c.pos < end) {
+    const tag = varint(c, end);
+    const field = type.byNumber[tag >>> 3];
+    if (field !== undefined && opts.lazySpecStatus && (tag & 7) === WIRE_BYTES && mayWait(type, field)) {
+      let l = tableLazies.get(field);
+      if (l === undefined) tableLazies.set(field, (l = lazyFieldFor(field, EAGER_TABLE)));
+      lazyField(obj, c, end, l);
+      lazy = true;
+    } else {
+      otherField(obj, c, tag, end, opts, type);
+    }
+  }
+  for (const f of type.fields) {
+    if ((f.flags & REPEATED) === 0 || (f.flags & INLINE) !== 0) continue;
+    const l = obj[f.name] as unknown[] | undefined | null;
+    if (l !== undefined && l !== null && l.length > 1) obj[f.name] = l.slice();
+  }
+  for (const f of type.defaults) {
+    if (lazy && mayWait(type, f) ? !(f.name in obj) : obj[f.name] === undefined) obj[f.name] = absentValue(f);
+  }
 }
 
 /** One field of any kind, as the wire gives it: the slow path of the compiled decoders. */
@@ -571,7 +615,7 @@ interface LazyField {
   readonly accessor: PropertyDescriptor;
 }
 
-function lazyFieldFor(field: FieldSpec): LazyField {
+function lazyFieldFor(field: FieldSpec, eager: DecodeOptions): LazyField {
   const key = Symbol(field.name);
   const name = field.name;
   const type = field.message!;
@@ -583,7 +627,7 @@ function lazyFieldFor(field: FieldSpec): LazyField {
     get(this: Record<PropertyKey, unknown>) {
       const raw = this[key];
       const buf = Buffer.from(typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join('') : '', 'latin1');
-      const value = message(new Cursor(buf), type, buf.length, EAGER);
+      const value = message(new Cursor(buf), type, buf.length, eager);
       settle(this, value);
       return value;
     },
@@ -597,6 +641,7 @@ function lazyFieldFor(field: FieldSpec): LazyField {
 }
 
 const EAGER: DecodeOptions = {};
+const EAGER_TABLE: DecodeOptions = { tableDriven: true };
 
 function lazyField(obj: Record<PropertyKey, unknown>, c: Cursor, end: number, lazy: LazyField): void {
   const stop = delimited(c, end);
@@ -715,7 +760,7 @@ function compile(type: MessageType): Decoder {
       const read = f.kind === MESSAGE ? `R.sub(c, end, F[${k}].message, opts)` : 'R.stringAt(c, end)';
       body = `{ const v = ${read}; const l = obj${name}; if (l === undefined) obj${name} = [v]; else l.push(v); }`;
     } else if (mayWait(type, f)) {
-      lazies[k] = lazyFieldFor(f);
+      lazies[k] = lazyFieldFor(f, EAGER);
       body = `if (opts.lazySpecStatus) R.lazyField(obj, c, end, L[${k}]); else obj${name} = R.sub(c, end, F[${k}].message, opts);`;
     } else if ((plain || pointer) && f.kind === MESSAGE) {
       body = `obj${name} = R.sub(c, end, F[${k}].message, opts);`;
@@ -764,15 +809,7 @@ ${lines.join('\n')}
 ${trims.join('\n')}
 ${defaults.join('\n')}
 };`;
-  try {
-    return new Function('R', 'F', 'T', 'L', source)(helpers, fields, type, lazies) as Decoder;
-  } catch {
-    // Code generation refused (node --disallow-code-generation-from-strings): the table-driven path.
-    return (obj, c, end, opts) => {
-      while (c.pos < end) otherField(obj, c, varint(c, end), end, opts, type);
-      for (const f of type.defaults) if (obj[f.name] === undefined) obj[f.name] = absentValue(f);
-    };
-  }
+  return new Function('R', 'F', 'T', 'L', source)(helpers, fields, type, lazies) as Decoder;
 }
 
 /** A map field's entry (a message with the key in field 1 and the value in field 2). */
