@@ -35,14 +35,6 @@ import {
 
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
 
-export const Added: DeltaType = 'Added';
-export const Updated: DeltaType = 'Updated';
-export const Deleted: DeltaType = 'Deleted';
-/** A relist: the object was in the new list (emitted only with emitDeltaTypeReplaced). */
-export const Replaced: DeltaType = 'Replaced';
-/** A periodic resync (or a relist without emitDeltaTypeReplaced). */
-export const Sync: DeltaType = 'Sync';
-
 export interface Delta {
   type: DeltaType;
   /** The object; a DeletedFinalStateUnknown for deletions found at a relist. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { repoRoot } from '../../tools/root.js';
 import type { Kube } from '../../src/kube/index.js';
-import { cluster, deleteCrd, eventually } from './helpers.js';
+import { cluster, deleteCrd } from './helpers.js';
 import { applyCrd, buildFixture, startOperators, type Operators } from './operators.js';
 
 export const WIDGET_FIXTURE_DIR = join(repoRoot, 'test', 'fixtures', 'widget-operator');
@@ -23,7 +23,6 @@ export const WIDGET_DEFAULT_LEASE = 'widget-operator';
 /** The controller name in its metrics (controller_runtime_reconcile_total{controller="widget"}) and workqueue. */
 export const WIDGET_CONTROLLER = 'widget';
 /** The image of the Deployment's container (never pulled: kwok runs the Pods). */
-export const WIDGET_IMAGE = 'registry.invalid/widget:1';
 
 /** Builds the operator once per test process and resolves with the binary's path. */
 export function buildWidgetOperator(): Promise<string> {
@@ -112,11 +111,6 @@ export async function startWidgetOperators(o: WidgetOperatorOptions): Promise<Op
   });
 }
 
-/** Stops every replica and waits until each has exited. */
-export async function stopWidgetOperators(ops: Operators | undefined, graceMs?: number): Promise<void> {
-  await ops?.stop(graceMs);
-}
-
 export type WidgetMode = '' | 'stall' | 'fail' | 'slow';
 
 export interface WidgetOptions {
@@ -148,74 +142,4 @@ export function widgetManifest(name: string, o: WidgetOptions = {}): Record<stri
     },
     spec,
   };
-}
-
-export interface WidgetCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration?: number;
-  lastTransitionTime: string;
-}
-
-export interface WidgetObject {
-  apiVersion: string;
-  kind: 'Widget';
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
-    generation: number;
-    resourceVersion: string;
-    managedFields?: { manager: string; subresource?: string }[];
-  };
-  spec: { replicas: number; message?: string; mode?: WidgetMode };
-  status?: {
-    observedGeneration?: number;
-    phase?: 'Pending' | 'Ready' | 'Failed';
-    replicas?: number;
-    availableReplicas?: number;
-    conditions?: WidgetCondition[];
-  };
-}
-
-export function widgetPath(namespace: string, name?: string): string {
-  return `/apis/${WIDGET_API_VERSION}/namespaces/${namespace}/widgets${name ? `/${name}` : ''}`;
-}
-
-export async function createWidget(kube: Kube, namespace: string, name: string, o: WidgetOptions = {}): Promise<WidgetObject> {
-  return kube.client.json<WidgetObject>(widgetPath(namespace), { method: 'POST', body: widgetManifest(name, o) });
-}
-
-export async function getWidget(kube: Kube, namespace: string, name: string): Promise<WidgetObject> {
-  return kube.client.json<WidgetObject>(widgetPath(namespace, name));
-}
-
-/** A condition of the Widget's status, if set for its current generation. */
-export function widgetCondition(w: WidgetObject, type: string): WidgetCondition | undefined {
-  const c = w.status?.conditions?.find((x) => x.type === type);
-  return c && c.observedGeneration === w.metadata.generation ? c : undefined;
-}
-
-/**
- * Waits until the Widget's status, for its current generation, has `type` (default Ready) with
- * `status` (default True), and resolves with the Widget.
- */
-export async function widgetHasCondition(
-  kube: Kube,
-  namespace: string,
-  name: string,
-  type = 'Ready',
-  status: WidgetCondition['status'] = 'True',
-  timeoutMs = 120_000,
-): Promise<WidgetObject> {
-  return eventually(
-    `Widget ${namespace}/${name} to have ${type}=${status}`,
-    async () => {
-      const w = await getWidget(kube, namespace, name);
-      return w.status?.observedGeneration === w.metadata.generation && widgetCondition(w, type)?.status === status ? w : undefined;
-    },
-    timeoutMs,
-  );
 }
