@@ -5,7 +5,7 @@
  * Two layouts give the same text. A table of up to LAYOUT_ROWS rows (the lease, queue and trace
  * tables) is laid out by cli-table3. Its layout places every cell against all the rows above it,
  * which grows with the square of the rows: the listings of a cache (`cache pods` over 10,000+
- * objects) are laid out in one pass here instead, measuring each cell once (bench/table.mjs).
+ * objects) are laid out in one pass here instead, measuring each cell once (BENCHMARKS.md, section 7).
  *
  * A cell is as wide as a terminal shows it: ANSI colours take no columns, East Asian wide
  * characters two, combining marks none. string-width, which does the same, builds an
