@@ -471,6 +471,12 @@ export class Tracer {
       const specChanged = this.tracker.specChanged();
       this.settleTimer = this.clock.setTimer(this.settleMs, () => {
         if (this.outcome) return;
+        // A change of spec came within the window (a --watch trace that began on a status write,
+        // then saw the spec change): a rollout follows after all, and the reconciles judge it.
+        if (this.tracker.expectsRollout()) {
+          this.settleTimer = undefined;
+          return;
+        }
         const changedChildren = this.tracker.hops().filter((h) => h.object.uid !== this.targetUid).length;
         this.end(
           'no-rollout',
