@@ -11,13 +11,13 @@
  * lets the caller count requests.
  */
 import { isExpired } from '../kube/api-error.js';
-import type { Encoding, KubeObject, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
+import type { Deferred, Encoding, ListDecodeOptions, ListerWatcher, ListOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
 export interface PagedListResult {
-  items: KubeObject[];
+  items: Deferred[];
   resourceVersion: string;
   /** True when more than one page was fetched (client-go's paginatedResult). */
   paginated: boolean;
@@ -43,7 +43,7 @@ export async function listAllPages(lw: ListerWatcher, options: ListOptions, page
   const requestedRV = opts.resourceVersion;
   const requestedMatch = opts.resourceVersionMatch;
   const fullListIfExpired = pager.fullListIfExpired ?? true;
-  let items: KubeObject[] | undefined;
+  let items: Deferred[] | undefined;
   let listRV = '';
   let paginated = false;
   let pages = 0;

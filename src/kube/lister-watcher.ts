@@ -23,6 +23,7 @@ import { WatchStream } from './watch-stream.js';
 import {
   apiVersionOf,
   groupResource,
+  type Deferred,
   type Encoding,
   type KubeObject,
   type ListDecodeOptions,
@@ -93,7 +94,7 @@ export class ResourceListerWatcher implements ListerWatcher {
     const kind = this.options.metadataOnly ? 'PartialObjectMetadata' : this.resource.kind;
     const apiVersion = this.options.metadataOnly ? 'meta.k8s.io/v1' : apiVersionOf(this.resource);
     const transform = decode?.transform;
-    const items: KubeObject[] = [];
+    const items: Deferred[] = [];
     const { list, encoding } = (await this.client.streamList(
       this.path,
       {

@@ -48,6 +48,23 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+declare const deferred: unique symbol;
+
+/**
+ * An object whose `spec` and `status` may still be waiting as bytes, decoded on their first read:
+ * what a protobuf LIST gives (ListResult.items; src/kube/protobuf/decode.ts, lazyField). Watch
+ * events, JSON and nested objects are never deferred. The contract for code that holds one:
+ * - Reading a field, spreading, JSON.stringify, structuredClone, deep equality and assignment act
+ *   as on the eager decoder's object; the first read of `spec` or `status` turns that field into a
+ *   plain data property, once, and every store, index, transform and diff may read it.
+ * - Until then, and only then, Object.getOwnPropertyDescriptor shows an accessor.
+ * - A frozen or sealed object decodes the field on each read instead of keeping it.
+ * - The first read throws ProtobufDecodeError when the server's bytes for the field do not parse,
+ *   where an eager decode would have refused the List: a conforming server never sends such bytes.
+ * Every KubeObject reader accepts one; the type marks where they come from.
+ */
+export type Deferred<T extends KubeObject = KubeObject> = T & { readonly [deferred]?: true };
+
 /** metav1.Status, as sent in ERROR watch events and error responses. */
 export interface Status {
   apiVersion?: string;
@@ -79,7 +96,8 @@ export interface ListOptions extends Selectors {
 }
 
 export interface ListResult {
-  items: KubeObject[];
+  /** Deferred: a protobuf List's objects keep spec and status for their first read. */
+  items: Deferred[];
   /** The list's resourceVersion (metadata.resourceVersion of the List). */
   resourceVersion: string;
   /** Continue token, empty or absent on the last page. */

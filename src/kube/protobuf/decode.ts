@@ -610,7 +610,7 @@ function own(map: Record<string, unknown>, key: string, v: unknown): void {
  * puts the result in its place as a plain data property and drops the bytes. JSON.stringify,
  * Object.keys, spreading, structuredClone and deep equality read through the accessor, so the
  * object looks and serialises as the eager decoder's; an assignment replaces the field as it
- * would a plain one.
+ * would a plain one. The type that marks such objects, and their contract: Deferred (../types.ts).
  *
  * The bytes are kept in pieces that objects share (see waitingBytes): the Pods of one template
  * differ in a few fields (the node, a generated volume name, the status) and are alike in the
@@ -637,7 +637,8 @@ function lazyFieldFor(field: FieldSpec, eager: DecodeOptions): LazyField {
       const raw = this[key];
       const buf = Buffer.from(typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join('') : '', 'latin1');
       const value = message(new Cursor(buf), type, buf.length, eager);
-      settle(this, value);
+      // A sealed or frozen object cannot take the data property: it decodes on each read instead.
+      if (!Object.isSealed(this)) settle(this, value);
       return value;
     },
     set(this: Record<PropertyKey, unknown>, value: unknown) {
