@@ -157,64 +157,35 @@ function judgeLease(ctx: Context, component: LeaseInput['component']): LeaseJudg
   const next = input ? `kubectl get lease ${input.name} -n ${input.namespace} -o yaml` : `kubectl get lease ${component} -n kube-system -o yaml`;
   if (!input?.lease.seen) return { healthy: undefined, evidence: undefined, next };
   const object: EvidenceObject = { kind: 'Lease', namespace: input.namespace, name: input.name };
+  const judged = (healthy: boolean, reason: string, message: string, since?: { at: string | undefined; forMs: number | undefined }): LeaseJudgement => ({
+    healthy,
+    next,
+    evidence: { object, source: 'lease', reason, message, ...(since ? { since: since.at, forMs: since.forMs } : {}) },
+  });
   const lease: Lease | undefined = input.lease.value;
-  if (!lease) {
-    return {
-      healthy: false,
-      next,
-      evidence: { object, source: 'lease', reason: 'NotFound', message: `no leader Lease: ${component} is not running with leader election, or never started` },
-    };
-  }
+  if (!lease) return judged(false, 'NotFound', `no leader Lease: ${component} is not running with leader election, or never started`);
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity ?? '';
   const duration = num(spec.leaseDurationSeconds);
   const renew = spec.renewTime ?? undefined;
-  if (!holder) {
-    return {
-      healthy: false,
-      next,
-      evidence: {
-        object,
-        source: 'lease',
-        reason: 'Released',
-        message: `no holder: ${component} released its leader Lease and no instance took it`,
-        since: renew,
-        forMs: since(renew, ctx.now),
-      },
-    };
-  }
   const renewedAgo = since(renew, ctx.now);
-  if (renewedAgo === undefined) {
-    return { healthy: false, next, evidence: { object, source: 'lease', reason: 'NeverRenewed', message: `held by ${holder} with no renewTime` } };
+  if (!holder) {
+    return judged(false, 'Released', `no holder: ${component} released its leader Lease and no instance took it`, { at: renew, forMs: renewedAgo });
   }
+  if (renewedAgo === undefined) return judged(false, 'NeverRenewed', `held by ${holder} with no renewTime`);
   const expiresAt = Date.parse(renew!) + duration * 1000;
   if (expiresAt < ctx.now) {
-    const expiredIso = new Date(expiresAt).toISOString();
-    return {
-      healthy: false,
-      next,
-      evidence: {
-        object,
-        source: 'lease',
-        reason: 'Expired',
-        message: `held by ${holder}, last renewed ${formatDuration(renewedAgo)} ago with leaseDurationSeconds ${duration}: expired ${formatDuration(ctx.now - expiresAt)} ago; ${component} is not running or cannot reach the API server`,
-        since: expiredIso,
-        forMs: ctx.now - expiresAt,
-      },
-    };
+    return judged(
+      false,
+      'Expired',
+      `held by ${holder}, last renewed ${formatDuration(renewedAgo)} ago with leaseDurationSeconds ${duration}: expired ${formatDuration(ctx.now - expiresAt)} ago; ${component} is not running or cannot reach the API server`,
+      { at: new Date(expiresAt).toISOString(), forMs: ctx.now - expiresAt },
+    );
   }
-  return {
-    healthy: true,
-    next,
-    evidence: {
-      object,
-      source: 'lease',
-      reason: 'Renewed',
-      message: `held by ${holder}, renewed ${formatDuration(renewedAgo)} ago (leaseDurationSeconds ${duration})`,
-      since: renew,
-      forMs: renewedAgo,
-    },
-  };
+  return judged(true, 'Renewed', `held by ${holder}, renewed ${formatDuration(renewedAgo)} ago (leaseDurationSeconds ${duration})`, {
+    at: renew,
+    forMs: renewedAgo,
+  });
 }
 
 /** The controller's work queue, from its metrics, as evidence (depth and retries). */

@@ -12,7 +12,7 @@
  * - `size()` is added for stats.
  */
 import type { KubeObject, WatchEventType } from '../kube/types.js';
-import { newThreadSafeStore, type Indexers, type ThreadSafeStore } from './thread-safe-store.js';
+import { newThreadSafeStore, type IndexQueries, type Indexers, type ThreadSafeStore } from './thread-safe-store.js';
 
 /**
  * Where an object was when it was deleted is unknown: the informer missed the DELETED event and
@@ -120,18 +120,7 @@ export interface Store extends ReflectorStore, KeyListerGetter {
 }
 
 /** A Store with secondary indices (client-go Indexer). */
-export interface Indexer extends Store {
-  /** Objects sharing any of obj's values of the named index. */
-  index(indexName: string, obj: KubeObject): KubeObject[];
-  /** Keys of the objects with that value, sorted. */
-  indexKeys(indexName: string, indexedValue: string): string[];
-  /** Values of the named index that have objects; [] for an unknown index. */
-  listIndexFuncValues(indexName: string): string[];
-  byIndex(indexName: string, indexedValue: string): KubeObject[];
-  getIndexers(): Indexers;
-  /** Adds indexers and indexes what is already stored. Throws on a name already present. */
-  addIndexers(newIndexers: Indexers): void;
-}
+export interface Indexer extends Store, IndexQueries {}
 
 export interface StoreOptions {
   transformer?: TransformFunc | undefined;

@@ -26,7 +26,21 @@ export type Index = Map<string, Set<string>>;
 /** Index name → Index. */
 export type Indices = Map<string, Index>;
 
-export interface ThreadSafeStore {
+/** The index side of a store, the same on the ThreadSafeStore and on the Indexer over it (client-go's Indexer). */
+export interface IndexQueries {
+  /** Objects sharing any of obj's values of the named index. */
+  index(indexName: string, obj: KubeObject): KubeObject[];
+  /** Keys of the objects with that value, sorted. */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** Values of the named index that have objects; [] for an unknown index. */
+  listIndexFuncValues(indexName: string): string[];
+  byIndex(indexName: string, indexedValue: string): KubeObject[];
+  getIndexers(): Indexers;
+  /** Adds indexers and indexes what is already stored. Throws on a name already present. */
+  addIndexers(newIndexers: Indexers): void;
+}
+
+export interface ThreadSafeStore extends IndexQueries {
   add(key: string, obj: KubeObject): void;
   update(key: string, obj: KubeObject): void;
   delete(key: string): void;
@@ -36,12 +50,6 @@ export interface ThreadSafeStore {
   size(): number;
   /** Replaces everything and rebuilds every index. */
   replace(items: Map<string, KubeObject>, resourceVersion: string): void;
-  index(indexName: string, obj: KubeObject): KubeObject[];
-  indexKeys(indexName: string, indexedValue: string): string[];
-  listIndexFuncValues(indexName: string): string[];
-  byIndex(indexName: string, indexedValue: string): KubeObject[];
-  getIndexers(): Indexers;
-  addIndexers(newIndexers: Indexers): void;
   resync(): void;
 }
 
