@@ -37,6 +37,7 @@ import { bundleEntry } from '../build/tools/packaging/bundle.js';
 import { PLUGIN_NODE_FLAGS } from '../build/tools/packaging/node-flags.js';
 import { fmtNum, fmtRatio, markdownTable, median, percentile } from './lib/stats.mjs';
 import { interleaved as interleavedRuns } from './lib/interleaved.mjs';
+import { spawnLines } from './lib/child.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
 import { parseArgs } from './clients/common.mjs';
 import { DISCOVERY_HEADER, discoveryRows, measureDiscovery, phasesText } from './discovery.mjs';
@@ -94,47 +95,33 @@ const children = new Set();
  * Runs one child; resolves with its last JSON line. onReady is called at a {"ready":true} line.
  * Killed (by its pid) after timeoutMs.
  */
-function runChild(cmd, argv, { env, onReady, timeoutMs = CHILD_TIMEOUT_MS, label = cmd } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    children.add(child);
-    let out = '';
-    let err = '';
-    let last;
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d) => {
-      out += d;
-      let nl;
-      while ((nl = out.indexOf('\n')) !== -1) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (!line.trim()) continue;
-        let obj;
-        try {
-          obj = JSON.parse(line);
-        } catch {
-          if (VERBOSE) process.stderr.write(`  ${label}: ${line}\n`);
-          continue;
-        }
-        if (obj.ready) onReady?.();
-        else last = obj;
-      }
-    });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (d) => {
-      err += d;
-      if (err.length > 20_000) err = err.slice(-10_000);
-      if (VERBOSE) process.stderr.write(d.replace(/^/gm, `  ${label}: `));
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      if (code === 0 && last) resolve(last);
-      else reject(new Error(`${label} exited with ${code ?? signal}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
-    });
-  });
+async function runChild(cmd, argv, { env, onReady, timeoutMs = CHILD_TIMEOUT_MS, label = cmd } = {}) {
+  let last;
+  let child;
+  const onLine = (line) => {
+    let obj;
+    try {
+      obj = JSON.parse(line);
+    } catch {
+      if (VERBOSE) process.stderr.write(`  ${label}: ${line}\n`);
+      return;
+    }
+    if (obj.ready) onReady?.();
+    else last = obj;
+  };
+  try {
+    const { code, stderr } = await spawnLines(cmd, argv, { env, onLine, timeoutMs, verbose: VERBOSE, label, onSpawn: (c) => children.add((child = c)) });
+    if (code === 0 && last) return last;
+    throw new Error(`${label} exited with ${code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}`);
+  } finally {
+    children.delete(child);
+  }
+}
+
+/** The Go program's `write` arguments: `count` annotation patches of the WATCH_NS Pods at `rate` a second (0: as fast as it can). */
+function writeArgs(kubeconfig, { rate, count, seqStart, seconds }) {
+  const flags = { kubeconfig, namespace: WATCH_NS, prefix: 'web', pods: WATCH_PODS, rate, count, 'seq-start': seqStart, workers: 64, duration: `${seconds}s` };
+  return ['write', ...Object.entries(flags).flatMap(([k, v]) => [`-${k}`, String(v)])];
 }
 
 function stopChildren() {
@@ -263,6 +250,8 @@ const clientNode = join(here, 'clients', 'client-node.mjs');
 // "Node defaults" run without them, and "client-node, plugin flags" gives client-node the same.
 const oursFlags = [...PLUGIN_NODE_FLAGS];
 const FLAGS_NOTE = PLUGIN_NODE_FLAGS.join(' ');
+/** Node's flag under which the protobuf decoder walks its table instead of generating code (src/kube/protobuf/decode.ts). */
+const NO_CODEGEN = '--disallow-code-generation-from-strings';
 /** client-go 1.35+ streams the initial list (WatchListClient); the comparisons use list + watch like the other two. */
 const listEnv = { KUBE_FEATURE_WatchListClient: 'false' };
 
@@ -280,6 +269,16 @@ function syncVariants(go, kubeconfig, size, protos) {
     {
       client: 'ours, then every spec and status read',
       run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }),
+    },
+    // The protobuf decoder's table-driven path, which every decode takes where code generation is
+    // not allowed, beside the generated decoders (the rows above).
+    {
+      client: 'ours, table-driven decoder',
+      run: () => runChild(node, [...oursFlags, NO_CODEGEN, ours, 'sync', ...nodeArgs], { label: 'ours-table' }),
+    },
+    {
+      client: 'ours, table-driven decoder, then every spec and status read',
+      run: () => runChild(node, [...oursFlags, NO_CODEGEN, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-table-read' }),
     },
     { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
@@ -382,31 +381,7 @@ async function eventRun(go, kubeconfig, client, rate) {
   nextSeq += count;
   const { ready, clientDone } = startEventClient(go, kubeconfig, client, count, seqStart);
   await Promise.race([ready, clientDone]);
-  const writer = await runChild(
-    go,
-    [
-      'write',
-      '-kubeconfig',
-      kubeconfig,
-      '-namespace',
-      WATCH_NS,
-      '-prefix',
-      'web',
-      '-pods',
-      String(WATCH_PODS),
-      '-rate',
-      String(rate),
-      '-count',
-      String(count),
-      '-seq-start',
-      String(seqStart),
-      '-workers',
-      '64',
-      '-duration',
-      `${duration}s`,
-    ],
-    { label: 'writer' },
-  );
+  const writer = await runChild(go, writeArgs(kubeconfig, { rate, count, seqStart, seconds: duration }), { label: 'writer' });
   const seen = await clientDone;
   const lags = [];
   const fromRequest = [];
@@ -504,31 +479,7 @@ async function recordWatchStream(go, kubeconfig, files) {
   const deadline = performance.now() + 5 * 60_000;
   const recorders = [recordWatch(client, files.json, 'json', expect, deadline), recordWatch(client, files.protobuf, 'protobuf', expect, deadline)];
   while (recorders.some((r) => r.events() < WATCH_PODS) && performance.now() < deadline) await sleep(50);
-  await runChild(
-    go,
-    [
-      'write',
-      '-kubeconfig',
-      kubeconfig,
-      '-namespace',
-      WATCH_NS,
-      '-prefix',
-      'web',
-      '-pods',
-      String(WATCH_PODS),
-      '-rate',
-      '0',
-      '-count',
-      String(OFFLINE_WRITES),
-      '-seq-start',
-      String(seqStart),
-      '-workers',
-      '64',
-      '-duration',
-      '60s',
-    ],
-    { label: 'writer' },
-  );
+  await runChild(go, writeArgs(kubeconfig, { rate: 0, count: OFFLINE_WRITES, seqStart, seconds: 60 }), { label: 'writer' });
   await Promise.race([Promise.all(recorders.map((r) => r.done)), sleep(15_000)]); // the events of writes that were made
   await Promise.all(recorders.map((r) => r.stop()));
   const [json, protobuf] = recorders.map((r) => r.events());
@@ -766,6 +717,13 @@ async function main() {
           {
             client: 'ours, protobuf recording',
             run: () => runChild(node, [...oursFlags, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'ours-protobuf' }),
+          },
+          {
+            client: 'ours, protobuf recording, table-driven decoder',
+            run: () =>
+              runChild(node, [...oursFlags, NO_CODEGEN, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], {
+                label: 'ours-protobuf-table',
+              }),
           },
           {
             client: 'client-go, protobuf recording',

@@ -23,7 +23,6 @@
 // groups at nice 19 and set back after: the frames' wait for a core that a cluster on other
 // machines would not cause.
 // The namespace is deleted at the end. run.mjs runs this as its `tracer-scale` phase.
-import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +32,7 @@ import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseArgs } from './clients/common.mjs';
 import { fmtNum, fmtRatio, markdownTable, percentile } from './lib/stats.mjs';
+import { spawnLines } from './lib/child.mjs';
 import { traceInTerminal } from './lib/tui-frames.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -79,37 +79,6 @@ async function until(what, timeoutMs, cond, log) {
   }
 }
 
-/** Spawns a process; resolves with its stdout lines, stderr and exit code. onLine sees each stdout line as it comes. */
-function run(cmd, argv, { env, onLine, timeoutMs, verbose, label }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d) => {
-      out += d;
-      let nl;
-      while ((nl = out.indexOf('\n')) !== -1) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (line.trim()) onLine?.(line);
-      }
-    });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (d) => {
-      err += d;
-      if (err.length > 50_000) err = err.slice(-20_000);
-      if (verbose) process.stderr.write(d.replace(/^/gm, `  ${label}: `));
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal, stderr: err });
-    });
-  });
-}
-
 export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log = () => {}, verbose = false, cpuProfDir }) {
   const { client } = connect({ kubeconfig });
   const ns = `bench-trace-${process.pid}`;
@@ -139,7 +108,7 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     let floorReady;
     const ready = new Promise((r) => (floorReady = r));
     let floorResult;
-    const floor = run(
+    const floor = spawnLines(
       go,
       [
         'sync',
@@ -177,7 +146,7 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     let end;
     let summary;
     const started = performance.now();
-    const ours = await run(
+    const ours = await spawnLines(
       TIME,
       [
         '-f',

@@ -2,9 +2,7 @@
 // lines on stdout: {"ready":true} where the harness must wait for it, then one result line.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
-export const nowMs = () => performance.timeOrigin + performance.now();
+import { nowMs } from '../lib/stats.mjs';
 
 export function parseArgs(argv) {
   const out = { _: [] };

@@ -9,7 +9,7 @@
 // other path. Enough for the three clients' list + watch of one namespace.
 import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
-import { nowMs } from '../clients/common.mjs';
+import { nowMs } from './stats.mjs';
 
 export async function startReplayServer({ namespace, pods }) {
   const path = `/api/v1/namespaces/${namespace}/pods`;

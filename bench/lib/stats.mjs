@@ -1,4 +1,8 @@
-// Small statistics and formatting helpers for the benchmark harness.
+// Small statistics and formatting helpers for the benchmark harness, and the clock its figures are taken with.
+import { performance } from 'node:perf_hooks';
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+export const nowMs = () => performance.timeOrigin + performance.now();
 
 export function median(xs) {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
