@@ -2,6 +2,7 @@
  * Shared pieces of the e2e tests: the running local cluster, an admin client, namespaces that are
  * removed afterwards, polling, and running the plugins in-process.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -165,6 +166,31 @@ export function ndjsonLines<T>(stdout: string): T[] {
 }
 
 export type { CliResult, LiveCli } from '../../tools/testing/cli.js';
+
+/** What a program run to its end printed, and its exit code (-1 when it could not start or was killed). */
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program (a built binary, kubectl, a plugin) as a separate process with exactly `env`, and
+ * resolves with its exit code and output instead of failing, so a test can assert on a failure too.
+ */
+export function execProgram(file: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number }): Promise<ExecResult> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      [...args],
+      { env: options.env, cwd: options.cwd, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr: err !== null && code === -1 && stderr === '' ? err.message : stderr });
+      },
+    );
+  });
+}
 
 /** Starts a plugin's program in-process, as bin/ would; its output can be read while it runs. */
 export function startCli(factory: ProgramFactory, argv: string[], options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): LiveCli {

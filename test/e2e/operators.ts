@@ -13,21 +13,23 @@ import { eventually } from './helpers.js';
 const builds = new Map<string, Promise<string>>();
 
 /**
- * Runs a fixture's build.sh once per test process (minutes the first time while modules download,
- * then found in the cache by its sources' hash) and resolves with the binary's path.
+ * Runs a fixture's build.sh (with `args`: which of its programs) once per test process (minutes the
+ * first time while modules download, then found in the cache by its sources' hash) and resolves with
+ * the binary's path.
  */
-export function buildFixture(buildScript: string, name: string): Promise<string> {
-  let built = builds.get(buildScript);
+export function buildFixture(buildScript: string, name: string, args: readonly string[] = []): Promise<string> {
+  const key = [buildScript, ...args].join('\0');
+  let built = builds.get(key);
   if (!built) {
-    built = promisify(execFile)('bash', [buildScript], { maxBuffer: 1 << 20 }).then(
+    built = promisify(execFile)('bash', [buildScript, ...args], { maxBuffer: 1 << 20 }).then(
       ({ stdout }) => stdout.trim().split('\n').pop()!,
       (err: unknown) => {
-        builds.delete(buildScript);
+        builds.delete(key);
         const stderr = (err as { stderr?: string }).stderr;
         throw new Error(`building ${name} failed${stderr ? `: ${stderr.trim()}` : ''}`, { cause: err });
       },
     );
-    builds.set(buildScript, built);
+    builds.set(key, built);
   }
   return built;
 }
