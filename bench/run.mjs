@@ -250,8 +250,6 @@ const clientNode = join(here, 'clients', 'client-node.mjs');
 // "Node defaults" run without them, and "client-node, plugin flags" gives client-node the same.
 const oursFlags = [...PLUGIN_NODE_FLAGS];
 const FLAGS_NOTE = PLUGIN_NODE_FLAGS.join(' ');
-/** Node's flag under which the protobuf decoder walks its table instead of generating code (src/kube/protobuf/decode.ts). */
-const NO_CODEGEN = '--disallow-code-generation-from-strings';
 /** client-go 1.35+ streams the initial list (WatchListClient); the comparisons use list + watch like the other two. */
 const listEnv = { KUBE_FEATURE_WatchListClient: 'false' };
 
@@ -269,16 +267,6 @@ function syncVariants(go, kubeconfig, size, protos) {
     {
       client: 'ours, then every spec and status read',
       run: () => runChild(node, [...oursFlags, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-read' }),
-    },
-    // The protobuf decoder's table-driven path, which every decode takes where code generation is
-    // not allowed, beside the generated decoders (the rows above).
-    {
-      client: 'ours, table-driven decoder',
-      run: () => runChild(node, [...oursFlags, NO_CODEGEN, ours, 'sync', ...nodeArgs], { label: 'ours-table' }),
-    },
-    {
-      client: 'ours, table-driven decoder, then every spec and status read',
-      run: () => runChild(node, [...oursFlags, NO_CODEGEN, ours, 'sync', '--read-all', ...nodeArgs], { label: 'ours-table-read' }),
     },
     { client: 'ours, JSON', run: () => runChild(node, [...oursFlags, ours, 'sync', '--encoding=json', ...nodeArgs], { label: 'ours-json' }) },
     { client: 'ours, no transform', run: () => runChild(node, [...oursFlags, ours, 'sync', '--transform=none', ...nodeArgs], { label: 'ours-nt' }) },
@@ -717,13 +705,6 @@ async function main() {
           {
             client: 'ours, protobuf recording',
             run: () => runChild(node, [...oursFlags, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], { label: 'ours-protobuf' }),
-          },
-          {
-            client: 'ours, protobuf recording, table-driven decoder',
-            run: () =>
-              runChild(node, [...oursFlags, NO_CODEGEN, ours, 'offline', '--encoding=protobuf', `--file=${pbFile}`, `--expect=${e}`], {
-                label: 'ours-protobuf-table',
-              }),
           },
           {
             client: 'client-go, protobuf recording',

@@ -45,12 +45,6 @@ export interface DecodeOptions {
    * rest costs only for the objects that are read.
    */
   lazySpecStatus?: boolean;
-  /**
-   * Walk the schema's table field by field instead of running the decoder generated for each
-   * type: what every decode does where code generation is not allowed (node
-   * --disallow-code-generation-from-strings). The same objects either way.
-   */
-  tableDriven?: boolean;
 }
 
 const STRING = ValueKind.String;
@@ -417,86 +411,35 @@ function emptyScalar(v: unknown): boolean {
 }
 
 function message(c: Cursor, type: MessageType, end: number, opts: DecodeOptions): Record<string, unknown> {
-  const obj = create(type);
+  const obj: Record<string, unknown> = {};
   decodeInto(obj, c, type, end, opts);
   return obj;
 }
 
-/**
- * An empty plain object for a type's JSON form (its prototype is Object.prototype, as a literal's),
- * made by a constructor of the type's own whose body names every field the type can have. V8
- * sizes such objects for those fields and, after the first few, for the fields they really get,
- * so the fields lie inside the object as in JSON.parse's objects; filled from `{}`, every object
- * with more than four fields carried them in a separate, growing array (a Pod took 40 % more heap).
- */
-function create(type: MessageType): Record<string, unknown> {
-  return (type.create ??= constructorFor(type))();
-}
-
-function constructorFor(type: MessageType): () => Record<string, unknown> {
-  const names = new Set<string>(['kind', 'apiVersion']);
-  const collect = (t: MessageType, depth: number): void => {
-    for (const f of t.fields) {
-      if ((f.flags & INLINE) !== 0 && depth < 4) collect(f.message!, depth + 1);
-      else names.add(f.name);
-    }
-  };
-  collect(type, 0);
-  // The assignments never run; they are there for V8 to count.
-  const body = [...names].map((n) => `this[${JSON.stringify(n)}] = 0;`).join(' ');
-  try {
-    const Ctor = compiled<() => new () => Record<string, unknown>>(
-      [],
-      `function Obj() { if (Obj.never) { ${body} } } Obj.prototype = Object.prototype; return Obj;`,
-    )();
-    return () => new Ctor();
-  } catch {
-    return () => ({});
-  }
-}
+/** Spec and status of each type that has them, made once per field (see lazyField). */
+const lazies = new WeakMap<FieldSpec, LazyField>();
 
 /**
- * JavaScript compiled from a source this module writes itself, from the schema table: the one place
- * the decoder generates code, which is what it is for (no string from the cluster reaches `body`).
+ * Decodes a message's fields into `obj` (an inline field's message decodes into its parent's),
+ * walking the schema's table: the field of each tag, read as its kind says. No code is generated
+ * per type: measured against decoders generated per type with `new Function`, walking the table
+ * took the same time on the sync and offline benchmarks (BENCHMARKS.md, section 1d).
  */
-function compiled<F>(params: string[], body: string): F {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- code generation is this decoder's design; the source is ours
-  return new Function(...params, body) as F;
-}
-
-/** Whether this process may compile JavaScript from strings (it may not under --disallow-code-generation-from-strings). */
-const CODE_GENERATION = ((): boolean => {
-  try {
-    return compiled<() => unknown>([], 'return true')() === true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Decodes a message's fields into `obj` (an inline field's message decodes into its parent's). */
 function decodeInto(obj: Record<string, unknown>, c: Cursor, type: MessageType, end: number, opts: DecodeOptions): void {
-  if (opts.tableDriven || !CODE_GENERATION) walk(obj, c, type, end, opts);
-  else ((type.decoder ??= compile(type)) as Decoder)(obj, c, end, opts);
-}
-
-/** Spec and status of each type that has them, for the table-driven path (walk). */
-const tableLazies = new WeakMap<FieldSpec, LazyField>();
-
-/** The table-driven decoder: the fields of `type` as the generated decoder would read them. */
-function walk(obj: Record<string, unknown>, c: Cursor, type: MessageType, end: number, opts: DecodeOptions): void {
   let lazy = false;
   while (c.pos < end) {
     const tag = varint(c, end);
     const field = type.byNumber[tag >>> 3];
     if (field !== undefined && opts.lazySpecStatus && (tag & 7) === WIRE_BYTES && mayWait(type, field)) {
-      let l = tableLazies.get(field);
-      if (l === undefined) tableLazies.set(field, (l = lazyFieldFor(field, EAGER_TABLE)));
+      let l = lazies.get(field);
+      if (l === undefined) lazies.set(field, (l = lazyFieldFor(field)));
       lazyField(obj, c, end, l);
       lazy = true;
     } else {
-      otherField(obj, c, tag, end, opts, type);
+      readField(obj, c, tag, end, opts, type);
     }
   }
+  // A list grown by push keeps room for more (V8 grows 1 → 17 elements); JSON.parse's are exact.
   for (const f of type.fields) {
     if ((f.flags & REPEATED) === 0 || (f.flags & INLINE) !== 0) continue;
     const l = obj[f.name] as unknown[] | undefined | null;
@@ -507,7 +450,7 @@ function walk(obj: Record<string, unknown>, c: Cursor, type: MessageType, end: n
   }
 }
 
-/** One field of any kind, as the wire gives it: the slow path of the compiled decoders. */
+/** One field of any kind, as the wire gives it. */
 function decodeField(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, wire: number, end: number, opts: DecodeOptions): void {
   const flags = field.flags;
   if ((flags & INLINE) !== 0) {
@@ -545,20 +488,11 @@ function decodeField(obj: Record<string, unknown>, c: Cursor, field: FieldSpec, 
   obj[field.name] = v;
 }
 
-/** A field the compiled decoder has no case for: another wire type, or a number the table lacks. */
-function otherField(obj: Record<string, unknown>, c: Cursor, tag: number, end: number, opts: DecodeOptions, type: MessageType): void {
+/** One field, or its skip: a number the table lacks, or managedFields the options leave out. */
+function readField(obj: Record<string, unknown>, c: Cursor, tag: number, end: number, opts: DecodeOptions, type: MessageType): void {
   const field = type.byNumber[tag >>> 3];
   if (field === undefined || (field.managedFields && opts.skipManagedFields) || (field.fieldSets && opts.skipManagedFieldSets)) skip(c, tag & 7, end);
   else decodeField(obj, c, field, tag & 7, end, opts);
-}
-
-/** A length-delimited nested message at the cursor. */
-function sub(c: Cursor, end: number, type: MessageType, opts: DecodeOptions): Record<string, unknown> {
-  const stop = delimited(c, end);
-  const obj = create(type);
-  decodeInto(obj, c, type, stop, opts);
-  c.pos = stop;
-  return obj;
 }
 
 function stringAt(c: Cursor, end: number): string {
@@ -566,32 +500,6 @@ function stringAt(c: Cursor, end: number): string {
   const start = c.pos;
   c.pos = stop;
   return str(c.buf, start, stop);
-}
-
-/** A length-delimited metav1.Time at the cursor: its RFC 3339 form, or null for the zero time. */
-function timeAt(c: Cursor, end: number): string | null {
-  const stop = delimited(c, end);
-  const t = timestamp(c, stop, false) ?? null;
-  c.pos = stop;
-  return t;
-}
-
-/** An entry of a map of strings to strings (labels, annotations, selectors). */
-function stringMapEntry(obj: Record<string, unknown>, name: string, c: Cursor, end: number): void {
-  const stop = delimited(c, end);
-  let key = '';
-  let v = '';
-  while (c.pos < stop) {
-    const tag = varint(c, stop);
-    if (tag === 10) key = stringAt(c, stop);
-    else if (tag === 18) v = stringAt(c, stop);
-    else skip(c, tag & 7, stop);
-  }
-  c.pos = stop;
-  let map = obj[name] as Record<string, string> | undefined;
-  if (map === undefined) obj[name] = map = {};
-  if (key === '__proto__') own(map, key, v);
-  else map[key] = v;
 }
 
 /** A map key JSON.parse keeps as an own property but an assignment would take as the prototype (a ConfigMap may have it). */
@@ -624,7 +532,7 @@ interface LazyField {
   readonly accessor: PropertyDescriptor;
 }
 
-function lazyFieldFor(field: FieldSpec, eager: DecodeOptions): LazyField {
+function lazyFieldFor(field: FieldSpec): LazyField {
   const key = Symbol(field.name);
   const name = field.name;
   const type = field.message!;
@@ -636,7 +544,7 @@ function lazyFieldFor(field: FieldSpec, eager: DecodeOptions): LazyField {
     get(this: Record<PropertyKey, unknown>) {
       const raw = this[key];
       const buf = Buffer.from(typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join('') : '', 'latin1');
-      const value = message(new Cursor(buf), type, buf.length, eager);
+      const value = message(new Cursor(buf), type, buf.length, EAGER);
       // A sealed or frozen object cannot take the data property: it decodes on each read instead.
       if (!Object.isSealed(this)) settle(this, value);
       return value;
@@ -651,7 +559,6 @@ function lazyFieldFor(field: FieldSpec, eager: DecodeOptions): LazyField {
 }
 
 const EAGER: DecodeOptions = {};
-const EAGER_TABLE: DecodeOptions = { tableDriven: true };
 
 function lazyField(obj: Record<PropertyKey, unknown>, c: Cursor, end: number, lazy: LazyField): void {
   const stop = delimited(c, end);
@@ -735,91 +642,6 @@ function mayWait(type: MessageType, field: FieldSpec): boolean {
     meta.name === 'metadata' &&
     meta.message?.id === 'meta/v1.ObjectMeta'
   );
-}
-
-/** What the compiled decoders call. */
-const helpers = { varint, signedVarint, skip, sub, stringAt, timeAt, stringMapEntry, decodeField, otherField, absentValue, lazyField };
-
-type Decoder = (obj: Record<string, unknown>, c: Cursor, end: number, opts: DecodeOptions) => void;
-
-/**
- * A decoder for one message type, as JavaScript written for its fields: a switch on the tag with
- * each field's name a constant, so V8 sees the same few property stores for every object of a
- * type instead of one store with a different name each time (about twice as fast as walking the
- * table per field). The common kinds are written out; the rest, and any field arriving in a wire
- * type other than the expected one, take the table-driven path (decodeField).
- */
-function compile(type: MessageType): Decoder {
-  const lines: string[] = [];
-  const fields = type.fields;
-  const lazies: (LazyField | undefined)[] = [];
-  fields.forEach((f, k) => {
-    const name = `[${JSON.stringify(f.name)}]`;
-    const plain = (f.flags & (POINTER | REPEATED | INLINE)) === 0;
-    const pointer = (f.flags & (POINTER | REPEATED | INLINE)) === POINTER;
-    const omitEmpty = (f.flags & OMIT_EMPTY) !== 0;
-    const wire =
-      f.kind === BOOL || f.kind === INT || f.kind === UINT ? WIRE_VARINT : f.kind === DOUBLE ? WIRE_FIXED64 : f.kind === FLOAT ? WIRE_FIXED32 : WIRE_BYTES;
-    const tag = f.num * 8 + wire;
-    let body: string;
-    if (f.managedFields) {
-      body = `if (opts.skipManagedFields) R.skip(c, ${WIRE_BYTES}, end); else R.decodeField(obj, c, F[${k}], ${WIRE_BYTES}, end, opts);`;
-    } else if (f.fieldSets) {
-      body = `if (opts.skipManagedFieldSets) R.skip(c, ${WIRE_BYTES}, end); else R.decodeField(obj, c, F[${k}], ${WIRE_BYTES}, end, opts);`;
-    } else if ((f.flags & REPEATED) !== 0 && (f.kind === MESSAGE || f.kind === STRING)) {
-      const read = f.kind === MESSAGE ? `R.sub(c, end, F[${k}].message, opts)` : 'R.stringAt(c, end)';
-      body = `{ const v = ${read}; const l = obj${name}; if (l === undefined) obj${name} = [v]; else l.push(v); }`;
-    } else if (mayWait(type, f)) {
-      lazies[k] = lazyFieldFor(f, EAGER);
-      body = `if (opts.lazySpecStatus) R.lazyField(obj, c, end, L[${k}]); else obj${name} = R.sub(c, end, F[${k}].message, opts);`;
-    } else if ((plain || pointer) && f.kind === MESSAGE) {
-      body = `obj${name} = R.sub(c, end, F[${k}].message, opts);`;
-    } else if (pointer && (f.kind === STRING || f.kind === INT || f.kind === BOOL)) {
-      // A pointer is written only when set, and JSON keeps it even when zero.
-      const read = f.kind === STRING ? 'R.stringAt(c, end)' : f.kind === INT ? 'R.signedVarint(c, end)' : 'R.varint(c, end) !== 0';
-      body = `obj${name} = ${read};`;
-    } else if ((plain || pointer) && f.kind === TIME) {
-      const dropZero = plain && (f.flags & OMIT_ZERO) !== 0;
-      body = dropZero ? `{ const v = R.timeAt(c, end); if (v !== null) obj${name} = v; }` : `obj${name} = R.timeAt(c, end);`;
-    } else if (f.kind === MAP && f.key?.kind === STRING && f.value?.kind === STRING) {
-      body = `R.stringMapEntry(obj, F[${k}].name, c, end);`;
-    } else if (plain && f.kind === STRING) {
-      body = omitEmpty ? `{ const v = R.stringAt(c, end); if (v !== '') obj${name} = v; }` : `obj${name} = R.stringAt(c, end);`;
-    } else if (plain && f.kind === INT) {
-      body = omitEmpty ? `{ const v = R.signedVarint(c, end); if (v !== 0) obj${name} = v; }` : `obj${name} = R.signedVarint(c, end);`;
-    } else if (plain && f.kind === BOOL) {
-      body = omitEmpty ? `if (R.varint(c, end) !== 0) obj${name} = true;` : `obj${name} = R.varint(c, end) !== 0;`;
-    } else {
-      body = `R.decodeField(obj, c, F[${k}], ${wire}, end, opts);`;
-    }
-    lines.push(`      case ${tag}: ${body} break;`);
-  });
-  // A field left for its first read is there as an accessor: asked with `in`, not read.
-  const defaults = type.defaults.map((f) => {
-    const n = JSON.stringify(f.name);
-    const absent = lazies[fields.indexOf(f)] ? `!(${n} in obj)` : `obj[${n}] === undefined`;
-    return `  if (${absent}) obj[${n}] = R.absentValue(F[${fields.indexOf(f)}]);`;
-  });
-  // A list grown by push keeps room for more (V8 grows 1 → 17 elements); JSON.parse's are exact.
-  const trims = fields
-    .filter((f) => (f.flags & REPEATED) !== 0 && (f.flags & INLINE) === 0)
-    .map(
-      (f) => `  { const l = obj[${JSON.stringify(f.name)}]; if (l !== undefined && l !== null && l.length > 1) obj[${JSON.stringify(f.name)}] = l.slice(); }`,
-    );
-  const source = `return function decode_${type.id.replace(/\W/g, '_')}(obj, c, end, opts) {
-  const buf = c.buf;
-  while (c.pos < end) {
-    let tag = buf[c.pos];
-    if (tag < 128) c.pos++; else tag = R.varint(c, end);
-    switch (tag) {
-${lines.join('\n')}
-      default: R.otherField(obj, c, tag, end, opts, T);
-    }
-  }
-${trims.join('\n')}
-${defaults.join('\n')}
-};`;
-  return compiled<(r: unknown, f: unknown, t: unknown, l: unknown) => Decoder>(['R', 'F', 'T', 'L'], source)(helpers, fields, type, lazies);
 }
 
 /** A map field's entry (a message with the key in field 1 and the value in field 2). */
@@ -938,7 +760,7 @@ export function decodeObject(buf: Buffer, start = 0, end = buf.length, opts: Dec
   const env = envelope(buf, start, end);
   const type = env.kind === 'Status' ? messageType('meta/v1.Status') : kindType(env.apiVersion, env.kind);
   if (!type) throw new ProtobufDecodeError(`the API server sent a ${env.kind} (${env.apiVersion}) in protobuf, which this program has no message for`);
-  const obj = create(type);
+  const obj: Record<string, unknown> = {};
   obj.kind = env.kind;
   obj.apiVersion = env.apiVersion;
   const c = new Cursor(buf);

@@ -11,8 +11,8 @@
  * The .proto files carry the numbers but none of the JSON rules, which is why the table is made
  * from the Go types: a decoded object must be the one the API server's JSON would give.
  *
- * The table is parsed on first use, and each message type is compiled once, when a decode first
- * reaches it.
+ * The table is parsed on first use, and each message type is built from it once, when a decode
+ * first reaches it.
  */
 import { SCHEMA_JSON } from './schema.generated.js';
 
@@ -77,10 +77,6 @@ export interface MessageType {
    * never drops a struct), not an omitzero time, not inline, not managedFields.
    */
   readonly defaults: FieldSpec[];
-  /** The decoder compiled for this type, once a decode first reaches it (decode.ts). */
-  decoder: ((...args: never[]) => void) | undefined;
-  /** Makes an empty object for this type's JSON form (decode.ts). */
-  create: (() => Record<string, unknown>) | undefined;
 }
 
 interface Table {
@@ -128,7 +124,7 @@ export function messageType(id: string): MessageType {
   if (done) return done;
   const rows = load().types[id];
   if (!rows) throw new Error(`protobuf table: no type ${id}`);
-  const type: MessageType = { id, byNumber: [], fields: [], defaults: [], decoder: undefined, create: undefined };
+  const type: MessageType = { id, byNumber: [], fields: [], defaults: [] };
   // Registered before its fields are compiled: types may refer to themselves.
   compiled.set(id, type);
   for (const [num, name, code, flags, a, b] of rows) {
