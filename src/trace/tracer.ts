@@ -9,6 +9,9 @@
  * - A key's reconcile waits the coalesce window from its first add: a burst of events makes one.
  * - The outcome is set once; once the target has converged it stays converged, whether the trace
  *   then follows terminating objects, times out or is interrupted.
+ * - It ends converged or failed only once every child informer has caught up with the server
+ *   (chain-currency.ts): a watch gone silent unnoticed delays the end until it is replaced and its
+ *   hops are in, rather than cutting the chain short.
  */
 import { realClock, type Clock } from '../clock.js';
 import { isDeletedFinalStateUnknown, type Indexer, type InformerStats, type SharedIndexInformer } from '../informer/index.js';
