@@ -13,8 +13,9 @@
  *   trace's handlers). The Lists are made once; later checks compare in memory.
  * - A List that fails is tried again after RETRY_MS; the trace goes on meanwhile.
  * - While an informer is behind, `recheck` is called every POLL_MS (its stalled watch is replaced
- *   within 60 s, and the events it then replays are the missing hops); once, a note names the
- *   informers behind.
+ *   within 60 s, and the events it then replays are the missing hops); once it has been behind for
+ *   NOTE_AFTER_MS since the Lists came back (not the few milliseconds a healthy watch lags a List),
+ *   a note names the informers behind, once.
  * - behind() names the informers not caught up yet, for the message of a trace that ends first.
  * - The Events informer is not waited for: Events are attached as they come, late ones too.
  */
@@ -25,6 +26,7 @@ import type { ChildInformer } from './chain-informers.js';
 
 export const LIST_CONCURRENCY = 4;
 const POLL_MS = 1_000;
+const NOTE_AFTER_MS = 2_000;
 const RETRY_MS = 2_000;
 
 export interface ChainCurrencyOptions {
@@ -45,6 +47,8 @@ export class ChainCurrency {
   private entries: Entry[] | undefined;
   private timer: Timer | undefined;
   private saidBehind = false;
+  /** When the last List came back. */
+  private listedAt: number | undefined;
   private saidFailure = false;
   private closed = false;
 
@@ -65,7 +69,8 @@ export class ChainCurrency {
       this.stopTimer();
       return true;
     }
-    if (this.entries.every((e) => e.server) && !this.saidBehind) {
+    const listedAt = this.listedAt;
+    if (listedAt !== undefined && this.options.clock.now() - listedAt >= NOTE_AFTER_MS && !this.saidBehind) {
       this.saidBehind = true;
       this.options.note(
         'warning',
@@ -94,6 +99,7 @@ export class ChainCurrency {
       for (let i = next++; i < entries.length; i = next++) await this.listOne(entries[i]!);
     };
     await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, entries.length) }, worker));
+    this.listedAt = this.options.clock.now();
     if (!this.closed) this.options.recheck();
   }
 
