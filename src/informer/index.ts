@@ -58,7 +58,18 @@ export { BackoffManager, DEFAULT_REFLECTOR_BACKOFF, jitter } from './backoff.js'
 export type { BackoffOptions } from './backoff.js';
 export { DEFAULT_PAGE_SIZE, listAllPages } from './pager.js';
 export type { PagedListResult, PagerOptions } from './pager.js';
-export { compareCache, verifyCache, type CacheDifference, type DifferenceKind, type VerifyOptions, type VerifyResult } from './verify-cache.js';
+export {
+  caughtUpWith,
+  compareCache,
+  compareResourceVersions,
+  listNow,
+  verifyCache,
+  type CacheDifference,
+  type DifferenceKind,
+  type ServerState,
+  type VerifyOptions,
+  type VerifyResult,
+} from './verify-cache.js';
 
 export {
   DEFAULT_MIN_WATCH_TIMEOUT_MS,

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { fakeErrors, FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import { SharedIndexInformer } from './shared-informer.js';
-import { compareCache, verifyCache } from './verify-cache.js';
+import { caughtUpWith, compareCache, compareResourceVersions, listNow, verifyCache } from './verify-cache.js';
 
 describe('compareCache', () => {
   it('names keys missing from the cache, extra in it, and cached at another resourceVersion, sorted by key', () => {
@@ -56,6 +56,71 @@ describe('verifyCache', () => {
     expect(result.cached).toBe(4);
     expect(result.listed).toBe(4);
     expect(result.differences.map((d) => `${d.problem} ${d.key}`)).toEqual(['extra ns/a', 'stale ns/b', 'missing ns/e']);
+    stop.abort();
+    await clock.step(0);
+    await done;
+  });
+});
+
+describe('compareResourceVersions', () => {
+  it('orders decimal resourceVersions as numbers of any length, and compares nothing else', () => {
+    expect(compareResourceVersions('9', '10')).toBeLessThan(0);
+    expect(compareResourceVersions('123456789012345678901', '99')).toBeGreaterThan(0);
+    expect(compareResourceVersions('42', '42')).toBe(0);
+    for (const [a, b] of [
+      ['', '1'],
+      ['0', '1'],
+      ['007', '8'],
+      ['abc', '1'],
+      ['1', '-1'],
+    ])
+      expect(compareResourceVersions(a!, b!), `${a} ${b}`).toBeUndefined();
+  });
+});
+
+describe('caughtUpWith', () => {
+  const cm = (name: string, v = ''): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name }, data: { v } });
+
+  it('a healthy idle cache has caught up with a List made later; one behind a silent watch has not, until the watch is replaced', async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher({ objects: [cm('a'), cm('b')] });
+    const informer = new SharedIndexInformer(lw, { clock, random: () => 0 });
+    const stop = new AbortController();
+    const done = informer.run(stop.signal);
+    await clock.step(0);
+    const idle = await listNow(informer, { signal: stop.signal });
+    expect(caughtUpWith(informer, idle)).toBe(true);
+    // Idle while the rest of the cluster moved on: the List's resourceVersion is newer than any
+    // event of this resource, and the cache holds what it held.
+    const cached = new Map(
+      informer
+        .getIndexer()
+        .list()
+        .map((o) => [`ns/${o.metadata.name}`, o.metadata.resourceVersion ?? '']),
+    );
+    expect(caughtUpWith(informer, { resourceVersion: '999', objects: cached })).toBe(true);
+    expect(caughtUpWith(informer, { resourceVersion: '999', objects: new Map([...cached, ['ns/b', '998']]) })).toBe(false);
+    expect(caughtUpWith(informer, { resourceVersion: '999', objects: new Map([['ns/a', cached.get('ns/a')!]]) })).toBe(false);
+
+    // The watch goes half-open: a change on the server never arrives.
+    lw.freezeWatches();
+    lw.modify(cm('a', 'changed'));
+    lw.add(cm('c'));
+    const later = await listNow(informer, { signal: stop.signal });
+    expect(later.objects.size).toBe(3);
+    expect(caughtUpWith(informer, later)).toBe(false);
+    // A deletion it did not hear of counts as behind too.
+    lw.delete('ns/b');
+    const afterDelete = await listNow(informer, { signal: stop.signal });
+    expect(caughtUpWith(informer, afterDelete)).toBe(false);
+
+    // The stalled watch is given up (timeout 30 s + 15 s) and opened again from its
+    // resourceVersion: the replayed changes catch the cache up with both Lists.
+    await clock.step(46_000);
+    await clock.step(0);
+    expect(informer.stats().watchStalls).toBe(1);
+    expect(caughtUpWith(informer, later)).toBe(true);
+    expect(caughtUpWith(informer, afterDelete)).toBe(true);
     stop.abort();
     await clock.step(0);
     await done;

@@ -4,6 +4,13 @@
  * resourceVersion and nothing after, and the API server is asked for the list at exactly that
  * resourceVersion (resourceVersionMatch Exact, as client-go's data consistency detector does). Any
  * difference is then a real one, not an event still in flight.
+ *
+ * And whether the cache has caught up with the server (listNow, caughtUpWith): a consistent List
+ * says what the server holds now; the cache has caught up with it once the informer has applied
+ * and handed to its handlers every change up to that List's resourceVersion. That is what a cache
+ * behind a watch whose connection went silent (half-open, not yet noticed) has not done, while a
+ * healthy idle one has. resourceVersions of one resource are compared as numbers (KEP-5504, GA in
+ * Kubernetes 1.35); resourceVersions that are not decimal numbers are only compared for equality.
  */
 import type { Clock } from '../clock.js';
 import { isExpired } from '../kube/index.js';
@@ -39,6 +46,59 @@ export function compareCache(cache: ReadonlyMap<string, string>, server: Readonl
   }
   for (const [key, rv] of cache) if (!server.has(key)) out.push({ key, problem: 'extra', cacheResourceVersion: rv });
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * a < b: negative, a = b: 0, a > b: positive, as apimachinery's resourceversion.CompareResourceVersion
+ * orders them (positive decimal integers without leading zeros, of any length); undefined when either
+ * is not one. Meaningful only between resourceVersions of the same resource.
+ */
+export function compareResourceVersions(a: string, b: string): number | undefined {
+  const valid = (rv: string): boolean => /^[1-9]\d*$/.test(rv);
+  if (!valid(a) || !valid(b)) return undefined;
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What the server held at one moment: a consistent List's resourceVersion and each object's key → resourceVersion. */
+export interface ServerState {
+  resourceVersion: string;
+  objects: Map<string, string>;
+}
+
+/**
+ * A consistent List (resourceVersion "": the newest state, a quorum read or the watch cache's
+ * consistent read) through the informer's own ListerWatcher, so with its selectors.
+ */
+export async function listNow(informer: SharedIndexInformer, options: { signal: AbortSignal; pageSize?: number }): Promise<ServerState> {
+  const list = await listAllPages(informer.getListerWatcher(), { resourceVersion: '' }, { pageSize: options.pageSize ?? 500, signal: options.signal });
+  const objects = new Map<string, string>();
+  for (const item of list.items) objects.set(metaNamespaceKeyFunc(item), item.metadata.resourceVersion ?? '');
+  return { resourceVersion: list.resourceVersion, objects };
+}
+
+/**
+ * Whether the informer has caught up with `server`: nothing is queued in its DeltaFIFO or for its
+ * handlers, and either its last resourceVersion is at or past the List's (it has applied every change
+ * up to it), or its cache holds what the List held, each object at the same or a newer version (no
+ * change happened in between). A cache that misses an object, holds an older version, or still holds
+ * one the server no longer has, is behind.
+ */
+export function caughtUpWith(informer: SharedIndexInformer, server: ServerState): boolean {
+  if (informer.queuedKeys() !== 0 || informer.stats().backlog !== 0) return false;
+  const atOrPast = compareResourceVersions(informer.lastSyncResourceVersion(), server.resourceVersion);
+  if (atOrPast !== undefined && atOrPast >= 0) return true;
+  const cached = informer.getIndexer().list();
+  if (cached.length !== server.objects.size) return false;
+  for (const obj of cached) {
+    const rv = obj.metadata.resourceVersion ?? '';
+    const listed = server.objects.get(metaNamespaceKeyFunc(obj));
+    if (listed === undefined) return false;
+    if (rv === listed) continue;
+    const c = compareResourceVersions(rv, listed);
+    if (c === undefined || c < 0) return false;
+  }
+  return true;
 }
 
 export interface VerifyOptions {

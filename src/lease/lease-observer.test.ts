@@ -88,6 +88,36 @@ describe('LeaseObserver validity (client-go observedTime semantics)', () => {
   });
 });
 
+describe('LeaseObserver renewals', () => {
+  it('counts every renewal received, 50 a second, while observedTime moves only when the record changes as client-go compares it (to the second)', async () => {
+    const { clock, obs } = setup();
+    await clock.step(500); // half a second into T0's second
+    obs.observe(held('a', 500));
+    const observed: number[] = [];
+    for (let i = 1; i <= 150; i++) {
+      await clock.step(20);
+      obs.observe(held('a', 500 + i * 20));
+      observed.push(obs.snapshotOf(NS, NAME)!.observedTime - T0);
+    }
+    const tenure = obs.snapshotOf(NS, NAME)!.history[0]!;
+    expect(tenure.renewsSeen).toBe(150);
+    expect(tenure.lastRenewSeenAt).toBe(T0 + 3_500);
+    expect(tenure.lastRenewTime).toBe(formatMicroTime(T0 + 3_500));
+    expect(tenure.skew?.samples).toBe(150);
+    // observedTime: at each second's first renewal only (1 s, 2 s, 3 s after T0).
+    expect([...new Set(observed)]).toEqual([500, 1_000, 2_000, 3_000]);
+    // The same version again (a resync) is no renewal.
+    obs.observe(held('a', 3_500));
+    expect(obs.snapshotOf(NS, NAME)!.history[0]!.renewsSeen).toBe(150);
+    // Validity as client-go judges it: 15 s from the last change of the record's bytes.
+    await clock.step(15_000 - 500 - 1);
+    expect(obs.snapshotOf(NS, NAME)!.state).toBe('expiring');
+    await clock.step(1);
+    expect(obs.snapshotOf(NS, NAME)!.state).toBe('expired');
+    obs.close();
+  });
+});
+
 describe('LeaseObserver skew report', () => {
   it('reports receive time − renewTime for observed renews, without using it for validity', async () => {
     const { clock, obs } = setup();

@@ -45,9 +45,17 @@ export interface HolderTenure {
   /** renewTime as written, first and last seen (holder's clock). */
   firstRenewTime: string | null;
   lastRenewTime: string | null;
-  /** When we received the first and the last change written while this holder held the lease. */
+  /** When we received the first and the last renewal (see renewsSeen) while this holder held the lease. */
   firstRenewSeenAt: number;
   lastRenewSeenAt: number;
+  /**
+   * Renewals received: versions of the Lease, after the one we first saw this holder in, in which it
+   * wrote a new renewTime (compared at its full, microsecond precision). A watch delivers every
+   * version, so each renewal made while we watch is counted once; those made before our first List,
+   * or between the versions a relist skips, are not. Validity is judged apart, as client-go judges it:
+   * observedTime moves only when the record's bytes change, and its times marshal at second
+   * precision, so several renewals within one second count here and refresh observedTime once.
+   */
   renewsSeen: number;
   /** Time held so far (current holder) or in total (ended), judged on our clock. */
   heldForMs: number;
@@ -175,9 +183,16 @@ export class LeaseObserver {
     }
     t.lastReceivedAt = receivedAt;
     t.resourceVersion = resourceVersion;
-    if (raw === t.raw) return;
+    if (raw === t.raw) {
+      // The same record as client-go compares it (a renewal within the second of the last one
+      // changes no byte): observedTime stays, but a new renewTime is still a renewal received.
+      if (t.current && record.holderIdentity === t.current.holder && record.renewTime !== t.current.lastRenewTime)
+        this.noteRenew(t.current, record, receivedAt);
+      return;
+    }
 
     const before = t.record;
+    const observedBefore = t.observedTime;
     t.record = record;
     t.raw = raw;
     t.observedTime = receivedAt;
@@ -185,9 +200,9 @@ export class LeaseObserver {
 
     const holder = record.holderIdentity;
     if (holder === before.holderIdentity) {
-      if (holder && t.current) this.noteRenew(t.current, before, record, receivedAt);
+      if (holder && t.current) this.noteRenew(t.current, record, receivedAt);
     } else {
-      if (t.current) this.endTenure(t, before, receivedAt, holder ? undefined : 'released');
+      if (t.current) this.endTenure(t, before, observedBefore, receivedAt, holder ? undefined : 'released');
       if (holder) this.startTenure(t, record, receivedAt, true);
     }
     this.armExpiry(t);
@@ -303,16 +318,16 @@ export class LeaseObserver {
   }
 
   /**
-   * Ends the current tenure. `before` is the record as it was, so its expiry is judged from the
-   * observedTime that was current until now.
+   * Ends the current tenure. `before` is the record as it was and `observedBefore` the observedTime
+   * that was current until now: its expiry is judged from them, as a client-go candidate judges it.
    */
-  private endTenure(t: Tracked, before: LeaderElectionRecord, at: number, reason: 'released' | undefined): void {
+  private endTenure(t: Tracked, before: LeaderElectionRecord, observedBefore: number, at: number, reason: 'released' | undefined): void {
     const tenure = t.current!;
     if (reason === 'released') {
       tenure.endedAt = at;
       tenure.endReason = 'released';
     } else {
-      const expiry = tenure.lastRenewSeenAt + before.leaseDurationSeconds * 1000;
+      const expiry = observedBefore + before.leaseDurationSeconds * 1000;
       tenure.endedAt = Math.min(expiry, at);
       tenure.endReason = expiry <= at ? 'expired' : 'replaced';
     }
@@ -324,11 +339,13 @@ export class LeaseObserver {
     }
   }
 
-  private noteRenew(tenure: HolderTenure, before: LeaderElectionRecord, record: LeaderElectionRecord, at: number): void {
+  /** A renewal received (see HolderTenure.renewsSeen), or another change of the record by its holder. */
+  private noteRenew(tenure: HolderTenure, record: LeaderElectionRecord, at: number): void {
+    if (record.renewTime === tenure.lastRenewTime) return;
     tenure.lastRenewSeenAt = at;
     tenure.lastRenewTime = record.renewTime;
     tenure.renewsSeen++;
-    if (record.renewTime !== before.renewTime) this.sampleSkew(tenure, record, at);
+    this.sampleSkew(tenure, record, at);
   }
 
   private sampleSkew(tenure: HolderTenure, record: LeaderElectionRecord, at: number): void {

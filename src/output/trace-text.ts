@@ -230,12 +230,25 @@ export function traceSummaryText(s: TraceSnapshot): string {
     '',
   ];
   // A custom resource's trace watches every kind of its namespace: those that held and saw nothing are counted, not listed.
-  const quiet = s.informers.filter((i) => i.objects === 0 && i.events.ADDED + i.events.MODIFIED + i.events.DELETED === 0 && i.relists === 0 && i.backlog === 0);
+  const quiet = s.informers.filter(
+    (i) => i.objects === 0 && i.events.ADDED + i.events.MODIFIED + i.events.DELETED === 0 && i.relists === 0 && i.watchStalls === 0 && i.backlog === 0,
+  );
   const shown = quiet.length > 1 ? s.informers.filter((i) => !quiet.includes(i)) : s.informers;
   parts.push(
     renderTable(
-      ['informer', 'objects', 'added', 'modified', 'deleted', 'bookmarks', 'relists', 'watch restarts', 'backlog'],
-      shown.map((i) => [i.description, i.objects, i.events.ADDED, i.events.MODIFIED, i.events.DELETED, i.bookmarks, i.relists, i.watchRestarts, i.backlog]),
+      ['informer', 'objects', 'added', 'modified', 'deleted', 'bookmarks', 'relists', 'watch restarts', 'stalled', 'backlog'],
+      shown.map((i) => [
+        i.description,
+        i.objects,
+        i.events.ADDED,
+        i.events.MODIFIED,
+        i.events.DELETED,
+        i.bookmarks,
+        i.relists,
+        i.watchRestarts,
+        i.watchStalls,
+        i.backlog,
+      ]),
     ),
   );
   if (shown.length < s.informers.length) parts.push(`… and ${quiet.length} informers that held no object and saw no event (all of them in -o json)`);

@@ -109,6 +109,9 @@ describe('EventsReader bounded', () => {
     handler().onUpdate!(event(10, 'web-1', NOW), event(10, 'web-1', NOW + 10, '2', 2), note);
     const second = reader.readNew(NOW - 500);
     expect(second.map((e) => [e.event.note, e.event.count])).toEqual([['event 0', 2]]);
+    // Since the last note, one more version cut; since the start, 46.
+    expect(reader.takeCutNote()).toBe('Events not read: 1 Event version past 5 Events per object (1 about Pod/web-1)');
+    expect(reader.cutTotal()).toBe('Events not read: 46 Event versions past 5 Events per object (46 about Pod/web-1)');
     // Deleted at its TTL on the server: its place goes to the next Event about the object.
     handler().onDelete!(event(1, 'web-1', NOW), note);
     handler().onAdd!(event(200, 'web-1', NOW + 20), false, note);

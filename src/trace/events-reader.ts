@@ -15,7 +15,7 @@
  *   cut, and so is every Event beyond `perObject` distinct Events about one object (its recurring
  *   ones still count up). What the reader remembers is one resourceVersion per Event still in the
  *   cache and the uids of at most `perObject` Events per object; cuts are counted and said in one
- *   line (takeCutNote). The informer's cache itself is bounded by the server: an Event deleted at
+ *   line (takeCutNote: since the last call; cutTotal: since the start). The informer's cache itself is bounded by the server: an Event deleted at
  *   its TTL is deleted from the cache by the watch.
  */
 import { isDeletedFinalStateUnknown, type SharedIndexInformer } from '../informer/index.js';
@@ -65,6 +65,9 @@ export class EventBudget {
   private readonly keptBy = new Map<string, string>();
   private tooOld = 0;
   private readonly overCap = new Map<string, CutObject>();
+  /** The same since the start, for the summary (cutTotal). */
+  private tooOldTotal = 0;
+  private readonly overCapTotal = new Map<string, CutObject>();
 
   constructor(readonly bounds: EventBounds = DEFAULT_EVENT_BOUNDS) {}
 
@@ -72,15 +75,18 @@ export class EventBudget {
   admit(eventUid: string, regarding: { uid: string; label: string }, time: number, now: number): boolean {
     if (now - time > this.bounds.ttlMs) {
       this.tooOld++;
+      this.tooOldTotal++;
       return false;
     }
     if (!eventUid) return true;
     let set = this.kept.get(regarding.uid);
     if (set?.has(eventUid)) return true;
     if (set && set.size >= this.bounds.perObject) {
-      const cut = this.overCap.get(regarding.uid) ?? { label: regarding.label, count: 0 };
-      cut.count++;
-      this.overCap.set(regarding.uid, cut);
+      for (const cuts of [this.overCap, this.overCapTotal]) {
+        const cut = cuts.get(regarding.uid) ?? { label: regarding.label, count: 0 };
+        cut.count++;
+        cuts.set(regarding.uid, cut);
+      }
       return false;
     }
     if (!set) this.kept.set(regarding.uid, (set = new Set()));
@@ -109,10 +115,19 @@ export class EventBudget {
    * with the most Events cut first (three named at most).
    */
   takeCutNote(): string | undefined {
-    const over = [...this.overCap.values()].sort((a, b) => b.count - a.count);
-    const tooOld = this.tooOld;
+    const note = this.cutLine(this.overCap, this.tooOld);
     this.overCap.clear();
     this.tooOld = 0;
+    return note;
+  }
+
+  /** What was cut since the start, in takeCutNote's words, or undefined when nothing was. */
+  cutTotal(): string | undefined {
+    return this.cutLine(this.overCapTotal, this.tooOldTotal);
+  }
+
+  private cutLine(overCap: Map<string, CutObject>, tooOld: number): string | undefined {
+    const over = [...overCap.values()].sort((a, b) => b.count - a.count);
     if (over.length === 0 && tooOld === 0) return undefined;
     const parts: string[] = [];
     if (over.length > 0) {
@@ -180,6 +195,11 @@ export class EventsReader {
   /** One line saying which Events the bounds cut since the last call (EventBudget.takeCutNote). */
   takeCutNote(): string | undefined {
     return this.budget.takeCutNote();
+  }
+
+  /** One line saying which Events the bounds cut since the start (EventBudget.cutTotal). */
+  cutTotal(): string | undefined {
+    return this.budget.cutTotal();
   }
 
   /** The Events delivered since the last read that are about a change made at `triggerAt` (our clock, ms). */

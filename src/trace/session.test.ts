@@ -103,8 +103,8 @@ function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<
   const clock = new FakeClock();
   const fakes: Record<string, FakeListerWatcher> = {
     deployments: new FakeListerWatcher({ objects: objects.deployments ?? [deployment(1, 1, { converged: true })] }),
-    replicasets: new FakeListerWatcher(),
-    pods: new FakeListerWatcher(),
+    replicasets: new FakeListerWatcher({ description: 'replicasets.apps in ns' }),
+    pods: new FakeListerWatcher({ description: 'pods in ns' }),
     events: new FakeListerWatcher(),
     widgets: new FakeListerWatcher(),
   };
@@ -169,6 +169,71 @@ describe('TraceSession', () => {
     expect(h.clock.now() - endedAt).toBeGreaterThan(2 * LATE_EVENTS_QUIET_MS);
     expect(h.clock.now() - endedAt).toBeLessThanOrEqual(LATE_EVENTS_MAX_MS + 20);
     expect(snap.hops.find((x) => x.id === 'created/b')?.events).toMatchObject([{ uid: 'e1', note: 'Scaled up replica set web-b from 0 to 1', count: 2 }]);
+    h.session.close();
+  });
+
+  it('does not end converged while a child informer is behind the server: its silent watch is replaced, its hops arrive, then it ends', async () => {
+    const h = harness({}, { timeoutMs: 120_000 });
+    await started(h);
+    // The Pods' watch goes half-open: the new Pod is made on the server, and never reaches it.
+    h.fakes.pods!.freezeWatches();
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.pods!.add(pod('web-b-1', 'b', true));
+    await h.clock.step(50);
+    h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
+    await h.clock.step(2_000);
+    // Converged by its status, but the Pod informer has not caught up: no end yet, said once.
+    expect(h.session.snapshot().hops.map((x) => x.id)).toContain('converged/dep');
+    expect(h.session.snapshot().outcome).toBeUndefined();
+    const waiting = h.events.filter((e) => e.type === 'note' && e.message.startsWith('waiting for pods in ns to catch up'));
+    expect(waiting).toHaveLength(1);
+    expect(h.session.tracer.snapshot().informers.map((i) => i.watchStalls)).toEqual([0, 0, 0, 0]);
+    // Within 60 s of its request the silent watch is given up and opened again from its
+    // resourceVersion; the Pod's creation is replayed, and only then does the trace end.
+    const snap = await settle(h.clock, h.session.finish(), 70_000, 100);
+    expect(snap.outcome).toBe('converged');
+    expect(snap.hops.map((x) => x.id)).toContain('created/web-b-1');
+    expect(snap.endMessage).not.toMatch(/caught up/);
+    const pods = snap.informers.find((i) => i.description === 'pods in ns')!;
+    expect(pods.watchStalls).toBe(1);
+    expect(h.events.filter((e) => e.type === 'note' && e.message.startsWith('waiting for'))).toHaveLength(1);
+    h.session.close();
+  });
+
+  it('a trace that times out while a child informer is behind says converged, and which informer had not caught up', async () => {
+    const h = harness({}, { timeoutMs: 5_000 });
+    await started(h);
+    h.fakes.pods!.freezeWatches();
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    h.fakes.replicasets!.add(replicaSet('b'));
+    h.fakes.pods!.add(pod('web-b-1', 'b', true));
+    await h.clock.step(50);
+    h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
+    const snap = await settle(h.clock, h.session.finish(), 10_000, 100);
+    expect(snap.outcome).toBe('converged');
+    expect(snap.endMessage).toMatch(/; pods in ns had not caught up with the server: hops not yet received are missing$/);
+    expect(snap.hops.map((x) => x.id)).not.toContain('created/web-b-1');
+    h.session.close();
+  });
+
+  it('says once that Events past the cap per object are not read, and counts them all in the snapshot', async () => {
+    const h = harness();
+    await started(h);
+    h.fakes.deployments!.modify(deployment(2, 1, { template: '2' }));
+    await h.clock.step(50);
+    for (let i = 0; i < 150; i++) {
+      h.fakes.events!.add(event(`flood-${i}`, 'Flood', `flood ${i}`, 'dep'));
+      if (i % 20 === 0) await h.clock.step(10);
+    }
+    await h.clock.step(100);
+    const notes = h.events.filter((e) => e.type === 'note' && e.message.startsWith('Events not read'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({
+      message: expect.stringMatching(/past 100 Events per object \(\d+ about object\/dep\); later ones are counted, not said/),
+    });
+    expect(h.session.snapshot().eventsNotRead).toBe('Events not read: 50 Event versions past 100 Events per object (50 about object/dep)');
+    expect(summaryLines(summarise(h.session.snapshot(), h.clock.now()))).toContain(h.session.snapshot().eventsNotRead);
     h.session.close();
   });
 

@@ -9,11 +9,15 @@
  * - A key's reconcile waits the coalesce window from its first add: a burst of events makes one.
  * - The outcome is set once; once the target has converged it stays converged, whether the trace
  *   then follows terminating objects, times out or is interrupted.
+ * - It ends converged or failed only once every child informer has caught up with the server
+ *   (chain-currency.ts): a watch gone silent unnoticed delays the end until it is replaced and its
+ *   hops are in, rather than cutting the chain short.
  */
 import { realClock, type Clock } from '../clock.js';
 import { isDeletedFinalStateUnknown, type Indexer, type InformerStats, type SharedIndexInformer } from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
+import { ChainCurrency } from './chain-currency.js';
 import { ChainInformers, isKnownKind, type ChildInformer, type ListerWatcherFactory } from './chain-informers.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
@@ -85,6 +89,8 @@ export interface TraceSnapshot {
   burst: BurstStats | undefined;
   /** The child kinds found through discovery for a kind the tool does not know (group/resource names). */
   discoveredChildren?: DiscoveredChildKinds | undefined;
+  /** What the Events bounds cut since the start, in one line (EventsReader.cutTotal), when they cut any. */
+  eventsNotRead?: string | undefined;
 }
 
 export interface DiscoveredChildKinds {
@@ -154,6 +160,10 @@ export class Tracer {
   private endMessage: string | undefined;
   private settleTimer: { stop(): boolean } | undefined;
   private waitingForDeletes = false;
+  /** Whether the chain's informers caught up with the server, asked before the trace ends converged or failed. */
+  private currency: ChainCurrency | undefined;
+  private saidEventsCut = false;
+  private runSignal: AbortSignal | undefined;
 
   constructor(options: TracerOptions) {
     this.clock = options.clock ?? realClock;
@@ -317,6 +327,7 @@ export class Tracer {
 
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
+    this.runSignal = signal;
     await sync(this.informers());
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
@@ -430,8 +441,13 @@ export class Tracer {
       const hopId = this.tracker.addEvent(regardingUid, event);
       if (hopId) this.emit({ type: 'event', hopId, event });
     }
+    // Said once, when the bounds first cut: a flood of Events would otherwise be a flood of notes.
+    // What they cut in all is in the snapshot (eventsNotRead) and the summary.
     const cut = this.events.takeCutNote();
-    if (cut) this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: cut });
+    if (cut && !this.saidEventsCut) {
+      this.saidEventsCut = true;
+      this.emit({ type: 'note', at: this.clock.now(), level: 'info', message: `${cut}; later ones are counted, not said (the total is in the summary)` });
+    }
   }
 
   private checkEnd(view: ReconcileView): void {
@@ -455,6 +471,7 @@ export class Tracer {
         this.waitingForDeletes = true;
         return;
       }
+      if (!this.chainCaughtUp()) return;
       this.end(
         converged.kind === 'failed' ? 'failed' : 'converged',
         this.convergedMessage(converged, terminating > 0 ? ` (${terminating} object(s) still terminating)` : ''),
@@ -486,6 +503,27 @@ export class Tracer {
     }
   }
 
+  /**
+   * Whether every child informer has caught up with the server (chain-currency.ts) and the hops it
+   * brought have been reconciled: asked before the trace ends converged or failed, so that a watch
+   * that went silent unnoticed cannot cut the chain short.
+   */
+  private chainCaughtUp(): boolean {
+    this.currency ??= new ChainCurrency(() => this.chainInformers.children, {
+      clock: this.clock,
+      signal: this.runSignal ?? new AbortController().signal,
+      recheck: () => this.add(TARGET_KEY),
+      note: (level, message) => this.emit({ type: 'note', at: this.clock.now(), level, message }),
+    });
+    return this.currency.check() && !this.pendingSince.has(TARGET_KEY);
+  }
+
+  /** For an end before the chain caught up: which informers had not, and what that means. */
+  private notCaughtUp(): string {
+    const behind = this.currency?.behind() ?? [];
+    return behind.length ? `; ${behind.join(', ')} had not caught up with the server: hops not yet received are missing` : '';
+  }
+
   private convergedMessage(hop: Hop, extra = ''): string {
     return `${this.targetLabel()} ${hop.kind === 'failed' ? 'failed' : 'converged'}: ${hop.detail ?? ''}${extra}`;
   }
@@ -499,6 +537,7 @@ export class Tracer {
     this.outcome = outcome;
     this.endMessage = message;
     this.settleTimer?.stop();
+    this.currency?.close();
     const at = this.clock.now();
     this.emit({ type: 'end', outcome, at, elapsedMs: this.trigger ? at - this.trigger.at : 0, message });
     this.endResolve?.();
@@ -512,7 +551,7 @@ export class Tracer {
     const converged = this.tracker.converged();
     if (converged && converged.kind !== 'failed') {
       const left = this.chain.terminating();
-      this.end('converged', this.convergedMessage(converged, left > 0 ? ` (${left} object(s) still terminating)` : ''));
+      this.end('converged', this.convergedMessage(converged, `${left > 0 ? ` (${left} object(s) still terminating)` : ''}${this.notCaughtUp()}`));
       return;
     }
     this.end(outcome, message);
@@ -581,6 +620,7 @@ export class Tracer {
       endMessage: this.endMessage,
       burst: this.burst ? { ...this.burst } : undefined,
       ...(this.discovered ? { discoveredChildren: this.discovered } : {}),
+      ...(this.events?.cutTotal() ? { eventsNotRead: this.events.cutTotal() } : {}),
     };
   }
 }

@@ -74,6 +74,28 @@ describe('trace TUI', () => {
     ink.unmount();
   });
 
+  it('says the watches that stalled and resumed: on the status line, and per informer in the internals', () => {
+    const informer = (description: string, watchStalls: number) =>
+      ({
+        name: description,
+        description,
+        objects: 1,
+        events: { ADDED: 1, MODIFIED: 0, DELETED: 0, BOOKMARK: 0, ERROR: 0 },
+        bookmarks: 0,
+        relists: 0,
+        watchRestarts: watchStalls,
+        watchStalls,
+        backlog: 0,
+      }) as unknown as TraceSnapshot['informers'][number];
+    const snap = { ...snapshot(1, hops, 'converged'), informers: [informer('deployments.apps in demo', 0), informer('pods in demo', 1)] };
+    const ink = renderInk(<TraceScreen snapshot={snap} state={initialScreen<Pane>('internals', ['timeline'])} now={T0 + 5000} width={160} height={H} />);
+    const f = ink.frame();
+    expect(f).toContain('1 watch stalled and resumed (pods in demo)');
+    expect(f).toContain('pods in demo: 1 objects · +1 ~0 -0 · 0 bookmarks · 0 relists · 1 watch restarts (1 stalled) · backlog 0');
+    expect(f).toContain('deployments.apps in demo: 1 objects · +1 ~0 -0 · 0 bookmarks · 0 relists · 0 watch restarts · backlog 0');
+    ink.unmount();
+  });
+
   it('fits 80x24 with a 10,000-Pod tree: the focused pane gets the rows, the others keep a few', () => {
     const big = snapshot(10_000, hops);
     const ink = renderInk(<TraceScreen snapshot={big} state={initialScreen<Pane>('tree', ['timeline'])} now={T0 + 5000} width={80} height={24} />);

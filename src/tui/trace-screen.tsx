@@ -125,7 +125,7 @@ export function traceLayout(
   for (const i of snapshot.informers) {
     internals.push({
       key: `informer/${i.name}`,
-      text: `${i.description}: ${i.objects} objects · +${i.events.ADDED} ~${i.events.MODIFIED} -${i.events.DELETED} · ${i.bookmarks} bookmarks · ${i.relists} relists · ${i.watchRestarts} watch restarts · backlog ${i.backlog}`,
+      text: `${i.description}: ${i.objects} objects · +${i.events.ADDED} ~${i.events.MODIFIED} -${i.events.DELETED} · ${i.bookmarks} bookmarks · ${i.relists} relists · ${i.watchRestarts} watch restarts${i.watchStalls ? ` (${i.watchStalls} stalled)` : ''} · backlog ${i.backlog}`,
     });
   }
   const q = snapshot.queue;
@@ -238,6 +238,7 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
           sum.outcome + (sum.message && sum.outcome !== 'running' ? ` — ${sum.message}` : ''),
           sum.elapsedMs !== undefined ? formatDuration(sum.elapsedMs) : undefined,
           sum.slowestHop ? `slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : undefined,
+          sum.stalls,
         ]
           .filter(Boolean)
           .join(' · '),

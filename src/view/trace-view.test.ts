@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { HopFigures } from '../trace/hop-figures.js';
 import type { Hop } from '../trace/types.js';
-import { hopFigures, hopLine, summarise } from './trace-view.js';
+import { hopFigures, hopLine, summarise, summaryLines } from './trace-view.js';
 
 function hop(id: string, kind: string, observedAt: number, sincePreviousMs: number, name = id): Hop {
   return {
@@ -70,5 +70,22 @@ describe('hopLine', () => {
     const line = hopLine(hop, 10);
     expect(line).toMatch(/^-155ms +\(-155ms\) +Widget\/w/);
     expect(hopLine({ ...hop, sinceTriggerMs: 20, sincePreviousMs: 5 }, 10)).toMatch(/^\+20ms +\(\+5ms\) +Widget\/w/);
+  });
+});
+
+describe('summarise: watch stalls', () => {
+  it("counts the stalled and resumed watches of the trace's informers, and names them in one line", () => {
+    const informer = (description: string, watchStalls: number) => ({ description, watchStalls }) as TraceSnapshot['informers'][number];
+    const quiet = summarise({ ...snapshot([]), informers: [informer('pods in ns', 0)] }, 0);
+    expect(quiet.watchStalls).toBe(0);
+    expect(quiet.stalls).toBeUndefined();
+    expect(summaryLines(quiet).some((l) => l.includes('stalled'))).toBe(false);
+
+    const one = summarise({ ...snapshot([]), informers: [informer('deployments.apps in ns', 0), informer('pods in ns', 1)] }, 0);
+    expect(one).toMatchObject({ watchStalls: 1, stalls: '1 watch stalled and resumed (pods in ns)' });
+    expect(summaryLines(one)).toContain('1 watch stalled and resumed (pods in ns)');
+
+    const three = summarise({ ...snapshot([]), informers: [informer('pods in ns', 1), informer('replicasets.apps in ns', 2)] }, 0);
+    expect(three.stalls).toBe('3 watches stalled and resumed (pods in ns, replicasets.apps in ns ×2)');
   });
 });

@@ -21,6 +21,15 @@ export interface TraceSummary {
   burst: TraceSnapshot['burst'];
   /** Where the children of a kind the tool does not know were looked for: `31 kinds found through discovery (12 metadata-only)`. */
   children?: string | undefined;
+  /**
+   * Watches of the trace's informers given up because their connection went silent (half-open, or
+   * a hung API server) and opened again from their resourceVersion: InformerStats.watchStalls, summed.
+   */
+  watchStalls: number;
+  /** The same in words, with the informers it happened to, when there were any: `1 watch stalled and resumed (pods in ns)`. */
+  stalls?: string | undefined;
+  /** What the Events bounds cut, in one line, when they cut any (TraceSnapshot.eventsNotRead). */
+  eventsNotRead?: string | undefined;
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
@@ -41,7 +50,19 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     targetWatchEvents: s.targetWatchEvents,
     burst: s.burst,
     ...(s.discoveredChildren ? { children: discoveredText(s.discoveredChildren) } : {}),
+    watchStalls: s.informers.reduce((n, i) => n + i.watchStalls, 0),
+    ...stallsText(s.informers),
+    ...(s.eventsNotRead ? { eventsNotRead: s.eventsNotRead } : {}),
   };
+}
+
+/** `2 watches stalled and resumed (pods in ns, replicasets.apps in ns ×2)`, when any did. */
+function stallsText(informers: TraceSnapshot['informers']): { stalls?: string } {
+  const stalled = informers.filter((i) => i.watchStalls > 0);
+  const n = stalled.reduce((sum, i) => sum + i.watchStalls, 0);
+  if (n === 0) return {};
+  const which = stalled.map((i) => `${i.description}${i.watchStalls > 1 ? ` ×${i.watchStalls}` : ''}`).join(', ');
+  return { stalls: `${n} ${n === 1 ? 'watch' : 'watches'} stalled and resumed (${which})` };
 }
 
 function discoveredText(d: NonNullable<TraceSnapshot['discoveredChildren']>): string {
@@ -124,6 +145,8 @@ export function summaryLines(sum: TraceSummary): string[] {
   }
   if (sum.elapsedMs !== undefined) out.push(`time to ${sum.outcome === 'converged' ? 'converge' : 'end'}: ${formatDuration(sum.elapsedMs)}`);
   if (sum.children) out.push(sum.children);
+  if (sum.stalls) out.push(sum.stalls);
+  if (sum.eventsNotRead) out.push(sum.eventsNotRead);
   if (sum.slowestHop)
     out.push(
       `slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`,
