@@ -20,8 +20,7 @@
  * - The Events informer is not waited for: Events are attached as they come, late ones too.
  */
 import type { Clock, Timer } from '../clock.js';
-import { caughtUpWith, listNow, type ServerState } from '../informer/index.js';
-import { errorMessage } from '../informer/index.js';
+import { caughtUpWith, errorMessage, listNow, type ServerState } from '../informer/index.js';
 import type { ChildInformer } from './chain-informers.js';
 
 export const LIST_CONCURRENCY = 4;
