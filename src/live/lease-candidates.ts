@@ -4,7 +4,8 @@
  * the API server serves them. Not served (the CoordinatedLeaderElection gate or its API version is
  * off, as by default): nothing is watched and nothing is said. Served but refused (403): the
  * status says "not permitted", once, and the Leases are shown as before; any other failure to
- * sync them is said the same way and is not fatal either.
+ * sync them is said the same way and is not fatal either. Discovery itself failing leaves them
+ * unknown, unsaid: the Leases' own list says what is wrong with the server.
  */
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, leaseCandidateResource, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
@@ -42,7 +43,8 @@ export async function watchLeaseCandidates(kube: Kube, model: LeaseWatchModel, o
     resource = await leaseCandidateResource(kube.discovery);
   } catch (err) {
     if (signal.aborted) throw err;
-    return settle({ access: refused(err) ? 'not permitted' : 'failed', error: err instanceof Error ? err.message : String(err) });
+    // Discovery is not about candidates: whether they are served is unknown, and that is not said.
+    return settle({ access: 'unknown', error: err instanceof Error ? err.message : String(err) });
   }
   if (!resource) return settle({ access: 'not served', error: null });
   const informer = new SharedIndexInformer(new ResourceListerWatcher(kube.client, resource, { namespace: options.namespace }));

@@ -249,10 +249,14 @@ export function leaseDetailLines(l: LeaderLeaseRow, now: number): string[] {
   ];
   if (l.strategy || l.preferredHolder) out.push(`strategy     ${strategyCell(l)}`);
   if (l.masterStatus !== null) out.push(`master       ${masterCell(l.masterStatus)}`);
+  // Why it holds first (one line or two); the candidates, the longest part, last.
   const election = electionLines(l);
-  if (election.length > 0) out.push('', ...election);
+  const list = election.findIndex((x) => x.startsWith('candidates ('));
+  const why = list < 0 ? election : election.slice(0, list);
+  if (why.length > 0) out.push(...why);
   out.push('', `Holders while we watched (${l.history.length})`);
   for (const h of [...l.history].reverse()) out.push(`  ${tenureText(h, now)}`);
+  if (list >= 0) out.push('', ...election.slice(list));
   return out;
 }
 
