@@ -13,7 +13,7 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import {
   ageOf,
-  candidatesCell,
+  candidatesCount,
   candidatesNote,
   changeSeverity,
   clockTime,
@@ -233,7 +233,7 @@ function cellText(l: LeaderLeaseRow, key: LeaseColumn['key'], now: number): stri
     case 'master':
       return masterCell(l.masterStatus);
     case 'candidates':
-      return candidatesCell(l);
+      return candidatesCount(l);
   }
 }
 
@@ -307,7 +307,7 @@ const LEGEND = [
   'gap: time with no valid leader before a holder (from the previous holder\u2019s expiry or release).',
   'since last renew: from the previous holder\u2019s last renew we saw to the new holder (about lease duration + retry after a crash).',
   'HELD ~: from the holder\u2019s acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.',
-  'CAND: LeaseCandidates (coordinated leader election): ready, pinged (asked to answer), unresponsive, expired; Enter lists them.',
+  'CAND: LeaseCandidates (coordinated leader election) that answer the election controller / all registered; Enter lists them.',
 ];
 
 /**
@@ -339,7 +339,7 @@ export function layoutLeaseColumns(view: Pick<LeaseWatchView, 'leases'>, width: 
   // Coordinated leader election's columns only where they leave the lease its whole name (up to
   // 48) and the holder 16 columns: the detail (Enter) has them in full either way.
   const optional: LeaseColumn[] = [
-    ...(view.leases.some((l) => (l.candidates?.length ?? 0) > 0) ? [{ key: 'candidates', title: 'CAND', width: 10 } as const] : []),
+    ...(view.leases.some((l) => (l.candidates?.length ?? 0) > 0) ? [{ key: 'candidates', title: 'CAND', width: 5 } as const] : []),
     ...(view.leases.some((l) => l.strategy || l.preferredHolder) ? [{ key: 'strategy', title: 'STRATEGY', width: 22 } as const] : []),
   ];
   for (const c of optional) {

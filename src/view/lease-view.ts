@@ -537,6 +537,12 @@ export function candidatesCell(row: Pick<LeaderLeaseRow, 'candidates'>): string 
     .join(', ')}`;
 }
 
+/** "1/3": candidates that answer the election controller (ready or pinged) of those registered; "" when not watched. */
+export function candidatesCount(row: Pick<LeaderLeaseRow, 'candidates'>): string {
+  if (row.candidates === null) return '';
+  return `${row.candidates.filter((c) => c.state === 'ready' || c.state === 'pinged').length}/${row.candidates.length}`;
+}
+
 /** One candidate on one line: identity, versions, strategy, state and the ping and renew ages. */
 export function candidateLine(c: CandidateRow): string {
   const marks = [c.holder ? 'holder' : '', c.preferred ? 'preferred holder' : '', c.first && !c.holder ? 'first by the strategy' : ''].filter(Boolean);
