@@ -3,6 +3,7 @@ import type { NotificationInfo } from '../informer/index.js';
 import { DeletedFinalStateUnknown } from '../informer/index.js';
 import type { Lease, LeaseCandidate, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
+import { renderTopTable } from '../commands/top.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
@@ -215,6 +216,11 @@ describe('LeaseCandidates in the lease-watch view', () => {
     }
     const detail = leaseDetailLines(view.leases[0]!, clock.now());
     expect(detail.some((l) => l.startsWith('election: preferred holder p'))).toBe(true);
+    // top's table: the election line and the candidates under the component, escaped.
+    const top = renderTopTable(buildTopView({ now: clock.now(), leases: view.leases, candidates: view.candidates, metrics: null, targets: [] }), false);
+    expect(controlsIn(top)).toEqual([]);
+    expect(top).toContain(`\n    election: preferred holder p${SHOWN[0]}`);
+    expect(top).toContain(`\n      kcm${SHOWN[0]}`);
     model.close();
   });
 });

@@ -537,9 +537,10 @@ export function candidatesCell(row: Pick<LeaderLeaseRow, 'candidates'>): string 
     .join(', ')}`;
 }
 
-/** "1/3": candidates that answer the election controller (ready or pinged) of those registered; "" when not watched. */
+/** "1/3": candidates that answer the election controller (ready or pinged) of those registered; "-" with none, "" when not watched. */
 export function candidatesCount(row: Pick<LeaderLeaseRow, 'candidates'>): string {
   if (row.candidates === null) return '';
+  if (row.candidates.length === 0) return '-';
   return `${row.candidates.filter((c) => c.state === 'ready' || c.state === 'pinged').length}/${row.candidates.length}`;
 }
 

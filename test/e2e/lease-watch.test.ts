@@ -8,7 +8,7 @@
  * the lease, and the bad-input answers.
  */
 import { describe, expect, it } from 'vitest';
-import type { ComponentName } from '../../tools/cluster/launcher.js';
+import { readerNamespace, restrictedUsers, type ComponentName } from '../../tools/cluster/launcher.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import { ELECTION_DURATION_MS, OLDEST_EMULATION_VERSION } from '../../src/lease/index.js';
@@ -347,6 +347,60 @@ describe('kubectl lease-watch on the real control plane', () => {
     // A namespace that exists but holds no Lease says nothing of the kind.
     const empty = await runCli(createLeaseWatchProgram, ['-n', 'default', '-o', 'table', '--kubeconfig', kubeconfig]);
     expect(empty.stderr).not.toContain('does not exist');
+  });
+
+  it('LeaseCandidates refused by RBAC: "candidates: not permitted", said once, and the Leases shown as before', async () => {
+    const kube = adminKube();
+    const RBAC = `/apis/rbac.authorization.k8s.io/v1/namespaces/${readerNamespace}`;
+    const name = uniqueName('it-leases');
+    // The namespace reader may list and watch Leases there, and nothing of LeaseCandidates.
+    await kube.client.json(`${RBAC}/roles`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name },
+        rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'] }],
+      },
+    });
+    await kube.client.json(`${RBAC}/rolebindings`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: restrictedUsers.namespaceReader.user }],
+      },
+    });
+    const now = new Date().toISOString().replace('Z', '000Z');
+    await leases.create({
+      metadata: { namespace: readerNamespace, name },
+      spec: { holderIdentity: 'someone', leaseDurationSeconds: 3600, renewTime: now, acquireTime: now },
+    });
+    try {
+      const r = await eventually(
+        'the Role to take effect',
+        async () => {
+          const x = await runCli(createLeaseWatchProgram, ['-n', readerNamespace, '-o', 'json', '--kubeconfig', c.namespaceReaderKubeconfig]);
+          return x.code !== 3 && x;
+        },
+        30_000,
+        500,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.includes('candidates'))).toEqual([
+        `candidates: not permitted (forbidden: user "${restrictedUsers.namespaceReader.user}" may not list leasecandidates.coordination.k8s.io in namespace ${readerNamespace} (403))`,
+      ]);
+      const view = JSON.parse(r.stdout) as LeaseWatchView;
+      expect(view.candidates.access).toBe('not permitted');
+      const row = view.leases.find((l) => l.name === name)!;
+      expect(row).toMatchObject({ holder: 'someone', state: 'valid', candidates: null, election: null });
+    } finally {
+      await kube.client.json(`/apis/coordination.k8s.io/v1/namespaces/${readerNamespace}/leases/${name}`, { method: 'DELETE' }).catch(() => undefined);
+      await kube.client.json(`${RBAC}/rolebindings/${name}`, { method: 'DELETE' }).catch(() => undefined);
+      await kube.client.json(`${RBAC}/roles/${name}`, { method: 'DELETE' }).catch(() => undefined);
+    }
   });
 
   it('no RBAC to list leases: exit 3 naming what was refused', async () => {

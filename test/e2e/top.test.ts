@@ -83,9 +83,13 @@ describe('kubectl informer-trace top on the real control plane', () => {
     expect(sched.leader).toBe(c.metricsUrl('kube-scheduler'));
     expect(sched.queues.length).toBeGreaterThan(0);
 
-    const api = view.components.find((x) => x.name === 'kube-apiserver')!;
-    expect(api.lease).toBeNull();
-    expect(api.replicas[0]).toMatchObject({ source: 'apiserver', state: 'ok' });
+    // The API server runs coordinated leader election's controller under a Lease of its own, and its
+    // leader_election_master_status names that Lease: the API server is that Lease's component,
+    // and its leader.
+    const api = view.components.find((x) => x.replicas.some((r) => r.source === 'apiserver'))!;
+    expect(api.key).toBe('kube-system/leader-election-controller');
+    expect(api.lease!.holder).toMatch(/_[0-9a-f-]{36}$/);
+    expect(api.replicas[0]).toMatchObject({ source: 'apiserver', state: 'ok', role: 'leader', roleBecause: 'leader_election_master_status 1' });
     expect(api.queues.length).toBeGreaterThan(0);
     // Worst first.
     const order = ['no leader', 'unreachable', 'stuck', 'retrying', 'backlog', 'ok'];
