@@ -412,8 +412,19 @@ export class LocalCluster {
     return true;
   }
 
+  /**
+   * Reads state.json again before a change to it: another LocalCluster (a test's helper attaches
+   * afresh) may have restarted a component since this one was made, and saving our older copy
+   * would record that component's old, dead pid.
+   */
+  private reload(): void {
+    const fresh = LocalCluster.attach(this.dir, this.log);
+    if (fresh && fresh.state.startedAt === this.state.startedAt) this.state = fresh.state;
+  }
+
   /** Starts a defined component and waits for its health check; a process that exits is an error. */
   private async startComponent(name: ComponentName, healthy: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+    this.reload();
     const c = this.state.components[name];
     if (!c) throw new Error(`no component ${name} is defined`);
     this.log(`local cluster: starting ${name}`);
@@ -621,6 +632,7 @@ export class LocalCluster {
 
   /** Starts a second kube-controller-manager that competes for the same Lease. */
   async startSecondControllerManager(): Promise<void> {
+    this.reload();
     this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
     await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
     await this.putObject(slicePath('kube-controller-manager', 2), componentSlice('kube-controller-manager', 2, this.state.ports.kcm2));
@@ -664,6 +676,7 @@ export class LocalCluster {
 
   /** Stops a component (SIGTERM, then SIGKILL after a grace period). */
   async stopComponent(name: ComponentName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.reload();
     const c = this.state.components[name];
     if (!c) return;
     await stopPid(c.pid, 10_000, signal);
