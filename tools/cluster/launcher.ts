@@ -634,6 +634,7 @@ export class LocalCluster {
   async startSecondControllerManager(): Promise<void> {
     this.reload();
     this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
+    this.save();
     await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
     await this.putObject(slicePath('kube-controller-manager', 2), componentSlice('kube-controller-manager', 2, this.state.ports.kcm2));
   }
