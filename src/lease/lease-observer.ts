@@ -14,8 +14,9 @@
  * holder's expiry as we judged it, or its release, to the new holder's first observation).
  *
  * A release is what client-go's ReleaseOnCancel (and controller-runtime's
- * LeaderElectionReleaseOnCancel, and kube-controller-manager's release on exit behind its ControllerManagerReleaseLeaderElectionLockOnExit gate) writes when the
- * leader stops: the holder's own update with an empty holderIdentity (leaseDurationSeconds 1,
+ * LeaderElectionReleaseOnCancel, and kube-controller-manager's release on exit behind its
+ * ControllerManagerReleaseLeaderElectionLockOnExit gate) writes when the leader stops: the holder's
+ * own update with an empty holderIdentity (leaseDurationSeconds 1,
  * acquireTime = renewTime = the release, leaseTransitions unchanged). It ends the tenure at once,
  * as released, not expired: no expiry is reported for a Lease nobody holds, and the next holder's
  * gap runs from the release. A holder replaced without an empty record between (the release and
