@@ -12,6 +12,7 @@ export async function setup(): Promise<void> {
   if (running && (await running.healthy())) {
     // A cluster started before its control plane ran with coordinated leader election gets it now.
     await running.ensureControlPlaneFlags();
+    await running.pruneLeaseCandidates();
     process.env.KUBECONFIG = running.kubeconfigPath;
     return;
   }

@@ -670,6 +670,29 @@ export class LocalCluster {
     if (replaced.status !== 200) throw new Error(`local cluster: could not update ${path}: ${replaced.status} ${replaced.body}`);
   }
 
+  /**
+   * Deletes the LeaseCandidates in kube-system that did not answer the election controller's last
+   * ping within 5 s: those of kube-controller-manager and kube-scheduler processes a test stopped or
+   * killed. They would stay for 30 minutes, and while an older one stays the controller keeps
+   * electing again (pinging every candidate, the holder too) and hands the Lease to whichever
+   * answers in time, the holder or not. Resolves with how many it deleted.
+   */
+  async pruneLeaseCandidates(): Promise<number> {
+    const path = '/apis/coordination.k8s.io/v1beta1/namespaces/kube-system/leasecandidates';
+    const r = await this.adminRequest('GET', path);
+    if (r.status !== 200) return 0;
+    const list = JSON.parse(r.body) as { items?: { metadata: { name: string }; spec?: { pingTime?: string; renewTime?: string } }[] };
+    let deleted = 0;
+    for (const c of list.items ?? []) {
+      const ping = Date.parse(c.spec?.pingTime ?? '');
+      const renew = Date.parse(c.spec?.renewTime ?? '');
+      if (Number.isNaN(ping) || (!Number.isNaN(renew) && renew >= ping) || Date.now() - ping < 10_000) continue;
+      const d = await this.adminRequest('DELETE', `${path}/${encodeURIComponent(c.metadata.name)}`);
+      if (d.status === 200 || d.status === 202) deleted++;
+    }
+    return deleted;
+  }
+
   /** Kills a component without a chance to release its Lease (SIGKILL). */
   async killComponent(name: ComponentName): Promise<void> {
     await this.stopComponent(name, 'SIGKILL');
