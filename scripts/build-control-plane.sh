@@ -15,6 +15,7 @@ BIN="$OUT/bin"
 LOGS="$OUT/build-logs"
 
 require_go 1.26 "Kubernetes $K8S_VERSION"
+hold_lock "control-plane-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 mkdir -p "$BIN" "$LOGS" || fail "cannot create $OUT"
 avail_kb=$(df -Pk "$OUT" | awk 'NR==2 {print $4}')
 need_kb=$((6 * 1024 * 1024))

@@ -20,6 +20,11 @@ if [ -x "$BIN/jaeger" ]; then
   exit 0
 fi
 require_go 1.24 "Jaeger $JAEGER_VERSION"
+hold_lock "jaeger-$JAEGER_VERSION"
+if [ -x "$BIN/jaeger" ]; then
+  echo "$BIN/jaeger"
+  exit 0
+fi
 mkdir -p "$BIN" || fail "cannot create $OUT"
 go_proxy_env "-buildvcs=false"
 

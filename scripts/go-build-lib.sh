@@ -5,6 +5,16 @@ CACHE_ROOT="${INFORMER_TRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/informer-tra
 say() { printf '%s build: %s\n' "$BUILD_NAME" "$*" >&2; }
 fail() { printf '%s build failed: %s\n' "$BUILD_NAME" "$*" >&2; exit 1; }
 
+# hold_lock NAME: one build of NAME at a time on this machine. A second caller (another checkout's
+# tests, say) waits for the first and then finds the binaries cached, instead of building into the
+# same folder at once. Held until the script exits; skipped where flock(1) is missing.
+hold_lock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  mkdir -p "$CACHE_ROOT" || fail "cannot create $CACHE_ROOT"
+  exec 9>"$CACHE_ROOT/.$1.lock"
+  flock -n 9 || { say "waiting for another build of $1 to finish"; flock 9; }
+}
+
 # require_go MIN_VERSION WHAT
 require_go() {
   command -v go >/dev/null 2>&1 || fail "no Go toolchain on PATH (Go >= $1 is needed to build $2); install Go and retry"
