@@ -4,8 +4,9 @@
 //   npm run build && sh scripts/with-node.sh node bench/soak.mjs [options]
 //
 // Options: --minutes N (wall time, default 18), --interval DURATION (the probe's, default 2s: an
-// hour of 1-minute rounds in about an hour / 30), --fault-every MINUTES (default 4), --cluster-dir
-// DIR (a local control plane of the launcher's, started there when none runs; default
+// hour of 1-minute rounds in about an hour / 30), --fault-every MINUTES (default 4),
+// --burst-seconds N (the 429 burst's length, default 45), --cluster-dir DIR (a local control
+// plane of the launcher's, started there when none runs; default
 // $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results).
 //
 // What it does (BENCHMARKS.md, "Soak", has the figures):
@@ -16,19 +17,27 @@
 // 3. Faults, in turn: kube-apiserver restarted; etcd compacted at its current revision and the
 //    API server restarted (its watch cache starts again, so a watch from an older resourceVersion
 //    gets 410 Gone and relists); every connection through the proxy frozen half-open for 75 s;
-//    every connection reset.
-// 4. Every 10 s: each process's RSS (/proc/PID/status). At the end: its open fds (/proc/PID/fd),
+//    every connection reset; a burst of 429s from the API server itself (API Priority and
+//    Fairness, below): a FlowSchema that matches the plugins' user ahead of the exempt one sends
+//    their every request to a priority level without seats, and their connections are reset so
+//    that every watch opens again into the 429s; afterwards both objects are deleted. The soak's
+//    own requests (churn, faults) go as another user, so the churn goes on through the burst.
+//    After each fault, the time until the probe's next converged round.
+// 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the Events in the probe's
+//    namespace (what its Events informer holds). At the end: its open fds (/proc/PID/fd),
 //    its active resources (timers, sockets: bench/lib/active-resources.mjs on SIGUSR2), RSS peak,
 //    final and slope (least squares, MiB/hour of wall time), and the probe's rounds from its own
 //    metrics against the rounds it started.
 // Every request goes to the local API server only; every loop is bounded in count and time.
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { FaultProxy } from '../build/tools/cluster/fault-proxy.js';
+import { makeClientCert } from '../build/tools/cluster/pki.js';
 import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseExposition } from '../dist/metrics/parse.js';
@@ -40,6 +49,7 @@ const args = parseArgs(process.argv.slice(2));
 const MINUTES = Number(args.minutes ?? 18);
 const INTERVAL = args.interval ?? '2s';
 const FAULT_EVERY_MS = Number(args['fault-every'] ?? 4) * 60_000;
+const BURST_MS = Number(args['burst-seconds'] ?? 45) * 1000;
 const SAMPLE_MS = 10_000;
 const PROBE_NS = 'soak-probe';
 const CHURN_NS = 'soak-churn';
@@ -53,9 +63,38 @@ else {
   cluster = await LocalCluster.up({ dir });
 }
 const kube = await connect({ kubeconfig: cluster.kubeconfigPath });
-const proxy = await FaultProxy.start(cluster.server);
-const kubeconfig = proxy.kubeconfig(cluster.kubeconfigPath);
 const work = mkdtempSync(join(tmpdir(), 'informer-trace-soak-'));
+
+// The plugins authenticate as a user of their own, bound to cluster-admin for the run, so that the
+// 429 burst can single them out: the admin is in system:masters, which the FlowSchema "exempt"
+// matches at matchingPrecedence 1, a precedence no other FlowSchema may have. The soak's own
+// requests (churn, faults) go as the admin and are never throttled.
+const PLUGINS_USER = 'informer-trace-soak';
+const PLUGINS_CERT = 'soak-plugins';
+const pki = join(cluster.dir, 'pki');
+const PLUGINS_BINDING = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${PLUGINS_USER}`;
+await makeClientCert(pki, { file: PLUGINS_CERT, user: PLUGINS_USER, groups: [] });
+const pluginsKubeconfig = join(work, 'kubeconfig-plugins');
+writeFileSync(
+  pluginsKubeconfig,
+  readFileSync(cluster.kubeconfigPath, 'utf8')
+    .replaceAll(join(pki, 'admin.'), join(pki, `${PLUGINS_CERT}.`))
+    .replaceAll('kubernetes-admin', PLUGINS_USER),
+);
+await kube.client
+  .json('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    method: 'POST',
+    body: {
+      metadata: { name: PLUGINS_USER },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: PLUGINS_USER }],
+    },
+  })
+  .catch((err) => {
+    if (!/already exists|409/.test(String(err?.message ?? err))) throw err;
+  });
+const proxy = await FaultProxy.start(cluster.server);
+const kubeconfig = proxy.kubeconfig(pluginsKubeconfig);
 
 async function ensureNamespace(name) {
   await kube.client.json('/api/v1/namespaces', { method: 'POST', body: { metadata: { name } } }).catch((err) => {
@@ -190,7 +229,144 @@ async function etcdCompact() {
   return revision;
 }
 
+// The 429 burst. The FlowSchema matches the plugins' user at matchingPrecedence 2, ahead of every
+// FlowSchema but "exempt" (at equal precedence the name that sorts first wins; "probes" is at 2
+// too). Its priority level has no seats (no nominal
+// share, none lent or borrowed) and rejects instead of queueing. A level's queue set still admits
+// one request when none is executing, so the soak holds that one: a POST as the same user whose
+// body never ends keeps its seat until it is cut (within the API server's 60 s request timeout).
+// Every other request of the user is then answered 429 with a Retry-After.
+const APF = '/apis/flowcontrol.apiserver.k8s.io/v1';
+const APF_NAME = 'apf-soak-429-burst';
+const priorityLevel = {
+  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+  kind: 'PriorityLevelConfiguration',
+  metadata: { name: APF_NAME },
+  spec: {
+    type: 'Limited',
+    limited: { nominalConcurrencyShares: 0, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } },
+  },
+};
+const flowSchema = {
+  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+  kind: 'FlowSchema',
+  metadata: { name: APF_NAME },
+  spec: {
+    priorityLevelConfiguration: { name: APF_NAME },
+    matchingPrecedence: 2,
+    distinguisherMethod: { type: 'ByUser' },
+    rules: [
+      {
+        subjects: [{ kind: 'User', user: { name: PLUGINS_USER } }],
+        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      },
+    ],
+  },
+};
+const pluginsTls = {
+  ca: readFileSync(join(pki, 'ca.crt')),
+  cert: readFileSync(join(pki, `${PLUGINS_CERT}.crt`)),
+  key: readFileSync(join(pki, `${PLUGINS_CERT}.key`)),
+};
+
+/** A request as the plugins' user, straight to the API server; `done` resolves with its status. */
+function asPlugins(method, path, { endless = false } = {}) {
+  const req = httpsRequest(`${cluster.server}${path}`, {
+    method,
+    ...pluginsTls,
+    headers: endless ? { 'content-type': 'application/json', 'content-length': '65536' } : {},
+    timeout: endless ? 0 : 10_000,
+  });
+  const done = new Promise((res) => {
+    req.on('response', (r) => {
+      r.resume();
+      res({ status: r.statusCode, retryAfter: r.headers['retry-after'] });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => res({ status: 0 }));
+  });
+  if (endless) req.write('{"metadata":');
+  else req.end();
+  let finished = false;
+  done.then(() => (finished = true));
+  return { done, finished: () => finished, cut: () => req.destroy() };
+}
+
+/** apiserver_flowcontrol_rejected_requests_total for the burst's FlowSchema. */
+async function rejectedByBurst() {
+  const { body } = await kube.client.raw('/metrics', { accept: 'text/plain', maxBytes: 256 * 2 ** 20 });
+  const family = parseExposition(body, { format: 'prometheus' }).families.find((f) => f.name === 'apiserver_flowcontrol_rejected_requests_total');
+  return (family?.samples ?? []).filter((x) => x.labels.flow_schema === APF_NAME).reduce((n, x) => n + x.value, 0);
+}
+
+async function deleteApfObjects() {
+  for (const path of [`${APF}/flowschemas/${APF_NAME}`, `${APF}/prioritylevelconfigurations/${APF_NAME}`])
+    await kube.client.json(path, { method: 'DELETE' }).catch((err) => {
+      if (!/not found|404/i.test(String(err?.message ?? err))) throw err;
+    });
+}
+
+/** Lines of a plugin's stderr that tell of a 429 (its status reason or the API server's message). */
+const mentions429 = (p) =>
+  p
+    .stderr()
+    .split('\n')
+    .filter((line) => /TooManyRequests|too many requests/i.test(line)).length;
+
+async function burst429() {
+  await deleteApfObjects(); // what a run stopped mid-burst left
+  await kube.client.json(`${APF}/prioritylevelconfigurations`, { method: 'POST', body: priorityLevel });
+  await kube.client.json(`${APF}/flowschemas`, { method: 'POST', body: flowSchema });
+  let holder;
+  try {
+    // Until the API server applies the objects and the holder has the seat: a GET as the user is 429.
+    let check = { status: 0 };
+    const until = Date.now() + 60_000;
+    for (;;) {
+      holder = asPlugins('POST', `/api/v1/namespaces/${CHURN_NS}/configmaps`, { endless: true });
+      await sleep(250);
+      if (!holder.finished()) {
+        check = await asPlugins('GET', `/api/v1/namespaces/${PROBE_NS}`).done;
+        if (check.status === 429 && !holder.finished()) break;
+      }
+      // Rejected, or admitted before the objects applied (then it holds a seat elsewhere): again.
+      holder.cut();
+      await holder.done;
+      if (Date.now() > until) throw new Error(`the plugins' user was not throttled within 60 s (a GET answered ${check.status})`);
+    }
+    const before = { server: await rejectedByBurst(), probe: mentions429(probe), top: mentions429(top) };
+    proxy.reset(); // every watch opens again, into the 429s
+    const t0 = Date.now();
+    let holders = 1;
+    let holdersRejected = 0;
+    while (Date.now() - t0 < BURST_MS) {
+      if (holder.finished()) {
+        holder.cut();
+        if ((await holder.done).status === 429) holdersRejected++;
+        holder = asPlugins('POST', `/api/v1/namespaces/${CHURN_NS}/configmaps`, { endless: true });
+        holders++;
+      }
+      await sleep(500);
+    }
+    holder.cut();
+    if (holder.finished() && (await holder.done).status === 429) holdersRejected++;
+    const counts = {
+      server429s: (await rejectedByBurst()) - before.server - holdersRejected,
+      probeStderr429Lines: mentions429(probe) - before.probe,
+      topStderr429Lines: mentions429(top) - before.top,
+      retryAfterS: check.retryAfter,
+      seatHolders: holders,
+    };
+    return counts;
+  } finally {
+    holder?.cut();
+    await deleteApfObjects();
+  }
+}
+
 const faults = [
+  { name: `429 burst: API Priority and Fairness rejects the plugins' user for ${BURST_MS / 1000} s`, run: burst429 },
   {
     name: 'kube-apiserver restart',
     run: async () => {
@@ -220,27 +396,58 @@ const faults = [
 
 // ---- the run --------------------------------------------------------------------------------------
 
+/** Events in the probe's namespace: what its Events informer holds. */
+async function eventsInProbeNamespace() {
+  return (await kube.client.json(`/apis/events.k8s.io/v1/namespaces/${PROBE_NS}/events`)).items.length;
+}
+
+/** Seconds from now until the probe's converged count passes `after`; undefined if not within `ms`. */
+async function untilConverged(after, ms) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if ((await probeMetrics().catch(() => ({ converged: -1 }))).converged > after) return Math.round((Date.now() - t0) / 100) / 10;
+    await sleep(500);
+  }
+  return undefined;
+}
+
 const startedAt = Date.now();
 const endAt = startedAt + MINUTES * 60_000;
 const faultLog = [];
+const eventSamples = [];
 const churning = churn();
 let nextFault = startedAt + FAULT_EVERY_MS;
-let nextSample = startedAt;
 let k = 0;
+const sampling = (async () => {
+  let nextSample = startedAt;
+  let n = 0;
+  while (!stop.signal.aborted) {
+    const at = (Date.now() - startedAt) / 1000;
+    for (const p of procs) if (p.child.exitCode === null) p.samples.push([at, rssMiB(p.child.pid)]);
+    if (n++ % 6 === 0) eventSamples.push([at, await eventsInProbeNamespace().catch(() => null)]);
+    nextSample += SAMPLE_MS;
+    await sleep(Math.max(0, nextSample - Date.now()), undefined, { signal: stop.signal }).catch(() => undefined);
+  }
+})();
 log(`running ${MINUTES} min: probe every ${INTERVAL}, a fault every ${FAULT_EVERY_MS / 60_000} min; files in ${work}`);
 while (Date.now() < endAt) {
   for (const p of procs) if (p.child.exitCode !== null) throw new Error(`${p.name} exited (${p.child.exitCode}):\n${p.stderr().slice(-3000)}`);
-  if (Date.now() >= nextSample) {
-    const at = (Date.now() - startedAt) / 1000;
-    for (const p of procs) p.samples.push([at, rssMiB(p.child.pid)]);
-    nextSample += SAMPLE_MS;
-  }
   if (Date.now() >= nextFault && Date.now() + 120_000 < endAt) {
     const f = faults[k++ % faults.length];
     const t0 = Date.now();
     log(`fault: ${f.name}`);
     const note = await f.run().catch((err) => `failed: ${err.message}`);
-    faultLog.push({ at: Math.round((t0 - startedAt) / 1000), name: f.name, tookS: Math.round((Date.now() - t0) / 100) / 10, note: note ?? '' });
+    const converged = (await probeMetrics()).converged;
+    const recoveredS = await untilConverged(converged, 180_000);
+    const entry = {
+      at: Math.round((t0 - startedAt) / 1000),
+      name: f.name,
+      tookS: Math.round((Date.now() - t0) / 100) / 10,
+      note: note ?? '',
+      probeConvergedAgainAfterS: recoveredS ?? 'not within 180 s',
+    };
+    faultLog.push(entry);
+    log(`fault done: ${JSON.stringify(entry)}`);
     nextFault = Date.now() + FAULT_EVERY_MS;
   }
   await sleep(1000);
@@ -261,6 +468,7 @@ for (const p of procs) {
 }
 stop.abort();
 await churning;
+await sampling;
 for (const p of procs) p.child.kill('SIGTERM');
 await Promise.all(procs.map((p) => p.exited));
 
@@ -285,6 +493,7 @@ const results = {
   interval: INTERVAL,
   churn: churnStats,
   faults: faultLog,
+  faultCounts: Object.fromEntries(faults.map((f) => [f.name, faultLog.filter((e) => e.name === f.name).length])),
   rounds: {
     started,
     endedByMetrics: ended,
@@ -294,6 +503,8 @@ const results = {
     atMostByInterval: Math.floor((wallMin * 60) / intervalS),
   },
   topSnapshots: readFileSync(top.out, 'utf8').split('\n').filter(Boolean).length,
+  eventsInProbeNamespace: { first: eventSamples[0]?.[1], peak: Math.max(...eventSamples.map(([, n]) => n ?? 0)), last: eventSamples.at(-1)?.[1] },
+  stderr429Lines: { probe: mentions429(probe), top: mentions429(top) },
   processes: Object.fromEntries(
     procs.map((p) => {
       const rss = p.samples.map(([, y]) => y);
@@ -312,7 +523,10 @@ const results = {
   ),
 };
 await proxy.close();
+await kube.client.json(PLUGINS_BINDING, { method: 'DELETE' }).catch(() => undefined);
+for (const ext of ['crt', 'key', 'csr', 'ext']) rmSync(join(pki, `${PLUGINS_CERT}.${ext}`), { force: true });
 if (args['keep-cluster'] !== 'true' && !args['cluster-dir']) await cluster.down();
 rmSync(work, { recursive: true, force: true });
-if (args.json) writeFileSync(args.json, JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, p.samples])) }, null, 2));
+if (args.json)
+  writeFileSync(args.json, JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, p.samples])), eventSamples }, null, 2));
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
