@@ -90,11 +90,9 @@ export class TopModel {
 
   private build(snapshot: MetricsSnapshot): TopView {
     const now = this.now();
-    const leases = this.options.leases?.view(now);
     return buildTopView({
       now,
-      leases: leases?.leases ?? [],
-      candidates: leases?.candidates ?? { access: 'unknown', error: null },
+      leases: this.options.leases?.view(now).leases ?? [],
       leaseError: this.options.leaseError ?? null,
       metrics: snapshot.seq === 0 ? null : snapshot,
       targets: this.options.targets,

@@ -1,18 +1,14 @@
 /**
  * The launcher's failure paths: no Go toolchain, a failed build, a component that exits at start.
  * Each must give one clear line naming what failed and where its log is, a non-zero exit, and leave
- * nothing running. And its control plane's leader election: coordinated (the gate on kube-apiserver,
- * kube-controller-manager and kube-scheduler, LeaseCandidate served), recorded in its state, and a
- * reused cluster recorded without it restarted with it.
+ * nothing running.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LEADER_ELECTION_FLAGS, LocalCluster, type ComponentName } from '../../tools/cluster/launcher.js';
-import { leaseCandidateResource } from '../../src/kube/index.js';
-import { adminKube, cluster, clusterHealthy } from './helpers.js';
+import { cluster } from './helpers.js';
 import { repoRoot } from '../../tools/root.js';
 
 const cli = join(repoRoot, 'build', 'tools', 'cluster', 'cli.js');
@@ -77,53 +73,5 @@ describe('local control plane launcher failures', () => {
     // Nothing of that cluster is left running: its data folder name appears in no process.
     expect(pgrep(dir)).toBe('');
     expect(existsSync(join(dir, 'logs', 'kube-scheduler.log'))).toBe(true);
-  });
-});
-
-function argvOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-}
-
-const electing = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const satisfies readonly ComponentName[];
-
-function expectCoordinated(c: LocalCluster): void {
-  expect(c.leaderElection).toEqual(LEADER_ELECTION_FLAGS);
-  for (const name of electing) {
-    const argv = argvOf(c.pid(name)!);
-    expect(argv, name).toContain('--feature-gates=CoordinatedLeaderElection=true');
-    if (name === 'kube-apiserver') expect(argv).toContain('--runtime-config=coordination.k8s.io/v1beta1=true');
-  }
-}
-
-describe('the local control plane runs coordinated leader election', () => {
-  it('with the gate on every electing component and LeaseCandidate served in coordination.k8s.io/v1beta1, as its state records', async () => {
-    const c = cluster();
-    expectCoordinated(c);
-    const kube = adminKube();
-    const r = await leaseCandidateResource(kube.discovery);
-    expect(r).toMatchObject({ group: 'coordination.k8s.io', version: 'v1beta1', resource: 'leasecandidates', namespaced: true });
-  });
-
-  it('a reused cluster whose state records no leader-election flags is restarted with them, not taken for one that has them', async () => {
-    const c = cluster();
-    const file = join(c.dir, 'state.json');
-    const state = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    const before = Object.fromEntries(electing.map((n) => [n, c.pid(n)]));
-    // As a cluster started by a version before the flags: nothing recorded.
-    delete state.leaderElection;
-    writeFileSync(file, JSON.stringify(state, null, 2));
-    const reused = LocalCluster.attach(c.dir, () => undefined)!;
-    expect(reused.leaderElection).toBeUndefined();
-    try {
-      expect(await reused.ensureControlPlaneFlags()).toBe(true);
-    } finally {
-      // Whatever happened, the next attach sees a cluster that runs with the flags again.
-      await clusterHealthy(adminKube());
-    }
-    const again = LocalCluster.attach(c.dir, () => undefined)!;
-    expectCoordinated(again);
-    for (const n of electing) expect(again.pid(n), n).not.toBe(before[n]);
-    // Recorded now: a second look restarts nothing.
-    expect(await again.ensureControlPlaneFlags()).toBe(false);
   });
 });

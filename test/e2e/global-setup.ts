@@ -1,7 +1,6 @@
 /**
- * Starts the local control plane once for every e2e file (or reuses one that runs already, with
- * the control-plane flags of this version: see LocalCluster.ensureControlPlaneFlags), and stops it
- * at the end only if this run started it.
+ * Starts the local control plane once for every e2e file (or reuses one that runs already), and
+ * stops it at the end only if this run started it.
  */
 import { LocalCluster } from '../../tools/cluster/launcher.js';
 
@@ -10,9 +9,6 @@ let startedHere: LocalCluster | undefined;
 export async function setup(): Promise<void> {
   const running = LocalCluster.attach();
   if (running && (await running.healthy())) {
-    // A cluster started before its control plane ran with coordinated leader election gets it now.
-    await running.ensureControlPlaneFlags();
-    await running.pruneLeaseCandidates();
     process.env.KUBECONFIG = running.kubeconfigPath;
     return;
   }

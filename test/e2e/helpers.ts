@@ -287,9 +287,7 @@ export function componentHolding(identity: string): ComponentName | undefined {
 
 /**
  * After a failover test: the first kube-controller-manager running and leading, the second stopped
- * (it does not release on SIGTERM, so that takes one more lease duration), and the LeaseCandidates
- * of the instances that are gone deleted once the election controller has found them unresponsive
- * (see LocalCluster.pruneLeaseCandidates).
+ * (it does not release on SIGTERM, so that takes one more lease duration).
  */
 export async function firstControllerManagerLeads(victim: ComponentName | undefined): Promise<void> {
   const c = cluster();
@@ -305,20 +303,6 @@ export async function firstControllerManagerLeads(victim: ComponentName | undefi
     60_000,
     500,
   );
-  // Best effort: a candidate the controller never pinged (a standby stopped while another led) is
-  // not known to be gone, and stays.
-  await eventually(
-    'the LeaseCandidates of the stopped instances to be pruned',
-    async () => {
-      await c.pruneLeaseCandidates();
-      const r = await adminKube().client.json<{ items: { spec?: { leaseName?: string } }[] }>(
-        '/apis/coordination.k8s.io/v1beta1/namespaces/kube-system/leasecandidates',
-      );
-      return r.items.filter((x) => x.spec?.leaseName === 'kube-controller-manager').length === 1;
-    },
-    30_000,
-    1_000,
-  ).catch(() => undefined);
 }
 
 /**

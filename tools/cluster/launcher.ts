@@ -5,13 +5,6 @@
  *
  * Everything it knows lives in `<dir>/state.json` so that any process (the cluster CLI, a test's
  * global setup, a test file) can attach to a running cluster, restart a component, or stop it all.
- *
- * Leader election is coordinated (KEP-4355, beta and off by default through Kubernetes 1.37):
- * kube-apiserver runs with the CoordinatedLeaderElection gate and serves coordination.k8s.io/v1beta1
- * (LeaseCandidate), and kube-controller-manager and kube-scheduler run with the gate, so they
- * register LeaseCandidates and the API server's election controller picks each Lease's holder. The
- * flags are recorded in the state (`leaderElection`): a running cluster started without them is
- * restarted with them when reused (ensureControlPlaneFlags), not taken for one that has them.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,24 +55,8 @@ interface ComponentState {
   spec: ProcessSpec;
 }
 
-/** The control plane's leader-election flags, recorded in the state so a reused cluster can be checked against them. */
-export interface LeaderElectionFlags {
-  /** kube-apiserver, kube-controller-manager and kube-scheduler: --feature-gates. */
-  featureGates: string;
-  /** kube-apiserver: --runtime-config. */
-  runtimeConfig: string;
-}
-
-/** Coordinated leader election on: the gate everywhere, and the API version that serves LeaseCandidate in 1.33 to 1.37. */
-export const LEADER_ELECTION_FLAGS: LeaderElectionFlags = {
-  featureGates: 'CoordinatedLeaderElection=true',
-  runtimeConfig: 'coordination.k8s.io/v1beta1=true',
-};
-
 export interface ClusterState {
   version: 1;
-  /** Absent in a state written before the control plane ran with coordinated leader election. */
-  leaderElection?: LeaderElectionFlags;
   binDir: string;
   stagesDir: string;
   dir: string;
@@ -120,10 +97,6 @@ export class LocalCluster {
   }
   get ports(): ClusterState['ports'] {
     return { ...this.state.ports };
-  }
-  /** The leader-election flags the control plane runs with; undefined for a cluster started before they were set. */
-  get leaderElection(): LeaderElectionFlags | undefined {
-    return this.state.leaderElection && { ...this.state.leaderElection };
   }
   /** Kubeconfig of a user that authenticates but has no RBAC rights. */
   get noAccessKubeconfig(): string {
@@ -169,7 +142,6 @@ export class LocalCluster {
     if (existing) {
       if (await existing.healthy()) {
         log(`local cluster: already running (${existing.server}); reusing it`);
-        await existing.ensureControlPlaneFlags();
         // A cluster started by an older version has not published them yet; not worth failing for.
         await existing
           .publishControlPlaneEndpoints()
@@ -188,7 +160,6 @@ export class LocalCluster {
       stagesDir,
       dir,
       ports: { etcd, etcdPeer, apiserver, kcm, kcm2, scheduler, kwok },
-      leaderElection: { ...LEADER_ELECTION_FLAGS },
       components: {},
       startedAt: new Date().toISOString(),
       nodes: [],
@@ -240,46 +211,6 @@ export class LocalCluster {
   }
 
   private defineComponents(): void {
-    for (const [name, spec] of Object.entries(this.componentSpecs())) {
-      this.state.components[name as ComponentName] = { pid: 0, spec };
-    }
-  }
-
-  /** The leader-election flags a component runs with, from the state. */
-  private leaderElectionArgs(component: 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler'): string[] {
-    const f = this.state.leaderElection;
-    if (!f) return [];
-    return [`--feature-gates=${f.featureGates}`, ...(component === 'kube-apiserver' ? [`--runtime-config=${f.runtimeConfig}`] : [])];
-  }
-
-  /**
-   * Makes a running cluster's control plane run with LEADER_ELECTION_FLAGS: when its state records
-   * other flags (or none: a cluster started before they were set), restarts kube-apiserver,
-   * kube-controller-manager and kube-scheduler with them, as it restarts kwok for a changed stage
-   * set; a second kube-controller-manager is stopped. True when it restarted them.
-   */
-  async ensureControlPlaneFlags(): Promise<boolean> {
-    const have = this.state.leaderElection;
-    if (have && have.featureGates === LEADER_ELECTION_FLAGS.featureGates && have.runtimeConfig === LEADER_ELECTION_FLAGS.runtimeConfig) return false;
-    this.log(
-      'local cluster: leader-election flags changed (coordinated leader election); restarting kube-apiserver, kube-controller-manager and kube-scheduler',
-    );
-    for (const name of ['kube-scheduler', 'kube-controller-manager-2', 'kube-controller-manager', 'kube-apiserver'] as const) await this.stopComponent(name);
-    this.state.leaderElection = { ...LEADER_ELECTION_FLAGS };
-    const specs = this.componentSpecs();
-    for (const name of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const) {
-      this.state.components[name] = { pid: 0, spec: specs[name] };
-    }
-    delete this.state.components['kube-controller-manager-2'];
-    this.save();
-    await this.startComponentAgain('kube-apiserver');
-    await this.startComponentAgain('kube-controller-manager');
-    await this.startComponentAgain('kube-scheduler');
-    await this.publishControlPlaneEndpoints();
-    return true;
-  }
-
-  private componentSpecs(): Record<Exclude<ComponentName, 'kube-controller-manager-2'>, ProcessSpec> {
     const s = this.state;
     const pki = join(this.dir, 'pki');
     const bin = (b: string): string => join(s.binDir, b);
@@ -322,7 +253,6 @@ export class LocalCluster {
           '--allow-privileged=true',
           '--profiling=false',
           `--cert-dir=${join(this.dir, 'data', 'apiserver-certs')}`,
-          ...this.leaderElectionArgs('kube-apiserver'),
           '--v=1',
         ],
         log: logFile('kube-apiserver'),
@@ -340,7 +270,6 @@ export class LocalCluster {
           `--secure-port=${s.ports.scheduler}`,
           `--cert-dir=${join(this.dir, 'data', 'scheduler-certs')}`,
           '--leader-elect=true',
-          ...this.leaderElectionArgs('kube-scheduler'),
           '--v=1',
         ],
         log: logFile('kube-scheduler'),
@@ -362,7 +291,9 @@ export class LocalCluster {
         log: logFile('kwok'),
       },
     };
-    return specs;
+    for (const [name, spec] of Object.entries(specs)) {
+      this.state.components[name as ComponentName] = { pid: 0, spec };
+    }
   }
 
   private controllerManagerSpec(name: string, port: number): ProcessSpec {
@@ -385,7 +316,6 @@ export class LocalCluster {
         '--controllers=*',
         // Each controller acts as its own service account (system:controller:*), as kubeadm sets it up.
         '--use-service-account-credentials=true',
-        ...this.leaderElectionArgs('kube-controller-manager'),
         '--v=1',
       ],
       log: join(this.dir, 'logs', `${name}.log`),
@@ -412,19 +342,8 @@ export class LocalCluster {
     return true;
   }
 
-  /**
-   * Reads state.json again before a change to it: another LocalCluster (a test's helper attaches
-   * afresh) may have restarted a component since this one was made, and saving our older copy
-   * would record that component's old, dead pid.
-   */
-  private reload(): void {
-    const fresh = LocalCluster.attach(this.dir, this.log);
-    if (fresh && fresh.state.startedAt === this.state.startedAt) this.state = fresh.state;
-  }
-
   /** Starts a defined component and waits for its health check; a process that exits is an error. */
   private async startComponent(name: ComponentName, healthy: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-    this.reload();
     const c = this.state.components[name];
     if (!c) throw new Error(`no component ${name} is defined`);
     this.log(`local cluster: starting ${name}`);
@@ -632,9 +551,7 @@ export class LocalCluster {
 
   /** Starts a second kube-controller-manager that competes for the same Lease. */
   async startSecondControllerManager(): Promise<void> {
-    this.reload();
     this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
-    this.save();
     await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
     await this.putObject(slicePath('kube-controller-manager', 2), componentSlice('kube-controller-manager', 2, this.state.ports.kcm2));
   }
@@ -670,29 +587,6 @@ export class LocalCluster {
     if (replaced.status !== 200) throw new Error(`local cluster: could not update ${path}: ${replaced.status} ${replaced.body}`);
   }
 
-  /**
-   * Deletes the LeaseCandidates in kube-system that did not answer the election controller's last
-   * ping within 5 s: those of kube-controller-manager and kube-scheduler processes a test stopped or
-   * killed. They would stay for 30 minutes, and while an older one stays the controller keeps
-   * electing again (pinging every candidate, the holder too) and hands the Lease to whichever
-   * answers in time, the holder or not. Resolves with how many it deleted.
-   */
-  async pruneLeaseCandidates(): Promise<number> {
-    const path = '/apis/coordination.k8s.io/v1beta1/namespaces/kube-system/leasecandidates';
-    const r = await this.adminRequest('GET', path);
-    if (r.status !== 200) return 0;
-    const list = JSON.parse(r.body) as { items?: { metadata: { name: string }; spec?: { pingTime?: string; renewTime?: string } }[] };
-    let deleted = 0;
-    for (const c of list.items ?? []) {
-      const ping = Date.parse(c.spec?.pingTime ?? '');
-      const renew = Date.parse(c.spec?.renewTime ?? '');
-      if (Number.isNaN(ping) || (!Number.isNaN(renew) && renew >= ping) || Date.now() - ping < 10_000) continue;
-      const d = await this.adminRequest('DELETE', `${path}/${encodeURIComponent(c.metadata.name)}`);
-      if (d.status === 200 || d.status === 202) deleted++;
-    }
-    return deleted;
-  }
-
   /** Kills a component without a chance to release its Lease (SIGKILL). */
   async killComponent(name: ComponentName): Promise<void> {
     await this.stopComponent(name, 'SIGKILL');
@@ -700,7 +594,6 @@ export class LocalCluster {
 
   /** Stops a component (SIGTERM, then SIGKILL after a grace period). */
   async stopComponent(name: ComponentName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    this.reload();
     const c = this.state.components[name];
     if (!c) return;
     await stopPid(c.pid, 10_000, signal);
@@ -771,14 +664,7 @@ export class LocalCluster {
     for (const [name, c] of Object.entries(this.state.components)) {
       components[name] = { pid: c.pid, running: isAlive(c.pid), log: c.spec.log };
     }
-    return {
-      server: this.server,
-      kubeconfig: this.kubeconfigPath,
-      startedAt: this.state.startedAt,
-      nodes: this.state.nodes,
-      leaderElection: this.state.leaderElection ?? null,
-      components,
-    };
+    return { server: this.server, kubeconfig: this.kubeconfigPath, startedAt: this.state.startedAt, nodes: this.state.nodes, components };
   }
 }
 
