@@ -19,7 +19,8 @@ export function addConnectionFlags(cmd: Command, options: { namespace?: boolean 
   return cmd;
 }
 
-export function connectionFlags(opts: Record<string, unknown>): ConnectionFlags {
+export function connectionFlags(options: object): ConnectionFlags {
+  const opts = options as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof opts[k] === 'string' ? (opts[k] as string) : undefined);
   return {
     kubeconfig: str('kubeconfig'),

@@ -15,7 +15,7 @@ export function processIO(signal: AbortSignal): CommandIO {
 }
 
 /** The ink TUI is for a person at a terminal; CI and pipes get plain output. */
-export function interactive(io: CommandIO): boolean {
+export function interactive(io: Pick<CommandIO, 'stdout' | 'env'>): boolean {
   return Boolean(io.stdout.isTTY) && !io.env.CI && io.env.TERM !== 'dumb';
 }
 

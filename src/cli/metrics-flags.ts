@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { metricsNeedCluster, parseMetricsSpec, type MetricsAccess, type MetricsSpec } from '../metrics/index.js';
-import { durationFlag } from './duration-flag.js';
+import { durationFlag } from './options.js';
 
 export interface MetricsFlagValues {
   metrics?: string[] | undefined;
@@ -22,6 +22,8 @@ export interface MetricsFlagValues {
 }
 
 export interface MetricsPlan {
+  /** --metrics as written, for scrapeSources. */
+  sources: string[];
   specs: MetricsSpec[];
   /** For scrapeSources (src/metrics), with the specs or the sources discovered instead. */
   access: MetricsAccess;
@@ -64,5 +66,5 @@ export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
     token: opts.metricsToken,
     timeoutMs,
   };
-  return { specs, access, needsCluster: specs.length === 0 || metricsNeedCluster(specs, access) };
+  return { sources: opts.metrics ?? [], specs, access, needsCluster: specs.length === 0 || metricsNeedCluster(specs, access) };
 }

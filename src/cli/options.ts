@@ -1,11 +1,18 @@
 /**
- * A subcommand's options merged with its ancestors' (connection flags may be written before the
- * subcommand's name, as kubectl allows). commander's optsWithGlobals() lets an ancestor's value win
- * even when it is only that ancestor's default, which would hide what was written after the
- * subcommand; here the value given on the command line nearest the subcommand wins, then the
- * nearest default.
+ * Flag values as the commands take them: a subcommand's options merged with its ancestors', and
+ * the parsers of the values themselves (durations, lists, files to write), each failing with a
+ * usage error that names the flag.
+ *
+ * Merging: connection flags may be written before the subcommand's name, as kubectl allows.
+ * commander's optsWithGlobals() lets an ancestor's value win even when it is only that ancestor's
+ * default, which would hide what was written after the subcommand; here the value given on the
+ * command line nearest the subcommand wins, then the nearest default.
  */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { parseDuration } from '../util/duration.js';
 
 export function mergedOptions<T>(command: Command): T {
   const chain: Command[] = [];
@@ -40,4 +47,39 @@ export function listItems(value: string | undefined): string[] {
 /** commander's argument parser for a repeatable comma-separated flag: every occurrence's items, in order. */
 export function collectItems(value: string, previous: string[]): string[] {
   return [...previous, ...listItems(value)];
+}
+
+/** A duration flag's value in ms (0 when absent); a bad value is a usage error naming the flag. */
+export function durationFlag(flag: string, value: string | undefined): number {
+  if (value === undefined) return 0;
+  try {
+    return parseDuration(value);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** A whole-number flag of at least `min`; anything else is a usage error naming the flag. */
+export function wholeNumberFlag(flag: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${value}")`);
+  return Number(value);
+}
+
+/** A duration flag that must be positive when given: its ms (undefined when absent). */
+export function positiveDurationFlag(flag: string, value: string, example?: string): number;
+export function positiveDurationFlag(flag: string, value: string | undefined, example?: string): number | undefined;
+export function positiveDurationFlag(flag: string, value: string | undefined, example = '30s'): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = durationFlag(flag, value);
+  if (ms <= 0) throw new UsageError(`${flag} must be a positive duration, e.g. ${example}`);
+  return ms;
+}
+
+/**
+ * A file a command is asked to write (--junit FILE, --svg FILE), checked before any request is
+ * sent: a usage error unless its folder exists, so that a run is not lost to a typo in a path.
+ */
+export function requireFolderOf(flag: string, file: string): void {
+  const dir = dirname(resolve(file));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${flag} ${file}: the folder ${dir} does not exist`);
 }

@@ -9,9 +9,8 @@
  */
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { mergedOptions } from '../cli/options.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

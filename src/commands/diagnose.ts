@@ -6,10 +6,9 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
 import type { CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { listItems, mergedOptions } from '../cli/options.js';
 import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis, type Seen } from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

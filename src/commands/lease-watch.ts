@@ -11,7 +11,7 @@
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
 import { LEASES } from '../kube/index.js';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';

@@ -8,9 +8,8 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag, mergedOptions, positiveDurationFlag, wholeNumberFlag } from '../cli/options.js';
 import type { CommandIO } from '../cli/io.js';
-import { mergedOptions } from '../cli/options.js';
 import type { SetExitCode } from '../cli/run.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -35,17 +34,6 @@ interface ProbeFlags {
   listen: string;
   otlpEndpoint?: string;
   clusterName?: string;
-}
-
-function wholeNumber(flag: string, value: string, min: number): number {
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${value}")`);
-  return Number(value);
-}
-
-function positiveDuration(flag: string, value: string): number {
-  const ms = durationFlag(flag, value);
-  if (ms <= 0) throw new UsageError(`${flag} must be a positive duration, e.g. 30s`);
-  return ms;
 }
 
 export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Command {
@@ -94,17 +82,17 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
       import('../probe/metrics.js'),
       import('../probe/probe.js'),
     ]);
-    const intervalMs = positiveDuration('--interval', opts.interval);
-    const timeoutMs = positiveDuration('--timeout', opts.timeout);
-    const syncTimeoutMs = positiveDuration('--sync-timeout', opts.syncTimeout);
+    const intervalMs = positiveDurationFlag('--interval', opts.interval);
+    const timeoutMs = positiveDurationFlag('--timeout', opts.timeout);
+    const syncTimeoutMs = positiveDurationFlag('--sync-timeout', opts.syncTimeout);
     const shutdownGraceMs = durationFlag('--shutdown-grace', opts.shutdownGrace);
-    const maxRounds = opts.rounds === undefined ? 0 : wholeNumber('--rounds', opts.rounds, 1);
-    const replicas = wholeNumber('--replicas', opts.replicas, 1);
+    const maxRounds = opts.rounds === undefined ? 0 : wholeNumberFlag('--rounds', opts.rounds, 1);
+    const replicas = wholeNumberFlag('--replicas', opts.replicas, 1);
     const listen = parseListen(opts.listen);
     if (opts.mode !== 'restart' && opts.mode !== 'scale') throw new UsageError(`--mode ${String(opts.mode)}: choose restart or scale`);
     const sizes = opts.sizes.split(',').map((s) => s.trim());
     if (sizes.length !== 2) throw new UsageError(`--sizes "${opts.sizes}" is not two replica counts A,B`, { hint: 'e.g. --sizes 1,2' });
-    const [a, b] = sizes.map((s) => wholeNumber('--sizes', s, 0)) as [number, number];
+    const [a, b] = sizes.map((s) => wholeNumberFlag('--sizes', s, 0)) as [number, number];
     if (opts.mode === 'scale' && a === b) throw new UsageError(`--sizes ${opts.sizes}: the two sizes must differ`);
     const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
 

@@ -21,10 +21,9 @@
  * are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
 import { Command, Option } from 'commander';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
-import { collectItems, mergedOptions } from '../cli/options.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

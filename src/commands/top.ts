@@ -23,10 +23,9 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag } from '../cli/duration-flag.js';
+import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { collectItems, mergedOptions } from '../cli/options.js';
 import { realClock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';

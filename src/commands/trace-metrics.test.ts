@@ -15,7 +15,7 @@ describe('traceMetrics', () => {
       const opts = { metrics: [`${server.base}/metrics`] };
       const lines: string[] = [];
       // A direct URL needs no cluster connection.
-      const m = traceMetrics(undefined as unknown as Kube, planMetrics(opts), opts, 1_000, (l) => lines.push(l));
+      const m = traceMetrics(undefined as unknown as Kube, planMetrics(opts), 1_000, (l) => lines.push(l));
       await m.baseline(new AbortController().signal);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^warning: metrics http:\/\/127\.0\.0\.1:\d+\/metrics: 401 Unauthorized: /);

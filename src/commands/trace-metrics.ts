@@ -6,7 +6,7 @@
  * writes to one after the trace ended, handed to the Tracer to print beside its own workqueue's
  * numbers.
  */
-import type { MetricsFlagValues, MetricsPlan } from '../cli/metrics-flags.js';
+import type { MetricsPlan } from '../cli/metrics-flags.js';
 import type { Kube } from '../kube/index.js';
 import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, scrapeSources, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
 import { escapeTerminal } from '../util/escape.js';
@@ -21,8 +21,8 @@ export interface TraceMetrics {
   afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, kind: string, signal: AbortSignal): Promise<void>;
 }
 
-export function traceMetrics(kube: Kube, plan: MetricsPlan, opts: MetricsFlagValues, intervalMs: number, log: (line: string) => void): TraceMetrics {
-  const poller = new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], plan.access, kube)), { intervalMs });
+export function traceMetrics(kube: Kube, plan: MetricsPlan, intervalMs: number, log: (line: string) => void): TraceMetrics {
+  const poller = new MetricsPoller(new MultiScraper(scrapeSources(plan.sources, plan.access, kube)), { intervalMs });
   let before: Map<string, TimedScrape> | undefined;
   const good = (snap: MetricsSnapshot): Map<string, TimedScrape> => {
     const out = new Map<string, TimedScrape>();

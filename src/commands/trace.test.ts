@@ -1,13 +1,15 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { planTrace, type TraceOptions } from './trace.js';
 
 const base: TraceOptions = { timeout: '2m', coalesce: '50ms', settle: '3s', syncTimeout: '60s' };
+const io = { stdout: new PassThrough(), env: {} };
 
 describe('planTrace: the --apply trigger', () => {
   it('plans an apply of the file given with -f', () => {
-    expect(planTrace({ ...base, apply: true, filename: 'web.yaml' }).trigger).toEqual({ kind: 'apply', file: 'web.yaml' });
-    expect(planTrace({ ...base, apply: true, filename: '-' }).trigger).toEqual({ kind: 'apply', file: '-' });
+    expect(planTrace({ ...base, apply: true, filename: 'web.yaml' }, io).trigger).toEqual({ kind: 'apply', file: 'web.yaml' });
+    expect(planTrace({ ...base, apply: true, filename: '-' }, io).trigger).toEqual({ kind: 'apply', file: '-' });
   });
 
   it.each<[Partial<TraceOptions>, string]>([
@@ -16,20 +18,20 @@ describe('planTrace: the --apply trigger', () => {
     [{ apply: true, filename: 'web.yaml', restart: true }, 'choose one trigger; got --restart and --apply'],
     [{ apply: true, filename: 'web.yaml', watch: true }, 'choose one trigger; got --apply and --watch'],
   ])('refuses %j', (opts, message) => {
-    expect(() => planTrace({ ...base, ...opts })).toThrow(new UsageError(message));
+    expect(() => planTrace({ ...base, ...opts }, io)).toThrow(new UsageError(message));
   });
 });
 
 describe('planTrace: --stall', () => {
   it('is off unless given, and a positive duration when given', () => {
-    expect(planTrace(base).stallMs).toBeUndefined();
-    expect(planTrace({ ...base, stall: '20s' }).stallMs).toBe(20_000);
+    expect(planTrace(base, io).stallMs).toBeUndefined();
+    expect(planTrace({ ...base, stall: '20s' }, io).stallMs).toBe(20_000);
   });
 
   it.each<[string, string]>([
     ['0', '--stall must be a positive duration, e.g. 20s'],
     ['soon', '--stall: invalid duration "soon": expected a number with a unit, e.g. 500ms, 30s, 2m, 1h'],
   ])('refuses --stall %s', (stall, message) => {
-    expect(() => planTrace({ ...base, stall })).toThrow(new UsageError(message));
+    expect(() => planTrace({ ...base, stall }, io)).toThrow(new UsageError(message));
   });
 });

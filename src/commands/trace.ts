@@ -3,40 +3,30 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { durationFlag } from '../cli/duration-flag.js';
 import { connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
-import { requireFolderOf } from '../cli/output-file.js';
-import { listItems } from '../cli/options.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import { durationFlag, listItems, positiveDurationFlag, requireFolderOf, wholeNumberFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { DEFAULT_GRACE_MS, readControllerBehind, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
-import { connect, groupResource, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { resolveOtlpTarget, type OtlpTarget } from '../output/otlp-target.js';
-import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
-import { chainFromCaches, diagnoseChainWithController } from '../diagnose/chain.js';
-import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
-import { TraceSession } from '../trace/session.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot, type TraceTarget } from '../trace/tracer.js';
+import { connect, groupResource, type ConnectionFlags, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { resolveOtlpTarget } from '../output/otlp-target.js';
 import type { HealthRules } from '../trace/health-rules.js';
 import { defaultHealthRulesPath } from '../trace/health-rules-path.js';
+import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
+import { TraceSession } from '../trace/session.js';
+import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
-import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { summarise } from '../view/trace-view.js';
-import { buildWaterfallView } from '../view/waterfall-view.js';
-import { traceMetrics, type TraceMetrics } from './trace-metrics.js';
-import { traceSink, type TraceOutput } from './trace-sinks.js';
-
-/** How long the look-up of the operator behind a custom resource may take at the end of a trace. */
-const CONTROLLER_LOOKUP_MS = 5_000;
+import { TraceDiagnoses } from './trace-diagnosis.js';
+import { traceMetrics } from './trace-metrics.js';
+import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
 export interface TraceOptions extends MetricsFlagValues {
   namespace?: string;
@@ -107,8 +97,11 @@ export function addTraceOptions(cmd: Command): Command {
 /** An --apply is planned with its file; the manifest is read when the command runs. */
 type PlannedTrigger = Exclude<TriggerRequest, { kind: 'apply' }> | { kind: 'apply'; file: string };
 
-interface Plan {
+/** Every flag of the trace, parsed and checked before any request is sent. */
+interface Plan extends TraceArtifacts {
   trigger: PlannedTrigger;
+  output: TraceOutput;
+  connection: ConnectionFlags;
   timeoutMs: number;
   coalesceMs: number;
   settleMs: number;
@@ -116,16 +109,16 @@ interface Plan {
   metrics: MetricsPlan;
   metricsIntervalMs: number;
   stallMs: number | undefined;
+  /** --children, as written; resolved through discovery. */
+  children: string[];
+  /** --ready and --health-rules, loaded (with the CEL evaluator) only when given or the default file exists. */
+  health: { ready: string | undefined; file: string | undefined };
+  /** Only an explicit --watch waits for a target to be created: without a trigger flag, a name that does not exist is more likely a typo, said at once. */
+  waitForTarget: boolean;
+  exitOnEnd: boolean;
 }
 
-const duration = durationFlag;
-
-function positiveInt(flag: string, v: string, min: number): number {
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${v}")`);
-  return Number(v);
-}
-
-export function planTrace(opts: TraceOptions): Plan {
+function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   const chosen = [
     opts.annotate !== undefined && '--annotate',
     opts.restart && '--restart',
@@ -137,41 +130,44 @@ export function planTrace(opts: TraceOptions): Plan {
   if (chosen.length > 1) throw new UsageError(`choose one trigger; got ${chosen.join(' and ')}`);
   if (opts.apply && opts.filename === undefined) throw new UsageError('--apply needs the manifest: -f FILE, or -f - for stdin');
   if (!opts.apply && opts.filename !== undefined) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
-  let trigger: PlannedTrigger = { kind: 'watch' };
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
     const key = opts.annotate.slice(0, eq);
     if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(key))
       throw new UsageError(`--annotate: "${key}" is not a valid annotation key`);
-    trigger = { kind: 'annotate', key, value: opts.annotate.slice(eq + 1) };
-  } else if (opts.restart) trigger = { kind: 'restart' };
-  else if (opts.scale !== undefined) trigger = { kind: 'scale', replicas: positiveInt('--scale', opts.scale, 0) };
-  else if (opts.burst !== undefined) trigger = { kind: 'burst', count: positiveInt('--burst', opts.burst, 2) };
-  else if (opts.apply) trigger = { kind: 'apply', file: opts.filename! };
-  return {
-    trigger,
-    timeoutMs: duration('--timeout', opts.timeout),
-    coalesceMs: duration('--coalesce', opts.coalesce),
-    settleMs: duration('--settle', opts.settle),
-    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    return { kind: 'annotate', key, value: opts.annotate.slice(eq + 1) };
+  }
+  if (opts.restart) return { kind: 'restart' };
+  if (opts.scale !== undefined) return { kind: 'scale', replicas: wholeNumberFlag('--scale', opts.scale, 0) };
+  if (opts.burst !== undefined) return { kind: 'burst', count: wholeNumberFlag('--burst', opts.burst, 2) };
+  if (opts.apply) return { kind: 'apply', file: opts.filename! };
+  return { kind: 'watch' };
+}
+
+export function planTrace(opts: TraceOptions, io: Pick<CommandIO, 'stdout' | 'env'>): Plan {
+  const checked = {
+    trigger: plannedTrigger(opts),
+    timeoutMs: durationFlag('--timeout', opts.timeout),
+    coalesceMs: durationFlag('--coalesce', opts.coalesce),
+    settleMs: durationFlag('--settle', opts.settle),
+    syncTimeoutMs: durationFlag('--sync-timeout', opts.syncTimeout) || 60_000,
     metrics: planMetrics(opts),
-    metricsIntervalMs: metricsInterval(opts.metricsInterval),
-    stallMs: stallFlag(opts.stall),
+    metricsIntervalMs: positiveDurationFlag('--metrics-interval', opts.metricsInterval, '2s') ?? 2_000,
+    stallMs: positiveDurationFlag('--stall', opts.stall, '20s'),
   };
-}
-
-function stallFlag(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const ms = duration('--stall', v);
-  if (ms <= 0) throw new UsageError('--stall must be a positive duration, e.g. 20s');
-  return ms;
-}
-
-function metricsInterval(v: string | undefined): number {
-  const ms = v === undefined ? 2_000 : duration('--metrics-interval', v);
-  if (ms <= 0) throw new UsageError('--metrics-interval must be a positive duration, e.g. 2s');
-  return ms;
+  if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
+  return {
+    ...checked,
+    output: opts.output ?? (interactive(io) ? 'tui' : 'table'),
+    connection: connectionFlags(opts),
+    svg: opts.svg,
+    otlp: resolveOtlpTarget(opts.otlpEndpoint, io.env),
+    children: listItems(opts.children),
+    health: { ready: opts.ready, file: opts.healthRules },
+    waitForTarget: opts.watch === true,
+    exitOnEnd: opts.exitOnConverge === true,
+  };
 }
 
 /** `deploy/web`, `deployments.apps/web`, or `deploy web`. */
@@ -188,42 +184,11 @@ export function splitTarget(first: string, second: string | undefined): { type: 
   return { type: first, name: second };
 }
 
-/** The finished trace as OpenTelemetry spans; a failed export is said, and does not change the exit code. */
-async function exportTrace(
-  target: OtlpTarget,
-  snap: TraceSnapshot,
-  endedAt: number,
-  kube: Kube,
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): Promise<void> {
-  // The OpenTelemetry SDK is loaded only when spans are exported.
-  const { TraceSpanExporter } = await import('../output/otlp.js');
-  const exporter = TraceSpanExporter.otlp(target, {
-    serviceName: 'kubectl-informer-trace',
-    env,
-    resource: {
-      'k8s.cluster.name': kube.connection.contextName,
-      ...(snap.target.namespace ? { 'k8s.namespace.name': snap.target.namespace } : {}),
-      [`k8s.${snap.target.kind.toLowerCase()}.name`]: snap.target.name,
-      'server.address': kube.connection.server,
-    },
-  });
-  try {
-    const sent = await exporter.export(snap, endedAt);
-    log(`exported trace ${sent.traceId} (${sent.spans} spans) to ${target.url}`);
-  } catch (err) {
-    log(`warning: the trace could not be exported to ${target.url}: ${(err as Error).message}`);
-  } finally {
-    await exporter.shutdown();
-  }
-}
-
 /** --ready, --health-rules, or the config folder's rules file; the CEL evaluator is loaded only for them. */
-async function userHealthRules(opts: TraceOptions, env: NodeJS.ProcessEnv): Promise<HealthRules | undefined> {
-  if (opts.ready === undefined && opts.healthRules === undefined && !existsSync(defaultHealthRulesPath(env))) return undefined;
+async function userHealthRules(health: Plan['health'], env: NodeJS.ProcessEnv): Promise<HealthRules | undefined> {
+  if (health.ready === undefined && health.file === undefined && !existsSync(defaultHealthRulesPath(env))) return undefined;
   const { loadHealthRules } = await import('../trace/health-rules.js');
-  return loadHealthRules({ ready: opts.ready, file: opts.healthRules, env });
+  return loadHealthRules({ ...health, env });
 }
 
 const exitFor: Record<TraceOutcome, ExitCode> = {
@@ -263,7 +228,7 @@ async function resolveTarget(
   first: string | undefined,
   second: string | undefined,
   planned: PlannedTrigger,
-  opts: TraceOptions,
+  namespaceFlag: string | undefined,
 ): Promise<ResolvedTarget> {
   const named = first === undefined ? undefined : splitTarget(first, second);
   if (planned.kind !== 'apply') {
@@ -272,7 +237,7 @@ async function resolveTarget(
     return { info, namespace: info.namespaced ? kube.connection.namespace : undefined, name: named.name, trigger: planned };
   }
   const { manifest, source } = await readManifest(io, planned.file);
-  manifestNamespace(manifest, source, undefined, opts.namespace);
+  manifestNamespace(manifest, source, undefined, namespaceFlag);
   const { info, namespace, name, manifest: applied } = await resolveManifest(kube, manifest, source, kube.connection.namespace);
   if (named) {
     const given = await kube.discovery.resolve(named.type);
@@ -290,17 +255,15 @@ export async function runTrace(
   opts: TraceOptions & Record<string, unknown>,
   setExitCode: (c: ExitCode) => void,
 ): Promise<void> {
-  const plan = planTrace(opts);
-  const output = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
-  const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
-  const healthRules = await userHealthRules(opts, io.env);
-  const kube = connect(connectionFlags(opts));
-  const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, opts);
+  const plan = planTrace(opts, io);
+  const healthRules = await userHealthRules(plan.health, io.env);
+  const kube = connect(plan.connection);
+  const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, plan.connection.namespace);
   const extraChildren: ResourceInfo[] = [];
-  for (const k of listItems(opts.children)) extraChildren.push(await kube.discovery.resolve(k));
+  for (const k of plan.children) extraChildren.push(await kube.discovery.resolve(k));
   // One line each; the cluster's words in it (an informer's warning, an error's message) escaped.
   const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
+  const sink = traceSink(plan.output, io, plan.coalesceMs);
   const target: TraceTarget = { info, namespace, name };
   const session = new TraceSession({
     kube,
@@ -310,23 +273,19 @@ export async function runTrace(
     coalesceMs: plan.coalesceMs,
     settleMs: plan.settleMs,
     trigger,
-    // Only an explicit --watch waits for a target to be created: without a trigger flag, a name
-    // that does not exist is more likely a typo, said at once.
-    waitForTarget: opts.watch === true,
+    waitForTarget: plan.waitForTarget,
     timeoutMs: plan.timeoutMs,
     syncTimeoutMs: plan.syncTimeoutMs,
     signal: io.signal,
     onInformerEvent: (e, phase) => {
-      if ((e.level === 'warning' || e.level === 'error') && (phase === 'sync' || output !== 'tui')) log(`${e.level}: ${e.message}`);
+      if ((e.level === 'warning' || e.level === 'error') && (phase === 'sync' || sink.logsWhileRunning)) log(`${e.level}: ${e.message}`);
     },
   });
-  const sink = traceSink(output, io, plan.coalesceMs);
   try {
     await session.start();
     sink.started(session);
-    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, opts, plan.metricsIntervalMs, log) : undefined;
-    if (metrics) await metrics.baseline(session.signal);
-    if (metrics && output === 'tui') void metrics.poller.run(session.signal);
+    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, plan.metricsIntervalMs, log) : undefined;
+    await metrics?.baseline(session.signal);
     if (plan.trigger.kind === 'watch') {
       const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;
       log(
@@ -335,127 +294,21 @@ export async function runTrace(
     }
     const fired = await session.fire();
     if (fired && sink.saysWrite) log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
-    if (isCustomResource(info)) noteUnknownReadiness(session, target, plan.settleMs, log);
-    // Where the chain is stuck: on a stall (--stall), and when the trace times out or fails. A step
-    // unchanged for the stall time (or half the timeout) counts as stuck.
-    let diagnosis: Diagnosis | undefined;
-    // With the controller behind a custom resource, which the end reuses rather than scrape and list again.
-    const diagnoseFull = async () =>
-      diagnoseChainWithController(kube, session.caches(), target, {
-        graceMs: Math.min(DEFAULT_GRACE_MS, plan.stallMs ?? plan.timeoutMs / 2),
-        scrapes: await metrics?.sinceBaseline(session.signal),
-        signal: session.signal,
-      });
-    const diagnoseNow = async (): Promise<Diagnosis> => (await diagnoseFull()).diagnosis;
-    // The TUI holds stderr back until it exits: there the diagnoses go on screen instead.
-    const toScreen = new Set<(p: PushedDiagnosis) => void>();
-    const diagnoses: DiagnosisFeed = {
-      diagnose: diagnoseNow,
-      subscribe: (fn) => (toScreen.add(fn), () => void toScreen.delete(fn)),
-      controller: isCustomResource(info) ? () => controllerBehind(kube, session, target, metrics, () => undefined) : undefined,
-    };
-    const show = (d: Diagnosis, why: string, ended = false): void => {
-      for (const fn of toScreen) fn({ diagnosis: d, why, ended });
-    };
-    let atEnd: Promise<Awaited<ReturnType<typeof diagnoseFull>> | undefined> | undefined;
-    if (output === 'tui') {
-      void session.ended.then(() => {
-        const outcome = session.snapshot().outcome;
-        if (outcome !== 'timeout' && outcome !== 'failed') return;
-        atEnd = diagnoseFull().then(
-          (d) => (show(d.diagnosis, outcome === 'timeout' ? `timed out after ${formatDuration(plan.timeoutMs)}` : 'the trace failed', true), d),
-          (err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), undefined),
-        );
-      });
-    }
-    if (plan.stallMs !== undefined) {
-      session.onStall(plan.stallMs, (stall) => {
-        diagnoseNow().then(
-          (d) => {
-            diagnosis = d;
-            show(d, `no new hop for ${formatDuration(stall.sinceMs)}`);
-            sink.stalled(d, stall.sinceMs);
-          },
-          (err: unknown) => log(`warning: no diagnosis: ${(err as Error).message}`),
-        );
-      });
-    }
+    const diagnoses = new TraceDiagnoses({ kube, session, target, metrics, timeoutMs: plan.timeoutMs, stallMs: plan.stallMs, settleMs: plan.settleMs, log });
+    diagnoses.watch(sink);
 
-    if (output === 'tui') {
-      const { runTraceTui } = await import('../tui/trace-app.js');
-      const reason = await runTraceTui(session, session.ended, io, io.signal, metrics?.poller, { exitOnEnd: opts.exitOnConverge === true, diagnoses });
-      if (reason !== 'ended') session.stop('interrupted', reason === 'quit' ? 'quit' : 'interrupted');
-    }
+    const left = await sink.run(session, { metrics, diagnoses: diagnoses.feed, exitOnEnd: plan.exitOnEnd });
+    if (left !== 'ended') session.stop('interrupted', left === 'quit' ? 'quit' : 'interrupted');
     await session.finish();
     if (metrics && plan.trigger.kind === 'burst' && !session.signal.aborted) await metrics.afterBurst(session.tracer, info.kind, session.signal);
     const snap = session.snapshot();
-    if (otlp) await exportTrace(otlp, snap, session.endedAt ?? Date.now(), kube, io.env, log);
-    const sum = summarise(snap, Date.now());
-    // Not converged: where it is stuck now (after an interrupt, the last stall's diagnosis if any;
-    // in the TUI, the one it showed at the end).
-    let diagnosedAtEnd: Awaited<ReturnType<typeof diagnoseFull>> | undefined;
-    if (snap.outcome === 'timeout' || snap.outcome === 'failed') {
-      diagnosedAtEnd = atEnd ? await atEnd : await diagnoseFull().catch((err: unknown) => (log(`warning: no diagnosis: ${(err as Error).message}`), undefined));
-      if (diagnosedAtEnd) diagnosis = diagnosedAtEnd.diagnosis;
-    }
-    const stuck = snap.outcome === 'timeout' || snap.outcome === 'failed' || snap.outcome === 'interrupted' ? diagnosis : undefined;
-    const controller =
-      isCustomResource(info) && !io.signal?.aborted
-        ? diagnosedAtEnd
-          ? diagnosedAtEnd.controller
-          : await controllerBehind(kube, session, target, metrics, log)
-        : undefined;
-    sink.end({ snap, summary: sum, stuck, controller, now: Date.now() });
+    const { stuck, controller } = await diagnoses.atEnd(snap.outcome, io.signal?.aborted === true);
+    sink.end({ snap, summary: summarise(snap, Date.now()), stuck, controller, now: Date.now() });
     const outcome = snap.outcome ?? 'interrupted';
     if (outcome === 'timeout') log(`timed out after ${formatDuration(plan.timeoutMs)} with ${snap.hops.length} hops seen`);
-    let exitCode = exitFor[outcome];
-    if (opts.svg !== undefined) {
-      try {
-        writeFileSync(opts.svg, waterfallSvg(buildWaterfallView(snap, { maxLanes: SVG_MAX_LANES })));
-        log(`wrote the waterfall SVG to ${opts.svg}`);
-      } catch (err) {
-        log(`error: could not write --svg ${opts.svg}: ${(err as Error).message}`);
-        if (exitCode === ExitCode.Ok) exitCode = ExitCode.Usage;
-      }
-    }
-    setExitCode(exitCode);
+    setExitCode(await traceArtifacts(plan, snap, session.endedAt ?? Date.now(), kube, io.env, exitFor[outcome], log));
   } finally {
     sink.close();
     session.close();
-  }
-}
-
-/**
- * A custom resource whose status nobody has written within the settle time: its readiness is
- * unknown until a controller writes one, said once with how to define it, and the trace goes on.
- */
-function noteUnknownReadiness(session: TraceSession, target: TraceTarget, settleMs: number, log: (line: string) => void): void {
-  const timer = setTimeout(() => {
-    if (session.snapshot().outcome !== undefined) return;
-    const obj = chainFromCaches(session.caches(), target).object;
-    if (!obj || Object.keys((obj.status ?? {}) as object).length > 0) return;
-    log(
-      `note: no controller has written the status of ${target.info.kind}/${target.name} within ${formatDuration(settleMs)}: its readiness is unknown until one does; if none ever will, say when it is ready with --ready EXPR or --health-rules FILE`,
-    );
-  }, settleMs);
-  timer.unref();
-  void session.ended.then(() => clearTimeout(timer));
-}
-
-/** The operator behind a custom resource at the end of its trace; a failure to find it is said, not fatal. */
-async function controllerBehind(
-  kube: Kube,
-  session: TraceSession,
-  target: TraceTarget,
-  metrics: TraceMetrics | undefined,
-  log: (line: string) => void,
-): Promise<ControllerBehind | undefined> {
-  const signal = AbortSignal.timeout(CONTROLLER_LOOKUP_MS);
-  try {
-    const scrapes = await metrics?.sinceBaseline(signal);
-    return (await readControllerBehind(kube, target.info.kind, chainFromCaches(session.caches(), target).object, { scrapes, signal })).behind;
-  } catch (err) {
-    log(`warning: the controller behind ${target.info.kind}/${target.name} could not be read: ${(err as Error).message}`);
-    return undefined;
   }
 }

@@ -57,11 +57,11 @@ export type { Delta, DeltaFIFOOptions, Deltas, DeltaType, PopProcessFunc } from 
 export { BackoffManager, DEFAULT_REFLECTOR_BACKOFF, jitter } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
 export { DEFAULT_PAGE_SIZE, listAllPages } from './pager.js';
+export { compareResourceVersions } from './resource-version.js';
 export type { PagedListResult, PagerOptions } from './pager.js';
 export {
   caughtUpWith,
   compareCache,
-  compareResourceVersions,
   listNow,
   verifyCache,
   type CacheDifference,

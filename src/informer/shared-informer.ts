@@ -47,6 +47,7 @@ import {
   type InformerEventListener,
   type InformerStats,
 } from './stats.js';
+import { newerResourceVersion } from './resource-version.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc, newIndexer, type Indexer, type Store, type TransformFunc } from './store.js';
 import type { Indexers } from './thread-safe-store.js';
 import { stripManagedFields } from './transform.js';
@@ -502,12 +503,6 @@ export class SharedIndexInformer {
     if (this.hub.size === 0) return;
     this.hub.emit({ kind, level, at: this.clock.now(), message, source: this.name, ...extra });
   }
-}
-
-/** The later of two resourceVersions when both are decimal numbers (etcd revisions), else the first set. */
-function newerResourceVersion(a: string, b: string): string {
-  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b) ? a : b;
-  return a || b;
 }
 
 function describeObject(obj: KubeObject | DeletedFinalStateUnknown): string {

@@ -3,7 +3,7 @@ import type { KubeObject } from '../kube/types.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { fakeErrors, FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import { SharedIndexInformer } from './shared-informer.js';
-import { caughtUpWith, compareCache, compareResourceVersions, listNow, verifyCache } from './verify-cache.js';
+import { caughtUpWith, compareCache, listNow, verifyCache } from './verify-cache.js';
 
 describe('compareCache', () => {
   it('names keys missing from the cache, extra in it, and cached at another resourceVersion, sorted by key', () => {
@@ -59,22 +59,6 @@ describe('verifyCache', () => {
     stop.abort();
     await clock.step(0);
     await done;
-  });
-});
-
-describe('compareResourceVersions', () => {
-  it('orders decimal resourceVersions as numbers of any length, and compares nothing else', () => {
-    expect(compareResourceVersions('9', '10')).toBeLessThan(0);
-    expect(compareResourceVersions('123456789012345678901', '99')).toBeGreaterThan(0);
-    expect(compareResourceVersions('42', '42')).toBe(0);
-    for (const [a, b] of [
-      ['', '1'],
-      ['0', '1'],
-      ['007', '8'],
-      ['abc', '1'],
-      ['1', '-1'],
-    ])
-      expect(compareResourceVersions(a!, b!), `${a} ${b}`).toBeUndefined();
   });
 });
 

@@ -15,6 +15,7 @@
 import type { Clock } from '../clock.js';
 import { isExpired } from '../kube/index.js';
 import { listAllPages } from './pager.js';
+import { compareResourceVersions } from './resource-version.js';
 import type { SharedIndexInformer } from './shared-informer.js';
 import { metaNamespaceKeyFunc } from './store.js';
 
@@ -46,18 +47,6 @@ export function compareCache(cache: ReadonlyMap<string, string>, server: Readonl
   }
   for (const [key, rv] of cache) if (!server.has(key)) out.push({ key, problem: 'extra', cacheResourceVersion: rv });
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
-
-/**
- * a < b: negative, a = b: 0, a > b: positive, as apimachinery's resourceversion.CompareResourceVersion
- * orders them (positive decimal integers without leading zeros, of any length); undefined when either
- * is not one. Meaningful only between resourceVersions of the same resource.
- */
-export function compareResourceVersions(a: string, b: string): number | undefined {
-  const valid = (rv: string): boolean => /^[1-9]\d*$/.test(rv);
-  if (!valid(a) || !valid(b)) return undefined;
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** What the server held at one moment: a consistent List's resourceVersion and each object's key → resourceVersion. */

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { requireFolderOf } from './output-file.js';
+import { requireFolderOf } from './options.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'output-file-'));
+const dir = mkdtempSync(join(tmpdir(), 'options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('requireFolderOf', () => {
