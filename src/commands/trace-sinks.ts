@@ -76,19 +76,19 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
   // diagnosisText escapes what it prints.
   const logStall = (d: Diagnosis, stalledMs: number): void => void io.stderr.write(`no new hop for ${formatDuration(stalledMs)}:\n${diagnosisText(d)}`);
   const noop = (): void => undefined;
+  // What the formats that print to stdout share: nothing to run while the trace does, nothing to close.
+  const printed = { logsWhileRunning: true, run: ended, started: noop, stalled: logStall, close: noop } as const;
   switch (output) {
     case 'table': {
       let text: TimeOrderedTraceText | undefined;
       return {
+        ...printed,
         saysWrite: false,
-        logsWhileRunning: true,
-        run: ended,
         started(session) {
           io.stdout.write(`${treeText(session.snapshot())}\n\n`);
           text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
           session.subscribe((ev) => text!.push(ev));
         },
-        stalled: logStall,
         end: (e) => void io.stdout.write(`\n${traceSummaryText(e.snap)}${controllerLine(e)}${e.stuck ? `\n${diagnosisText(e.stuck)}` : ''}`),
         close: () => text?.close(),
       };
@@ -96,24 +96,19 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
     case 'ndjson': {
       const line = ndjsonWriter(io.stdout);
       return {
+        ...printed,
         saysWrite: false,
-        logsWhileRunning: true,
-        run: ended,
         started: (session) => void session.subscribe(line),
         stalled: (d, stalledMs) => line({ type: 'diagnosis', stalledMs, diagnosis: d }),
         end: (e) =>
           line({ type: 'summary', summary: e.summary, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }),
-        close: noop,
       };
     }
     case 'json':
     case 'yaml':
       return {
+        ...printed,
         saysWrite: true,
-        logsWhileRunning: true,
-        run: ended,
-        started: noop,
-        stalled: logStall,
         end: (e) =>
           void io.stdout.write(
             renderStructured(
@@ -121,15 +116,11 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
               output,
             ),
           ),
-        close: noop,
       };
     case 'waterfall':
       return {
+        ...printed,
         saysWrite: true,
-        logsWhileRunning: true,
-        run: ended,
-        started: noop,
-        stalled: logStall,
         end(e) {
           const size = waterfallTextSize(
             io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined,
@@ -138,7 +129,6 @@ export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number
           io.stdout.write(waterfallText(buildWaterfallView(e.snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
           io.stderr.write(`${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`);
         },
-        close: noop,
       };
     case 'tui':
       // The TUI's screen is gone by the end (it ran on the alternate screen): the summary, once, a line each.
