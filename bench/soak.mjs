@@ -18,7 +18,7 @@
 //    API server restarted (its watch cache starts again, so a watch from an older resourceVersion
 //    gets 410 Gone and relists); every connection through the proxy frozen half-open for 75 s;
 //    every connection reset; a burst of 429s from the API server itself (API Priority and
-//    Fairness, below): a FlowSchema that matches the plugins' user ahead of the exempt one sends
+//    Fairness, tools/cluster/apf-burst.ts): a FlowSchema that matches the plugins' user ahead of the exempt one sends
 //    their every request to a priority level without seats, and their connections are reset so
 //    that every watch opens again into the 429s; afterwards both objects are deleted. The soak's
 //    own requests (churn, faults) go as another user, so the churn goes on through the burst.
@@ -30,14 +30,13 @@
 //    metrics against the rounds it started.
 // Every request goes to the local API server only; every loop is bounded in count and time.
 import { spawn } from 'node:child_process';
-import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { FaultProxy } from '../build/tools/cluster/fault-proxy.js';
-import { makeClientCert } from '../build/tools/cluster/pki.js';
+import { ApfBurst } from '../build/tools/cluster/apf-burst.js';
 import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseExposition } from '../dist/metrics/parse.js';
@@ -69,25 +68,16 @@ const work = mkdtempSync(join(tmpdir(), 'informer-trace-soak-'));
 // 429 burst can single them out: the admin is in system:masters, which the FlowSchema "exempt"
 // matches at matchingPrecedence 1, a precedence no other FlowSchema may have. The soak's own
 // requests (churn, faults) go as the admin and are never throttled.
-const PLUGINS_USER = 'informer-trace-soak';
-const PLUGINS_CERT = 'soak-plugins';
-const pki = join(cluster.dir, 'pki');
-const PLUGINS_BINDING = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${PLUGINS_USER}`;
-await makeClientCert(pki, { file: PLUGINS_CERT, user: PLUGINS_USER, groups: [] });
-const pluginsKubeconfig = join(work, 'kubeconfig-plugins');
-writeFileSync(
-  pluginsKubeconfig,
-  readFileSync(cluster.kubeconfigPath, 'utf8')
-    .replaceAll(join(pki, 'admin.'), join(pki, `${PLUGINS_CERT}.`))
-    .replaceAll('kubernetes-admin', PLUGINS_USER),
-);
+const PLUGINS = { file: 'soak-plugins', user: 'informer-trace-soak', groups: [] };
+const PLUGINS_BINDING = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${PLUGINS.user}`;
+const pluginsKubeconfig = await cluster.userKubeconfig(PLUGINS);
 await kube.client
   .json('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     method: 'POST',
     body: {
-      metadata: { name: PLUGINS_USER },
+      metadata: { name: PLUGINS.user },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: PLUGINS_USER }],
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: PLUGINS.user }],
     },
   })
   .catch((err) => {
@@ -229,83 +219,10 @@ async function etcdCompact() {
   return revision;
 }
 
-// The 429 burst. The FlowSchema matches the plugins' user at matchingPrecedence 2, ahead of every
-// FlowSchema but "exempt" (at equal precedence the name that sorts first wins; "probes" is at 2
-// too). Its priority level has no seats (no nominal
-// share, none lent or borrowed) and rejects instead of queueing. A level's queue set still admits
-// one request when none is executing, so the soak holds that one: a POST as the same user whose
-// body never ends keeps its seat until it is cut (within the API server's 60 s request timeout).
-// Every other request of the user is then answered 429 with a Retry-After.
-const APF = '/apis/flowcontrol.apiserver.k8s.io/v1';
+// The 429 burst (tools/cluster/apf-burst.ts): a FlowSchema sends the plugins' user to a priority
+// level without seats, whose one admitted request the burst holds; every other request of the user
+// is answered 429 with a Retry-After until the objects are deleted.
 const APF_NAME = 'apf-soak-429-burst';
-const priorityLevel = {
-  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-  kind: 'PriorityLevelConfiguration',
-  metadata: { name: APF_NAME },
-  spec: {
-    type: 'Limited',
-    limited: { nominalConcurrencyShares: 0, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } },
-  },
-};
-const flowSchema = {
-  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-  kind: 'FlowSchema',
-  metadata: { name: APF_NAME },
-  spec: {
-    priorityLevelConfiguration: { name: APF_NAME },
-    matchingPrecedence: 2,
-    distinguisherMethod: { type: 'ByUser' },
-    rules: [
-      {
-        subjects: [{ kind: 'User', user: { name: PLUGINS_USER } }],
-        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
-        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-      },
-    ],
-  },
-};
-const pluginsTls = {
-  ca: readFileSync(join(pki, 'ca.crt')),
-  cert: readFileSync(join(pki, `${PLUGINS_CERT}.crt`)),
-  key: readFileSync(join(pki, `${PLUGINS_CERT}.key`)),
-};
-
-/** A request as the plugins' user, straight to the API server; `done` resolves with its status. */
-function asPlugins(method, path, { endless = false } = {}) {
-  const req = httpsRequest(`${cluster.server}${path}`, {
-    method,
-    ...pluginsTls,
-    headers: endless ? { 'content-type': 'application/json', 'content-length': '65536' } : {},
-    timeout: endless ? 0 : 10_000,
-  });
-  const done = new Promise((res) => {
-    req.on('response', (r) => {
-      r.resume();
-      res({ status: r.statusCode, retryAfter: r.headers['retry-after'] });
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => res({ status: 0 }));
-  });
-  if (endless) req.write('{"metadata":');
-  else req.end();
-  let finished = false;
-  done.then(() => (finished = true));
-  return { done, finished: () => finished, cut: () => req.destroy() };
-}
-
-/** apiserver_flowcontrol_rejected_requests_total for the burst's FlowSchema. */
-async function rejectedByBurst() {
-  const { body } = await kube.client.raw('/metrics', { accept: 'text/plain', maxBytes: 256 * 2 ** 20 });
-  const family = parseExposition(body, { format: 'prometheus' }).families.find((f) => f.name === 'apiserver_flowcontrol_rejected_requests_total');
-  return (family?.samples ?? []).filter((x) => x.labels.flow_schema === APF_NAME).reduce((n, x) => n + x.value, 0);
-}
-
-async function deleteApfObjects() {
-  for (const path of [`${APF}/flowschemas/${APF_NAME}`, `${APF}/prioritylevelconfigurations/${APF_NAME}`])
-    await kube.client.json(path, { method: 'DELETE' }).catch((err) => {
-      if (!/not found|404/i.test(String(err?.message ?? err))) throw err;
-    });
-}
 
 /** Lines of a plugin's stderr that tell of a 429 (its status reason or the API server's message). */
 const mentions429 = (p) =>
@@ -315,53 +232,21 @@ const mentions429 = (p) =>
     .filter((line) => /TooManyRequests|too many requests/i.test(line)).length;
 
 async function burst429() {
-  await deleteApfObjects(); // what a run stopped mid-burst left
-  await kube.client.json(`${APF}/prioritylevelconfigurations`, { method: 'POST', body: priorityLevel });
-  await kube.client.json(`${APF}/flowschemas`, { method: 'POST', body: flowSchema });
-  let holder;
+  const burst = await ApfBurst.start(cluster, { name: APF_NAME, user: PLUGINS, namespace: CHURN_NS });
   try {
-    // Until the API server applies the objects and the holder has the seat: a GET as the user is 429.
-    let check = { status: 0 };
-    const until = Date.now() + 60_000;
-    for (;;) {
-      holder = asPlugins('POST', `/api/v1/namespaces/${CHURN_NS}/configmaps`, { endless: true });
-      await sleep(250);
-      if (!holder.finished()) {
-        check = await asPlugins('GET', `/api/v1/namespaces/${PROBE_NS}`).done;
-        if (check.status === 429 && !holder.finished()) break;
-      }
-      // Rejected, or admitted before the objects applied (then it holds a seat elsewhere): again.
-      holder.cut();
-      await holder.done;
-      if (Date.now() > until) throw new Error(`the plugins' user was not throttled within 60 s (a GET answered ${check.status})`);
-    }
-    const before = { server: await rejectedByBurst(), probe: mentions429(probe), top: mentions429(top) };
+    const before = { probe: mentions429(probe), top: mentions429(top) };
     proxy.reset(); // every watch opens again, into the 429s
-    const t0 = Date.now();
-    let holders = 1;
-    let holdersRejected = 0;
-    while (Date.now() - t0 < BURST_MS) {
-      if (holder.finished()) {
-        holder.cut();
-        if ((await holder.done).status === 429) holdersRejected++;
-        holder = asPlugins('POST', `/api/v1/namespaces/${CHURN_NS}/configmaps`, { endless: true });
-        holders++;
-      }
-      await sleep(500);
-    }
-    holder.cut();
-    if (holder.finished() && (await holder.done).status === 429) holdersRejected++;
-    const counts = {
-      server429s: (await rejectedByBurst()) - before.server - holdersRejected,
+    await sleep(BURST_MS);
+    const r = await burst.end();
+    return {
+      server429s: r.rejected,
       probeStderr429Lines: mentions429(probe) - before.probe,
       topStderr429Lines: mentions429(top) - before.top,
-      retryAfterS: check.retryAfter,
-      seatHolders: holders,
+      retryAfterS: r.retryAfterSeconds,
+      seatHolders: r.seatHolders,
     };
-    return counts;
   } finally {
-    holder?.cut();
-    await deleteApfObjects();
+    await burst.end();
   }
 }
 
@@ -524,7 +409,7 @@ const results = {
 };
 await proxy.close();
 await kube.client.json(PLUGINS_BINDING, { method: 'DELETE' }).catch(() => undefined);
-for (const ext of ['crt', 'key', 'csr', 'ext']) rmSync(join(pki, `${PLUGINS_CERT}.${ext}`), { force: true });
+cluster.removeUser(PLUGINS);
 if (args['keep-cluster'] !== 'true' && !args['cluster-dir']) await cluster.down();
 rmSync(work, { recursive: true, force: true });
 if (args.json)

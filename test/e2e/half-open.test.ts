@@ -19,7 +19,20 @@ import type { KubeObject } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
 import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
 import { FaultProxy, type ProxiedConnection } from '../../tools/cluster/fault-proxy.js';
-import { adminKube, cluster, ndjsonLines, createNamespace, deleteNamespace, eventually, startCli, uniqueName, type LiveCli } from './helpers.js';
+import {
+  adminKube,
+  cacheFromStream,
+  cluster,
+  ndjsonLines,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  freshList,
+  sameCache,
+  startCli,
+  uniqueName,
+  type LiveCli,
+} from './helpers.js';
 
 const kube = adminKube();
 const ns = uniqueName('it-halfopen');
@@ -44,20 +57,7 @@ function cmPath(name?: string): string {
   return `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 }
 
-/** The cache as the stream built it: key → resourceVersion, every delta applied in order. */
-function cacheFromStream(all: Line[]): Map<string, string> {
-  const cache = new Map<string, string>();
-  for (const d of deltas(all)) {
-    if (d.type === 'Deleted') cache.delete(d.key);
-    else cache.set(d.key, d.resourceVersion);
-  }
-  return cache;
-}
-
-async function freshList(): Promise<Map<string, string>> {
-  const list = await kube.client.json<{ items: KubeObject[] }>(cmPath());
-  return new Map(list.items.map((o) => [`${ns}/${o.metadata.name}`, o.metadata.resourceVersion ?? '']));
-}
+const freshConfigMaps = (): Promise<Map<string, string>> => freshList(kube, cmPath());
 
 async function createConfigMap(name: string): Promise<KubeObject> {
   return kube.client.json<KubeObject>(cmPath(), { method: 'POST', body: { metadata: { name }, data: { made: 'while the watch was cut off' } } });
@@ -134,13 +134,8 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       );
 
       // The cache equals a fresh List (straight from the API server) once the stream caught up.
-      const fresh = await freshList();
-      await eventually(
-        'the stream to match a fresh List',
-        async () => JSON.stringify([...cacheFromStream(lines(cli))].sort()) === JSON.stringify([...fresh].sort()),
-        10_000,
-        100,
-      );
+      const fresh = await freshConfigMaps();
+      await eventually('the stream to match a fresh List', async () => sameCache(cacheFromStream(lines(cli)), fresh), 10_000, 100);
       expect([...cacheFromStream(lines(cli)).keys()].sort()).toEqual([...fresh.keys()].sort());
     } finally {
       proxy.thaw();

@@ -10,7 +10,8 @@ import { SIMULATE_ANNOTATION, type SimulatedFailure } from '../../tools/cluster/
 import { httpsGet, LocalCluster, type ComponentName } from '../../tools/cluster/launcher.js';
 import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type CliResult, type LiveCli } from '../../tools/testing/cli.js';
-import { ApiLeaseClient, connect, type Kube } from '../../src/kube/index.js';
+import { ApiLeaseClient, connect, type Kube, type KubeObject } from '../../src/kube/index.js';
+import type { DeltaLine } from '../../src/view/cache-view.js';
 
 export function cluster(): LocalCluster {
   const c = LocalCluster.attach();
@@ -163,6 +164,27 @@ export function ndjsonLines<T>(stdout: string): T[] {
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as T);
+}
+
+/** The cache a `cache -o ndjson` stream built: key → resourceVersion, its every delta applied in order. */
+export function cacheFromStream(lines: readonly { kind: string }[]): Map<string, string> {
+  const cache = new Map<string, string>();
+  for (const d of lines.filter((l): l is DeltaLine => l.kind === 'delta')) {
+    if (d.type === 'Deleted') cache.delete(d.key);
+    else cache.set(d.key, d.resourceVersion);
+  }
+  return cache;
+}
+
+/** A fresh List of the collection at `path`, as the admin straight from the API server: namespace/name → resourceVersion. */
+export async function freshList(kube: Kube, path: string): Promise<Map<string, string>> {
+  const list = await kube.client.json<{ items: KubeObject[] }>(path);
+  return new Map(list.items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion ?? '']));
+}
+
+/** The same keys with the same resourceVersions, in any order. */
+export function sameCache(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 }
 
 export type { CliResult, LiveCli } from '../../tools/testing/cli.js';

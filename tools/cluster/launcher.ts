@@ -48,6 +48,11 @@ const identities: ClientIdentity[] = [
   restrictedUsers.namespaceReader,
 ];
 
+/** Refuses an identity whose files are the cluster's own. */
+function ownUser(id: ClientIdentity): void {
+  if (identities.some((i) => i.file === id.file || i.user === id.user)) throw new Error(`${id.file} (${id.user}) is one of the cluster's own identities`);
+}
+
 export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-controller-manager-2' | 'kube-scheduler' | 'kwok';
 
 interface ComponentState {
@@ -105,6 +110,26 @@ export class LocalCluster {
   /** Kubeconfig of a user that may only read in the namespace `readerNamespace`. */
   get namespaceReaderKubeconfig(): string {
     return join(this.dir, 'kubeconfig-ns-reader');
+  }
+  /**
+   * A kubeconfig for a user of a test's or benchmark's own: a client certificate for `id`, signed
+   * by the cluster's CA, in its pki folder, and `<dir>/kubeconfig-<file>` naming it (the path
+   * returned). The user authenticates but holds no RBAC rights until bound; removeUser() deletes
+   * both.
+   */
+  async userKubeconfig(id: ClientIdentity): Promise<string> {
+    ownUser(id);
+    const pki = join(this.dir, 'pki');
+    await makeClientCert(pki, id);
+    const path = join(this.dir, `kubeconfig-${id.file}`);
+    writeFileSync(path, kubeconfigYaml(this.server, pki, id));
+    return path;
+  }
+  /** Deletes what userKubeconfig() made for `id`. */
+  removeUser(id: ClientIdentity): void {
+    ownUser(id);
+    for (const ext of ['crt', 'key', 'csr', 'ext']) rmSync(join(this.dir, 'pki', `${id.file}.${ext}`), { force: true });
+    rmSync(join(this.dir, `kubeconfig-${id.file}`), { force: true });
   }
   /** https://127.0.0.1:PORT/metrics of a component, served with a self-signed certificate. */
   metricsUrl(component: 'kube-controller-manager' | 'kube-controller-manager-2' | 'kube-scheduler'): string {
