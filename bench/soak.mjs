@@ -410,7 +410,10 @@ const results = {
 await proxy.close();
 await kube.client.json(PLUGINS_BINDING, { method: 'DELETE' }).catch(() => undefined);
 cluster.removeUser(PLUGINS);
-if (args['keep-cluster'] !== 'true' && !args['cluster-dir']) await cluster.down();
+// On a cluster that stays up, the soak's namespaces go (the probe's canary and the churn with them).
+const keptUp = args['keep-cluster'] === 'true' || Boolean(args['cluster-dir']);
+if (keptUp) for (const ns of [PROBE_NS, CHURN_NS]) await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
+else await cluster.down();
 rmSync(work, { recursive: true, force: true });
 if (args.json)
   writeFileSync(args.json, JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, p.samples])), eventSamples }, null, 2));
