@@ -47,7 +47,15 @@ describe('leader election on the real API server', () => {
 
   function start(id: string, releaseOnCancel: boolean): Candidate {
     const controller = new AbortController();
-    const c: Candidate = { id, controller, startedAt: [], stoppedAt: [], done: Promise.resolve(), finished: false, elector: undefined as unknown as LeaderElector };
+    const c: Candidate = {
+      id,
+      controller,
+      startedAt: [],
+      stoppedAt: [],
+      done: Promise.resolve(),
+      finished: false,
+      elector: undefined as unknown as LeaderElector,
+    };
     c.elector = new LeaderElector({
       lock: new LeaseLock({ namespace: ns, name: leaseName, identity: id, client: leases }),
       releaseOnCancel,
