@@ -34,6 +34,8 @@ function snap(now: number, observedTime: number, extra: Partial<LeaseSnapshot> =
     heldForMs: 0,
     strategy: null,
     preferredHolder: null,
+    renewedSincePreferred: null,
+    lastHolder: null,
     observedTime,
     lastReceivedAt: observedTime,
     resourceVersion: '1',
@@ -89,6 +91,7 @@ describe('what a lease did over the window', () => {
       failoverGapMs: 1_000,
       transitions: 5,
       acquireTime: null,
+      previousEndReason: 'replaced',
     });
     w.sample(snap(T + 5_000, T + 5_000, { holder: 'b', transitions: 5 }), T + 5_000);
     expect(w.exceeded()).toBeUndefined();

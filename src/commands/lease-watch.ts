@@ -3,6 +3,11 @@
  * node heartbeat Leases summarised apart; leader_election_master_status beside a lease when a
  * metrics source is given.
  *
+ * With coordinated leader election (the API server serves coordination.k8s.io LeaseCandidates), each
+ * Lease also shows its candidates (identity, binary and emulation version, strategy, ping and renew
+ * times) and why its holder holds or what it waits for; a 403 on them is said once
+ * ("candidates: not permitted") and the Leases are shown as before.
+ *
  * Mode split: the ink TUI only on a terminal (stdout a TTY, not CI) without -o; otherwise
  * -o table (a snapshot after the cache syncs; with --watch or --for, then one line per change),
  * -o json (a snapshot; with --for, taken when it elapses) or -o ndjson (one object per holder
@@ -27,7 +32,9 @@ import { escapeTerminal } from '../util/escape.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
 import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
+import { candidatesNote } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { watchLeaseCandidates } from '../live/index.js';
 import { createCheckCommand } from './check.js';
 import { createTopCommand } from './top.js';
 
@@ -196,12 +203,23 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   };
   const started = Date.now();
   let offWarnings: (() => void) | undefined;
+  // Beside the Leases, never instead of them: a failure here is one line, not the command's end.
+  const candidates = watchLeaseCandidates(kube, model, {
+    namespace,
+    signal: controller.signal,
+    syncTimeoutMs: plan.syncTimeoutMs,
+    onEvent: progress,
+  });
+  candidates.catch(() => undefined);
   try {
     await runUntilSynced(kube, [informer], { signal: controller.signal, timeoutMs: plan.syncTimeoutMs, onEvent: progress });
     // After the sync too (but not over the live view): a lost or stalled watch, one line each.
     offWarnings = informer.onEvent(progress);
     // The informer has synced; wait until our handler has seen every object of the initial list.
     await waitForCacheSync(controller.signal, [() => registration.hasSynced()]);
+    // Said once; the TUI says it in the view instead.
+    const note = candidatesNote(await candidates);
+    if (note && plan.mode !== 'tui') io.stderr.write(`${escapeTerminal(note)}\n`);
     model.markSynced();
     model.start();
     const stats = informer.stats();

@@ -35,7 +35,7 @@ import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
-import type { LeaseChange } from '../view/lease-view.js';
+import { candidatesNote, electionLines, type LeaseChange } from '../view/lease-view.js';
 import { startTopSession, type TopSession } from '../live/index.js';
 import {
   COMPONENT_COLUMNS,
@@ -154,6 +154,8 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     });
     if (session.leaseError) say(io, `error: leases: ${session.leaseError} (showing the queues without them)`);
     for (const e of session.discoveryErrors) say(io, `error: discovery: ${e}`);
+    const note = candidatesNote(session.candidates);
+    if (note && plan.mode !== 'tui') say(io, note);
     if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
     const { model, poller } = session;
     const reportFailures = failureReporter(io);
@@ -269,7 +271,10 @@ export function renderTopTable(view: TopView, all: boolean): string {
   for (const c of view.components) {
     lines.push('');
     line(`${c.name} · ${c.state}${c.reasons.length ? ` · ${c.reasons.join('; ')}` : ''}`);
-    if (c.lease) line(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
+    if (c.lease) {
+      line(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
+      for (const l of electionLines(c.lease)) line(`    ${l}`);
+    }
     for (const r of c.replicas) line(`  replica ${r.source}: ${r.role ?? 'role unknown'}, ${r.state}${r.error ? ` — ${r.error}` : ''}`);
     if (c.note) line(`  ${c.note}`);
     const qs = shownQueues(c, all);

@@ -39,7 +39,7 @@ export {
 } from './http.js';
 export { Discovery, matchResource } from './discovery.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
-export { ApiLeaseClient, LEASES } from './lease-client.js';
+export { ApiLeaseClient, LEASES, leaseCandidateResource } from './lease-client.js';
 export { toCliError, type ErrorContext } from './cli-errors.js';
 export { kubeconfigHttpsCredentials, type HttpsCredentials } from './https-credentials.js';
 

@@ -1,5 +1,6 @@
 import { isNotFound } from './api-error.js';
 import type { KubeClient } from './client.js';
+import type { Discovery } from './discovery.js';
 import type { Lease, LeaseClient, ResourceInfo } from './types.js';
 
 const base = '/apis/coordination.k8s.io/v1';
@@ -54,3 +55,13 @@ export const LEASES: ResourceInfo = {
   singularName: 'lease',
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
 };
+
+/**
+ * The LeaseCandidate resource in the version the server prefers (v1beta1 in Kubernetes 1.33 to
+ * 1.37, v1alpha2 in 1.32), or undefined when the server does not serve it: coordinated leader
+ * election is off (the CoordinatedLeaderElection gate or the API version is not enabled).
+ */
+export async function leaseCandidateResource(discovery: Discovery): Promise<ResourceInfo | undefined> {
+  const all = await discovery.resources();
+  return all.find((r) => r.group === 'coordination.k8s.io' && r.resource === 'leasecandidates');
+}

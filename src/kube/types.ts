@@ -209,6 +209,28 @@ export interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
 
+/**
+ * coordination.k8s.io LeaseCandidate (v1beta1 since Kubernetes 1.33, v1alpha2 in 1.32): a process
+ * that stands for the Lease `leaseName` in its namespace under coordinated leader election
+ * (KEP-4355). Its name is the identity the election controller writes as the Lease's holder.
+ */
+export interface LeaseCandidateSpec {
+  leaseName?: string | null;
+  binaryVersion?: string | null;
+  emulationVersion?: string | null;
+  /** Set by the API server's election controller to ask the candidate to answer (renew). */
+  pingTime?: string | null;
+  /** Written by the candidate: at start, when pinged, and now and then. */
+  renewTime?: string | null;
+  strategy?: string | null;
+  /** v1alpha1 (Kubernetes 1.31) named the strategies a candidate accepts instead. */
+  preferredStrategies?: string[] | null;
+}
+
+export interface LeaseCandidate extends KubeObject {
+  spec?: LeaseCandidateSpec;
+}
+
 /** Reads and writes Leases with optimistic concurrency (resourceVersion). */
 export interface LeaseClient {
   /** Resolves undefined when the Lease does not exist. */

@@ -6,6 +6,11 @@
  *   changed) + leaseDurationSeconds is in the future. The holder's own timestamps are never
  *   compared with our clock, so skew between machines does not matter; only skew rate does.
  * - The observer takes no part: it reports validity, skew, holder history and failover gaps.
+ *   A holder that releases the Lease on exit (an empty holderIdentity written by the holder) ends
+ *   its tenure as released, and the next holder's gap runs from the release.
+ * - Coordinated leader election (coordinated-election.ts): LeaseCandidates ranked and judged by
+ *   the API server's election controller's rules, to say why the holder holds or what the Lease
+ *   waits for.
  *
  * The candidate side, LeaderElector (leader-elector.ts) over LeaseLock (lease-lock.ts), is not
  * exported: the plugins only observe Leases, so it is built for its tests only (unit tests of
@@ -27,3 +32,20 @@ export {
   type SkewReport,
 } from './lease-observer.js';
 export { formatMicroTime, parseMicroTime } from './micro-time.js';
+export {
+  bestCandidate,
+  CANDIDATE_VALID_MS,
+  candidateRecord,
+  candidateState,
+  compareCandidates,
+  compareVersions,
+  ELECTION_DURATION_MS,
+  judgeElection,
+  OLDEST_EMULATION_VERSION,
+  rankCandidates,
+  type CandidateRecord,
+  type CandidateState,
+  type Election,
+  type ElectionLease,
+  type ElectionVerdict,
+} from './coordinated-election.js';

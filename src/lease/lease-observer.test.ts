@@ -204,7 +204,7 @@ describe('LeaseObserver holder history and failover gap', () => {
     expect(snap.state).toBe('released');
     expect(snap.holder).toBeNull();
     expect(snap.heldForMs).toBeNull();
-    expect(events.at(-1)).toEqual({ type: 'released', lease: { namespace: NS, name: NAME }, at: T0 + 5_000, holder: 'a', heldForMs: 5_000 });
+    expect(events.at(-1)).toEqual({ type: 'released', lease: { namespace: NS, name: NAME }, at: T0 + 5_000, holder: 'a', heldForMs: 5_000, transitions: 0 });
     await clock.step(1_500);
     obs.observe(held('b', 6_500, { leaseTransitions: 1 }));
     snap = obs.snapshotOf(NS, NAME)!;
@@ -310,6 +310,130 @@ describe('LeaseObserver watching real electors', () => {
     expect(tb!.failoverGapMs).toBeCloseTo(3_400, 3);
     b.abort();
     await runB;
+    obs.close();
+  });
+
+  it('ReleaseOnCancel through the elector: a release, no expiry ever, and the next acquisition names it with its gap', async () => {
+    const clock = new FakeClock(T0);
+    const events: LeaseEvent[] = [];
+    const obs = new LeaseObserver({ clock, onEvent: (e) => events.push(e) });
+    const client = new FakeLeaseClient(clock);
+    client.onWrite((type, l) => (type === 'DELETED' ? obs.observeDeleted(NS, NAME) : obs.observe(l)));
+    const elector = (id: string): LeaderElector =>
+      new LeaderElector({
+        lock: new LeaseLock({ namespace: NS, name: NAME, identity: id, client }),
+        clock,
+        random: () => 0.5,
+        releaseOnCancel: true,
+        callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+      });
+    const a = new AbortController();
+    const b = new AbortController();
+    const runA = elector('a').run(a.signal);
+    await clock.step(0);
+    const runB = elector('b').run(b.signal);
+    await clock.step(5_000);
+    const releasedAt = clock.now();
+    a.abort();
+    await runA;
+    // What client-go writes on release: no holder, a 1 s lease, both times the release, transitions kept.
+    const written = (await client.get(NS, NAME))!.spec!;
+    expect(written).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    expect(written.renewTime).toBe(written.acquireTime);
+    expect(events.filter((e) => e.type === 'released')).toEqual([
+      { type: 'released', lease: { namespace: NS, name: NAME }, at: releasedAt, holder: 'a', heldForMs: 5_000, transitions: 0 },
+    ]);
+    let snap = obs.snapshotOf(NS, NAME)!;
+    expect(snap.state).toBe('released');
+    expect(snap.lastHolder).toEqual({ holder: 'a', endedAt: releasedAt, endReason: 'released' });
+    // b takes it at its next try (RetryPeriod 2 s × jitter 1.6 here), not after a lease duration.
+    for (let i = 0; i < 4; i++) await clock.step(1_000);
+    snap = obs.snapshotOf(NS, NAME)!;
+    expect(snap.holder).toBe('b');
+    expect(snap.lastHolder).toBeNull();
+    const acquired = events.filter((e) => e.type === 'acquired').at(-1)!;
+    expect(acquired).toMatchObject({ holder: 'b', previousHolder: 'a', previousEndReason: 'released', transitions: 1 });
+    const gap = (acquired as { failoverGapMs: number }).failoverGapMs;
+    expect(gap).toBe(acquired.at - releasedAt);
+    expect(gap).toBeGreaterThan(0);
+    expect(gap).toBeLessThanOrEqual(3_200);
+    const [ta, tb] = snap.history;
+    expect(ta).toMatchObject({ holder: 'a', endReason: 'released', endedAt: releasedAt, heldForMs: 5_000 });
+    expect(tb).toMatchObject({ holder: 'b', previousHolder: 'a', previousEndReason: 'released', failoverGapMs: gap });
+    // Long after: the released tenure was never reported as expired.
+    for (let i = 0; i < 20; i++) await clock.step(1_000);
+    expect(events.some((e) => e.type === 'expired')).toBe(false);
+    b.abort();
+    await runB;
+    obs.close();
+  });
+});
+
+describe('LeaseObserver release semantics', () => {
+  it('a Lease released while we watch reports no expiry, however long nobody takes it; a later acquisition names the release', async () => {
+    const { clock, obs, events } = setup();
+    obs.observe(held('a', 0, { leaseTransitions: 3 }));
+    await clock.step(2_000);
+    obs.observe(
+      lease({
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: formatMicroTime(T0 + 2_000),
+        renewTime: formatMicroTime(T0 + 2_000),
+        leaseTransitions: 3,
+      }),
+    );
+    await clock.step(60_000);
+    expect(events.map((e) => e.type)).toEqual(['acquired', 'released']);
+    const snap = obs.snapshotOf(NS, NAME)!;
+    expect(snap).toMatchObject({ state: 'released', holder: null, transitions: 3, lastHolder: { holder: 'a', endedAt: T0 + 2_000, endReason: 'released' } });
+    obs.observe(held('b', 62_000, { leaseTransitions: 4 }));
+    expect(events.at(-1)).toMatchObject({
+      type: 'acquired',
+      holder: 'b',
+      previousHolder: 'a',
+      previousEndReason: 'released',
+      failoverGapMs: 60_000,
+      transitions: 4,
+    });
+    obs.close();
+  });
+
+  it('an acquisition after an expiry or a takeover names that instead; a Lease first seen released has no previous holder', async () => {
+    const { clock, obs, events } = setup();
+    obs.observe(held('a', 0));
+    await clock.step(20_000);
+    obs.observe(held('b', 20_000, { leaseTransitions: 1 }));
+    expect(events.at(-1)).toMatchObject({ type: 'acquired', holder: 'b', previousEndReason: 'expired', failoverGapMs: 5_000 });
+    await clock.step(1_000);
+    obs.observe(held('c', 21_000, { leaseTransitions: 2 }));
+    expect(events.at(-1)).toMatchObject({ type: 'acquired', holder: 'c', previousEndReason: 'replaced', failoverGapMs: 0 });
+    obs.close();
+
+    const second = setup();
+    second.obs.observe(lease({ holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(T0 - 5_000), leaseTransitions: 7 }));
+    expect(second.obs.snapshotOf(NS, NAME)).toMatchObject({ state: 'released', lastHolder: null });
+    await second.clock.step(1_000);
+    second.obs.observe(held('d', 1_000, { leaseTransitions: 8 }));
+    expect(second.events.at(-1)).toMatchObject({ type: 'acquired', holder: 'd', previousHolder: null, previousEndReason: null, failoverGapMs: null });
+    second.obs.close();
+  });
+
+  it('a preferred holder named by the election controller: whether the holder keeps renewing', async () => {
+    const { clock, obs } = setup();
+    const coordinated = { strategy: 'OldestEmulationVersion' };
+    obs.observe(held('a', 0, coordinated));
+    expect(obs.snapshotOf(NS, NAME)!.renewedSincePreferred).toBeNull();
+    await clock.step(1_000);
+    obs.observe(held('a', 0, { ...coordinated, preferredHolder: 'b' }));
+    expect(obs.snapshotOf(NS, NAME)!.renewedSincePreferred).toBe(false);
+    await clock.step(2_000);
+    obs.observe(held('a', 3_000, { ...coordinated, preferredHolder: 'b' }));
+    expect(obs.snapshotOf(NS, NAME)!.renewedSincePreferred).toBe(true);
+    // The controller hands it over: the new holder is the preferred one, nothing is asked any more.
+    await clock.step(15_000);
+    obs.observe(held('b', 18_000, coordinated));
+    expect(obs.snapshotOf(NS, NAME)!.renewedSincePreferred).toBeNull();
     obs.close();
   });
 });

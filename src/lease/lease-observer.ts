@@ -12,6 +12,16 @@
  * On top of that it keeps a history of holders: when each was first and last seen renewing, how
  * long it held, and the failover gap before it (the time with no valid leader, from the previous
  * holder's expiry as we judged it, or its release, to the new holder's first observation).
+ *
+ * A release is what client-go's ReleaseOnCancel (and controller-runtime's
+ * LeaderElectionReleaseOnCancel, and kube-controller-manager's release on exit behind its
+ * ControllerManagerReleaseLeaderElectionLockOnExit gate) writes when the leader stops: the holder's
+ * own update with an empty holderIdentity (leaseDurationSeconds 1,
+ * acquireTime = renewTime = the release, leaseTransitions unchanged). It ends the tenure at once,
+ * as released, not expired: no expiry is reported for a Lease nobody holds, and the next holder's
+ * gap runs from the release. A holder replaced without an empty record between (the release and
+ * the next acquisition coalesced into one watch event, or a takeover) cannot be told from a
+ * takeover and is reported as replaced or expired, by the old holder's lease as we judged it.
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import type { Lease } from '../kube/types.js';
@@ -61,6 +71,8 @@ export interface HolderTenure {
   heldForMs: number;
   /** Holder before this one, null if none was seen. */
   previousHolder: string | null;
+  /** How the previous holder's tenure ended (released, expired, replaced); null without one. */
+  previousEndReason: 'released' | 'expired' | 'replaced' | null;
   /** No-valid-leader time before this holder; null when there was no previous holder to measure from. */
   failoverGapMs: number | null;
   /** Set once the tenure has ended. */
@@ -93,6 +105,14 @@ export interface LeaseSnapshot {
   heldForMs: number | null;
   strategy: string | null;
   preferredHolder: string | null;
+  /**
+   * With a preferred holder other than the holder: whether the holder wrote a new renewTime since
+   * we saw that preferred holder appear (client-go's holder stops renewing once it sees it); null
+   * without one, or when it was already set when we started watching and no renew came since.
+   */
+  renewedSincePreferred: boolean | null;
+  /** With no holder: who held it last as we saw, and when their tenure ended (released or expired, our clock). */
+  lastHolder: { holder: string; endedAt: number; endReason: 'released' | 'expired' | 'replaced' } | null;
   /** Our clock when the record's bytes last changed. */
   observedTime: number;
   lastReceivedAt: number;
@@ -114,8 +134,10 @@ export type LeaseEvent =
       failoverGapMs: number | null;
       transitions: number;
       acquireTime: string | null;
+      /** How the previous holder's tenure ended; null without a previous holder. */
+      previousEndReason: 'released' | 'expired' | 'replaced' | null;
     }
-  | { type: 'released'; lease: LeaseRef; at: number; holder: string; heldForMs: number }
+  | { type: 'released'; lease: LeaseRef; at: number; holder: string; heldForMs: number; transitions: number }
   | { type: 'expired'; lease: LeaseRef; at: number; holder: string; lastRenewSeenAt: number }
   | { type: 'deleted'; lease: LeaseRef; at: number; holder: string | null };
 
@@ -137,7 +159,9 @@ interface Tracked {
   /** The tenure of record.holderIdentity, if held. */
   current: HolderTenure | undefined;
   /** The last holder that was seen and when it stopped counting (release or judged expiry). */
-  previous: { holder: string; endedAt: number } | undefined;
+  previous: { holder: string; endedAt: number; endReason: 'released' | 'expired' | 'replaced' } | undefined;
+  /** See LeaseSnapshot.renewedSincePreferred. */
+  renewedSincePreferred: boolean | null;
   expiryTimer: Timer | undefined;
   expiredReported: boolean;
 }
@@ -171,6 +195,7 @@ export class LeaseObserver {
         history: [],
         current: undefined,
         previous: undefined,
+        renewedSincePreferred: null,
         expiryTimer: undefined,
         expiredReported: false,
       };
@@ -199,6 +224,7 @@ export class LeaseObserver {
     t.expiredReported = false;
 
     const holder = record.holderIdentity;
+    this.notePreferred(t, before, record);
     if (holder === before.holderIdentity) {
       if (holder && t.current) this.noteRenew(t.current, record, receivedAt);
     } else {
@@ -206,6 +232,16 @@ export class LeaseObserver {
       if (holder) this.startTenure(t, record, receivedAt, true);
     }
     this.armExpiry(t);
+  }
+
+  /** Whether the holder keeps renewing while a preferred holder other than itself is named. */
+  private notePreferred(t: Tracked, before: LeaderElectionRecord, record: LeaderElectionRecord): void {
+    const asked = record.preferredHolder !== '' && record.preferredHolder !== record.holderIdentity;
+    if (!asked || record.holderIdentity !== before.holderIdentity || record.preferredHolder !== before.preferredHolder) {
+      t.renewedSincePreferred = asked ? false : null;
+    } else if (record.renewTime !== before.renewTime) {
+      t.renewedSincePreferred = true;
+    }
   }
 
   /** The Lease was deleted. */
@@ -270,6 +306,8 @@ export class LeaseObserver {
       heldForMs,
       strategy: r.strategy || null,
       preferredHolder: r.preferredHolder || null,
+      renewedSincePreferred: t.renewedSincePreferred,
+      lastHolder: current || !t.previous ? null : { ...t.previous },
       observedTime: t.observedTime,
       lastReceivedAt: t.lastReceivedAt,
       resourceVersion: t.resourceVersion,
@@ -296,6 +334,7 @@ export class LeaseObserver {
       renewsSeen: 0,
       heldForMs: 0,
       previousHolder: prev?.holder ?? null,
+      previousEndReason: prev?.endReason ?? null,
       failoverGapMs: prev ? Math.max(0, at - prev.endedAt) : null,
       endedAt: null,
       endReason: null,
@@ -314,6 +353,7 @@ export class LeaseObserver {
       failoverGapMs: tenure.failoverGapMs,
       transitions: record.leaderTransitions,
       acquireTime: record.acquireTime,
+      previousEndReason: tenure.previousEndReason,
     });
   }
 
@@ -332,10 +372,10 @@ export class LeaseObserver {
       tenure.endReason = expiry <= at ? 'expired' : 'replaced';
     }
     tenure.heldForMs = Math.max(0, tenure.endedAt - tenure.firstSeenAt);
-    t.previous = { holder: tenure.holder, endedAt: tenure.endedAt };
+    t.previous = { holder: tenure.holder, endedAt: tenure.endedAt, endReason: tenure.endReason! as 'released' | 'expired' | 'replaced' };
     t.current = undefined;
     if (reason === 'released') {
-      this.emit({ type: 'released', lease: { ...t.ref }, at, holder: tenure.holder, heldForMs: tenure.heldForMs });
+      this.emit({ type: 'released', lease: { ...t.ref }, at, holder: tenure.holder, heldForMs: tenure.heldForMs, transitions: t.record.leaderTransitions });
     }
   }
 

@@ -3,6 +3,9 @@
  * shared informer, the metrics sources discovered for them (src/metrics/discover-targets.ts) with
  * the user's --metrics merged in, a poller over those sources, and the TopModel joining both.
  *
+ * The LeaseCandidates of coordinated leader election are watched beside the Leases when the API
+ * server serves them (lease-candidates.ts); a refusal leaves `candidates` saying so, once.
+ *
  * Partial failures are said and survived: Leases that cannot be listed leave `leaseError` set and
  * the queues shown without them; each discovery step refused is one line in `discoveryErrors`.
  * Stopping is the caller's signal; close() releases the model.
@@ -12,8 +15,10 @@ import { runUntilSynced, SharedIndexInformer } from '../informer/index.js';
 import { kubeconfigHttpsCredentials, LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, type MetricsAccess } from '../metrics/index.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import type { CandidatesStatus } from '../view/lease-view.js';
 import { TopModel } from '../view/top-model.js';
 import type { TopTarget } from '../view/top-view.js';
+import { watchLeaseCandidates } from './lease-candidates.js';
 
 export interface TopSessionOptions {
   signal: AbortSignal;
@@ -29,6 +34,8 @@ export interface TopSession {
   poller: MetricsPoller;
   leases: LeaseWatchModel | null;
   leaseError: string | null;
+  /** Whether LeaseCandidates are watched. */
+  candidates: CandidatesStatus;
   targets: TopTarget[];
   discoveryErrors: string[];
   close(): void;
@@ -40,8 +47,12 @@ export async function startTopSession(kube: Kube, options: TopSessionOptions): P
   let leases: LeaseWatchModel | null = new LeaseWatchModel({ scope: { namespace: null, name: null, selector: null } });
   const informer = new SharedIndexInformer(new ResourceListerWatcher(kube.client, LEASES, {}));
   const registration = informer.addEventHandler(leases.handler, { name: 'top' });
+  const candidatesWatch = watchLeaseCandidates(kube, leases, { namespace: undefined, signal, syncTimeoutMs: options.syncTimeoutMs });
+  candidatesWatch.catch(() => undefined);
+  let candidates: CandidatesStatus = { access: 'unknown', error: null };
   try {
     await runUntilSynced(kube, [informer], { signal, timeoutMs: options.syncTimeoutMs });
+    candidates = await candidatesWatch;
     // The informer has synced; the handler may still be delivering the initial list.
     while (!registration.hasSynced() && !signal.aborted) await realClock.sleep(10, signal);
     leases.markSynced();
@@ -77,6 +88,7 @@ export async function startTopSession(kube: Kube, options: TopSessionOptions): P
     poller,
     leases,
     leaseError,
+    candidates,
     targets: topTargets,
     discoveryErrors: found.errors,
     close() {

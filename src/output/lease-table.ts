@@ -6,9 +6,11 @@
  */
 import {
   ageOf,
+  candidatesCell,
   changeSeverity,
   clockTime,
   describeChange,
+  electionLines,
   heldCell,
   leaseKey,
   masterCell,
@@ -47,6 +49,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
   if (view.leases.length > 0) {
     const withStrategy = view.leases.some((l) => l.strategy || l.preferredHolder);
     const withMetrics = view.leases.some((l) => l.masterStatus !== null);
+    const withCandidates = view.leases.some((l) => l.candidates !== null && l.candidates.length > 0);
     const head = [
       'lease',
       'holder',
@@ -56,6 +59,7 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
       'transitions',
       'held',
       ...(withStrategy ? ['strategy'] : []),
+      ...(withCandidates ? ['candidates'] : []),
       ...(withMetrics ? ['master status'] : []),
     ];
     const rows = view.leases.map((l) => {
@@ -68,10 +72,16 @@ export function renderLeaseTables(view: LeaseWatchView, options: LeaseTextOption
         l.transitions,
         heldCell(l),
         ...(withStrategy ? [strategyCell(l)] : []),
+        ...(withCandidates ? [candidatesCell(l)] : []),
         ...(withMetrics ? [masterCell(l.masterStatus)] : []),
       ];
     });
     out.push(renderTable(head, rows));
+    // Coordinated leader election and leaderless Leases: a block per Lease that has something to say.
+    for (const l of view.leases) {
+      const lines = electionLines(l);
+      if (lines.length > 0) out.push('', escapeTerminal(`${leaseKey(l.namespace, l.name)}:`), ...lines.map((x) => escapeTerminal(`  ${x}`)));
+    }
     const changed = view.leases.filter((l) => l.history.length > 1 || l.history.some((h) => h.endedAt !== null));
     if (changed.length > 0) {
       const hist: Cell[][] = [];

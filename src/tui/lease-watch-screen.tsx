@@ -13,9 +13,12 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import {
   ageOf,
+  candidatesCount,
+  candidatesNote,
   changeSeverity,
   clockTime,
   describeChange,
+  electionLines,
   heldCell,
   leaseKey,
   masterCell,
@@ -88,6 +91,7 @@ export function leaseLayout(p: Omit<LeaseWatchScreenProps, 'height'> & { height:
     ...heartbeatRows('node leases', view.nodes, view.scope.namespace === 'kube-node-lease' || view.scope.name !== null, f),
     ...heartbeatRows('apiserver identity leases', view.apiservers, view.scope.name !== null, f),
     ...(queues ? [] : view.metricsErrors.map((m) => ({ key: `metrics/${m.source}`, text: `metrics ${m.source}: ${m.error}`, color: 'yellow' }))),
+    ...[candidatesNote(view.candidates)].filter((n): n is string => n !== null).map((text) => ({ key: 'candidates', text, color: 'yellow' })),
   ];
   const queueRows = queues ? queuesRows(queues, width, { filter: f }) : [];
   const panes: LeasePane[] = ['leases', 'changes', ...(queues ? (['queues'] as const) : []), 'heartbeats'];
@@ -228,6 +232,8 @@ function cellText(l: LeaderLeaseRow, key: LeaseColumn['key'], now: number): stri
       return strategyCell(l);
     case 'master':
       return masterCell(l.masterStatus);
+    case 'candidates':
+      return candidatesCount(l);
   }
 }
 
@@ -243,8 +249,14 @@ export function leaseDetailLines(l: LeaderLeaseRow, now: number): string[] {
   ];
   if (l.strategy || l.preferredHolder) out.push(`strategy     ${strategyCell(l)}`);
   if (l.masterStatus !== null) out.push(`master       ${masterCell(l.masterStatus)}`);
+  // Why it holds first (one line or two); the candidates, the longest part, last.
+  const election = electionLines(l);
+  const list = election.findIndex((x) => x.startsWith('candidates ('));
+  const why = list < 0 ? election : election.slice(0, list);
+  if (why.length > 0) out.push(...why);
   out.push('', `Holders while we watched (${l.history.length})`);
   for (const h of [...l.history].reverse()) out.push(`  ${tenureText(h, now)}`);
+  if (list >= 0) out.push('', ...election.slice(list));
   return out;
 }
 
@@ -253,7 +265,8 @@ function tenureText(h: TenureRow, now: number): string {
   const held = `${h.heldAtStart ? '≥' : ''}${shortDuration(h.heldForMs)}`;
   const parts = [ended ? `held ${held}, ${h.endReason ?? 'ended'} ${shortDuration(now - Date.parse(h.endedAt!))} ago` : `holding ${held}`];
   if (h.previousHolder !== null && h.failoverGapMs !== null) {
-    parts.push(`gap ${shortDuration(h.failoverGapMs)}${h.sinceLastRenewMs !== null ? ` (${shortDuration(h.sinceLastRenewMs)} since last renew)` : ''}`);
+    const after = h.previousEndReason === 'released' ? ', after a release' : '';
+    parts.push(`gap ${shortDuration(h.failoverGapMs)}${after}${h.sinceLastRenewMs !== null ? ` (${shortDuration(h.sinceLastRenewMs)} since last renew)` : ''}`);
   }
   return `${ended ? '·' : '▸'} ${parts.join(' · ')} · ${h.holder}`;
 }
@@ -294,6 +307,7 @@ const LEGEND = [
   'gap: time with no valid leader before a holder (from the previous holder\u2019s expiry or release).',
   'since last renew: from the previous holder\u2019s last renew we saw to the new holder (about lease duration + retry after a crash).',
   'HELD ~: from the holder\u2019s acquireTime (its clock), for a holder that held the lease before we started; ≥: at least.',
+  'CAND: LeaseCandidates (coordinated leader election) that answer the election controller / all registered; Enter lists them.',
 ];
 
 /**
@@ -302,7 +316,7 @@ const LEGEND = [
  * such as "host_<uuid>" are long) gets the rest, truncated in the middle when it must be.
  */
 export interface LeaseColumn {
-  key: 'lease' | 'holder' | 'state' | 'renewed' | 'acquired' | 'transitions' | 'held' | 'strategy' | 'master';
+  key: 'lease' | 'holder' | 'state' | 'renewed' | 'acquired' | 'transitions' | 'held' | 'strategy' | 'candidates' | 'master';
   title: string;
   width: number;
 }
@@ -319,11 +333,21 @@ export function layoutLeaseColumns(view: Pick<LeaseWatchView, 'leases'>, width: 
     { key: 'transitions', title: 'TRANS', width: 5 },
     ...(narrow ? [] : [{ key: 'held', title: 'HELD', width: 7 } as const]),
   ];
-  if (view.leases.some((l) => l.strategy || l.preferredHolder)) fixed.push({ key: 'strategy', title: 'STRATEGY', width: 16 });
   if (view.leases.some((l) => l.masterStatus !== null)) fixed.push({ key: 'master', title: 'MASTER', width: 14 });
-  const fixedWidth = fixed.reduce((n, c) => n + c.width + GAP, 0);
   const longestLease = Math.max(5, ...view.leases.map((l) => l.namespace.length + 1 + l.name.length));
   const longestHolder = Math.max(6, ...view.leases.map((l) => (l.holder ?? '<none>').length));
+  // Coordinated leader election's columns only where they leave the lease its whole name (up to
+  // 48) and the holder 16 columns: the detail (Enter) has them in full either way.
+  const optional: LeaseColumn[] = [
+    ...(view.leases.some((l) => (l.candidates?.length ?? 0) > 0) ? [{ key: 'candidates', title: 'CAND', width: 5 } as const] : []),
+    ...(view.leases.some((l) => l.strategy || l.preferredHolder) ? [{ key: 'strategy', title: 'STRATEGY', width: 22 } as const] : []),
+  ];
+  for (const c of optional) {
+    const used = fixed.reduce((n, x) => n + x.width + GAP, 0) + c.width + GAP;
+    if (width - used - 2 * GAP >= Math.min(longestLease, 48) + Math.min(longestHolder, 16))
+      fixed.splice(fixed.length - (fixed.at(-1)?.key === 'master' ? 1 : 0), 0, c);
+  }
+  const fixedWidth = fixed.reduce((n, c) => n + c.width + GAP, 0);
   const rest = Math.max(28, width - fixedWidth - 2 * GAP);
   // The lease names the row, so it keeps its whole name when it can; the holder takes the rest.
   const lease = Math.min(longestLease, rest - Math.min(longestHolder, 16), 48);

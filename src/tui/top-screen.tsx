@@ -11,7 +11,7 @@
 import type { ReactNode } from 'react';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
-import { describeChange, type LeaseChange } from '../view/lease-view.js';
+import { candidatesNote, describeChange, electionLines, type LeaseChange } from '../view/lease-view.js';
 import { matchesFilter, navOf, resolveNav, type ScreenState } from '../view/screen-state.js';
 import { queueLabel } from '../view/queues-view.js';
 import {
@@ -59,7 +59,12 @@ export interface TopLayout {
 /** Everything the screen draws and the keys need, for `width` × `height`. Pure. */
 export function topLayout({ view, changes, state, showIdle, height }: TopScreenProps): TopLayout {
   const lines = linesOf(view, showIdle, state.filter);
-  const errors = [...(view.leaseError ? [`leases: ${view.leaseError}`] : []), ...view.discoveryErrors.map((e) => `discovery: ${e}`)];
+  const candidates = candidatesNote(view.candidates);
+  const errors = [
+    ...(view.leaseError ? [`leases: ${view.leaseError}`] : []),
+    ...view.discoveryErrors.map((e) => `discovery: ${e}`),
+    ...(candidates ? [candidates] : []),
+  ];
   const errorRows = Math.min(2, errors.length);
   // The header, the column row, the footer and the errors take their rows; the list the rest.
   const body = Math.max(2, height - 2 - errorRows);
@@ -196,9 +201,10 @@ function detailLines(line: Entry, changes: readonly LeaseChange[]): string[] {
     out.push(
       `Lease ${l.namespace}/${l.name}: ${l.holder ?? '<none>'} · ${l.state} · renewed ${formatDuration(l.renewAgeMs)} ago of ${l.leaseDurationSeconds}s · ${l.transitions} transitions · last failover ${failoverCell(l)}`,
     );
+    for (const e of electionLines(l)) out.push(`  ${e}`);
     for (const h of l.history) {
       out.push(
-        `  ${h.firstSeenAt.slice(11, 19)} ${h.holder}${h.previousHolder ? ` after ${h.previousHolder}` : ''}${h.failoverGapMs !== null ? `, gap ${formatDuration(h.failoverGapMs)}` : ''}${h.endedAt ? ` → ${h.endReason} ${h.endedAt.slice(11, 19)}` : ' (holds it)'}${h.heldAtStart ? ' (held when we started)' : ''}`,
+        `  ${h.firstSeenAt.slice(11, 19)} ${h.holder}${h.previousHolder ? ` after ${h.previousHolder}${h.previousEndReason === 'released' ? ' (released)' : ''}` : ''}${h.failoverGapMs !== null ? `, gap ${formatDuration(h.failoverGapMs)}` : ''}${h.endedAt ? ` → ${h.endReason} ${h.endedAt.slice(11, 19)}` : ' (holds it)'}${h.heldAtStart ? ' (held when we started)' : ''}`,
       );
     }
     for (const ch of changes.filter((x) => x.namespace === l.namespace && x.name === l.name)) out.push(`  ${ch.at.slice(11, 19)} ${describeChange(ch)}`);

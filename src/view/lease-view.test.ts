@@ -12,6 +12,7 @@ function tenure(p: Partial<HolderTenure> & Pick<HolderTenure, 'holder' | 'firstS
     renewsSeen: 0,
     heldForMs: 0,
     previousHolder: null,
+    previousEndReason: null,
     failoverGapMs: null,
     endedAt: null,
     endReason: null,
@@ -30,11 +31,14 @@ const change = (p: Partial<LeaseChange>): LeaseChange => ({
   holder: 'b',
   previousHolder: null,
   failoverGapMs: null,
+  previousEndReason: null,
   sinceLastRenewMs: null,
   transitions: null,
   acquireTime: null,
   heldForMs: null,
   lastRenewAt: null,
+  strategy: null,
+  candidates: null,
   ...p,
 });
 

@@ -12,9 +12,16 @@
  *   duration) → warn, expired → bad, released → idle.
  * - `--since` bounds history rows and changes to those that ended (or happened) in the window;
  *   the current tenure is always kept.
+ * - Coordinated leader election: a Lease's LeaseCandidates (same namespace, spec.leaseName = its
+ *   name), best first by the strategy, and one line on why the holder holds or what the Lease
+ *   waits for (src/lease/coordinated-election.ts). Only when the API server serves LeaseCandidates
+ *   and we may list them: otherwise `candidates` is null on every row and `candidates.access`
+ *   says why, once, for the whole view.
+ * - A release (the holder wrote an empty holder on exit) is a change of its own, and the next
+ *   acquisition names how the previous tenure ended, so a release's gap is never an expiry's.
  */
-import type { HolderTenure, LeaseEvent, LeaseSnapshot, LeaseState } from '../lease/index.js';
-import { parseMicroTime } from '../lease/index.js';
+import type { CandidateRecord, CandidateState, Election, HolderTenure, LeaseEvent, LeaseSnapshot, LeaseState } from '../lease/index.js';
+import { candidateState, judgeElection, parseMicroTime, rankCandidates } from '../lease/index.js';
 import { shortDuration } from '../util/duration.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -77,12 +84,46 @@ export interface TenureRow {
   heldForMs: number;
   renewsSeen: number;
   previousHolder: string | null;
+  /** How the previous holder's tenure ended: released (on exit), expired, replaced; null without one. */
+  previousEndReason: HolderTenure['previousEndReason'];
   /** Time with no valid leader before this holder (from the previous holder's judged expiry or release). */
   failoverGapMs: number | null;
   /** From the previous holder's last renew we saw to this holder's first sighting: for an expiry, about leaseDuration plus a retry. */
   sinceLastRenewMs: number | null;
   /** True for a holder that already held the lease when we started watching. */
   heldAtStart: boolean;
+}
+
+/** One LeaseCandidate of a Lease. Times as written (the candidate's and the API server's clocks). */
+export interface CandidateRow {
+  /** metadata.name: the identity it stands as, and the Lease's holderIdentity when elected. */
+  identity: string;
+  binaryVersion: string | null;
+  emulationVersion: string | null;
+  strategy: string | null;
+  /** When the election controller last asked it to answer, and when it last renewed. */
+  pingTime: string | null;
+  renewTime: string | null;
+  /** Their ages on our clock (so they include the writers' clock skew); null when unset. */
+  pingAgeMs: number | null;
+  renewAgeMs: number | null;
+  state: CandidateState;
+  /** It holds the Lease / the Lease names it as preferredHolder / the strategy puts it first. */
+  holder: boolean;
+  preferred: boolean;
+  first: boolean;
+}
+
+/** Whether LeaseCandidates are watched; said once for the whole view. */
+export interface CandidatesStatus {
+  /**
+   * watched: listed and watched; not served: the API server does not serve them (coordinated
+   * leader election is off); not permitted: RBAC refused to list them; failed: another error;
+   * unknown: not looked up (yet).
+   */
+  access: 'watched' | 'not served' | 'not permitted' | 'failed' | 'unknown';
+  /** What was refused or failed, as the API server said it. */
+  error: string | null;
 }
 
 export interface LeaderLeaseRow {
@@ -105,6 +146,15 @@ export interface LeaderLeaseRow {
   acquiredAgeMs: number | null;
   strategy: string | null;
   preferredHolder: string | null;
+  /**
+   * Its LeaseCandidates, the strategy's first first (those an election would count before the
+   * rest); null when LeaseCandidates are not watched (see LeaseWatchView.candidates).
+   */
+  candidates: CandidateRow[] | null;
+  /** Why the holder holds, or what the Lease waits for, under coordinated leader election; null outside it. */
+  election: Election | null;
+  /** With no holder: who held it last while we watched, how that ended, and for how long there has been no leader. */
+  vacancy: { lastHolder: string; endReason: 'released' | 'expired' | 'replaced'; since: string; forMs: number } | null;
   /** Oldest first; the last is the current holder's when held. */
   history: TenureRow[];
   /** null when no metrics source was given. */
@@ -146,12 +196,18 @@ export interface LeaseChange {
   holder: string | null;
   previousHolder: string | null;
   failoverGapMs: number | null;
+  /** acquired: how the previous holder's tenure ended (released, expired, replaced). */
+  previousEndReason: 'released' | 'expired' | 'replaced' | null;
   sinceLastRenewMs: number | null;
   transitions: number | null;
   acquireTime: string | null;
   heldForMs: number | null;
   /** expired: when we last saw the holder renew. */
   lastRenewAt: string | null;
+  /** acquired: the Lease's strategy (coordinated leader election) when the holder was seen. */
+  strategy: string | null;
+  /** acquired: the Lease's LeaseCandidates at that moment; null when they are not watched. */
+  candidates: CandidateRow[] | null;
 }
 
 export interface LeaseWatchView {
@@ -167,6 +223,8 @@ export interface LeaseWatchView {
   changes: LeaseChange[];
   /** Metrics sources that failed on their last scrape. */
   metricsErrors: { source: string; error: string }[];
+  /** Whether LeaseCandidates are watched (the rows' `candidates` are null unless they are). */
+  candidates: CandidatesStatus;
 }
 
 export interface ViewInput {
@@ -180,6 +238,9 @@ export interface ViewInput {
   synced: boolean;
   sinceMs: number | null;
   metrics: readonly MetricsSourceInput[] | null;
+  /** Every LeaseCandidate seen; null when they are not watched. */
+  candidates?: readonly CandidateRecord[] | null;
+  candidatesStatus?: CandidatesStatus;
 }
 
 export function leaseKey(namespace: string, name: string): string {
@@ -193,11 +254,12 @@ export function buildLeaseView(input: ViewInput): LeaseWatchView {
   const leases: LeaderLeaseRow[] = [];
   const nodes: HeartbeatRow[] = [];
   const apiservers: HeartbeatRow[] = [];
+  const byLease = candidatesByLease(input.candidates ?? null);
   for (const s of input.snapshots) {
     const key = leaseKey(s.namespace, s.name);
     const role = input.roles.get(key) ?? leaseRole(s.namespace, undefined);
     if (role === 'leader') {
-      leases.push(leaderRow(s, now, windowStart, input.heldAtStart?.has(key) ?? false, input.metrics));
+      leases.push(leaderRow(s, now, windowStart, input.heldAtStart?.has(key) ?? false, input.metrics, byLease && (byLease.get(key) ?? [])));
     } else {
       (role === 'node' ? nodes : apiservers).push(heartbeatRow(s, now));
     }
@@ -212,7 +274,43 @@ export function buildLeaseView(input: ViewInput): LeaseWatchView {
     apiservers: summarise(apiservers),
     changes: input.changes.filter((c) => Date.parse(c.at) >= windowStart),
     metricsErrors: (input.metrics ?? []).filter((m) => !m.ok && m.error).map((m) => ({ source: m.source, error: m.error! })),
+    candidates: input.candidatesStatus ?? { access: input.candidates ? 'watched' : 'unknown', error: null },
   };
+}
+
+function candidatesByLease(all: readonly CandidateRecord[] | null): Map<string, CandidateRecord[]> | null {
+  if (all === null) return null;
+  const out = new Map<string, CandidateRecord[]>();
+  for (const c of all) {
+    const key = leaseKey(c.namespace, c.leaseName);
+    let list = out.get(key);
+    if (!list) out.set(key, (list = []));
+    list.push(c);
+  }
+  return out;
+}
+
+/** A Lease's candidates as rows, the strategy's first first; pure. */
+export function candidateRows(
+  candidates: readonly CandidateRecord[],
+  lease: Pick<LeaseSnapshot, 'holder' | 'preferredHolder'>,
+  first: string | null,
+  now: number,
+): CandidateRow[] {
+  return rankCandidates(candidates, now).map((c) => ({
+    identity: c.name,
+    binaryVersion: c.binaryVersion,
+    emulationVersion: c.emulationVersion,
+    strategy: c.strategy,
+    pingTime: c.pingTime,
+    renewTime: c.renewTime,
+    pingAgeMs: writtenAge(c.pingTime, now),
+    renewAgeMs: writtenAge(c.renewTime, now),
+    state: candidateState(c, now),
+    holder: lease.holder === c.name,
+    preferred: lease.preferredHolder === c.name,
+    first: first === c.name,
+  }));
 }
 
 /** Age of a time the holder wrote, on our clock (so it includes the holder's clock skew). */
@@ -239,6 +337,7 @@ export function tenureRows(history: readonly HolderTenure[], heldAtStart: boolea
       heldForMs: h.heldForMs,
       renewsSeen: h.renewsSeen,
       previousHolder: h.previousHolder,
+      previousEndReason: h.previousEndReason,
       failoverGapMs: h.failoverGapMs,
       sinceLastRenewMs,
       heldAtStart: heldAtStart && i === 0 && h.previousHolder === null,
@@ -246,8 +345,16 @@ export function tenureRows(history: readonly HolderTenure[], heldAtStart: boolea
   });
 }
 
-function leaderRow(s: LeaseSnapshot, now: number, windowStart: number, heldAtStart: boolean, metrics: readonly MetricsSourceInput[] | null): LeaderLeaseRow {
+function leaderRow(
+  s: LeaseSnapshot,
+  now: number,
+  windowStart: number,
+  heldAtStart: boolean,
+  metrics: readonly MetricsSourceInput[] | null,
+  candidates: readonly CandidateRecord[] | null,
+): LeaderLeaseRow {
   const rows = tenureRows(s.history, heldAtStart);
+  const election = candidates === null ? null : judgeElection(s, candidates, now);
   const history = rows.filter((r, i) => r.endedAt === null || i === rows.length - 1 || Date.parse(r.endedAt) >= windowStart);
   return {
     namespace: s.namespace,
@@ -266,6 +373,17 @@ function leaderRow(s: LeaseSnapshot, now: number, windowStart: number, heldAtSta
     acquiredAgeMs: writtenAge(s.acquireTime, now),
     strategy: s.strategy,
     preferredHolder: s.preferredHolder,
+    candidates: candidates === null ? null : candidateRows(candidates, s, election?.first ?? null, now),
+    election,
+    vacancy:
+      s.holder === null && s.lastHolder
+        ? {
+            lastHolder: s.lastHolder.holder,
+            endReason: s.lastHolder.endReason,
+            since: iso(s.lastHolder.endedAt),
+            forMs: Math.max(0, now - s.lastHolder.endedAt),
+          }
+        : null,
     history,
     masterStatus: metrics === null ? null : masterStatusFor(s.name, metrics),
   };
@@ -304,8 +422,15 @@ function summarise(rows: HeartbeatRow[]): HeartbeatSummary {
   return { total: rows.length, staleCount: rows.filter((r) => r.stale).length, leases: sorted };
 }
 
-/** An observer event as a change record; `sinceLastRenewMs` is measured by the caller for acquisitions. */
-export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole, sinceLastRenewMs: number | null = null): LeaseChange {
+/** What an acquisition carries of coordinated leader election: the Lease's strategy and its candidates then. */
+export interface AcquisitionContext {
+  sinceLastRenewMs: number | null;
+  strategy: string | null;
+  candidates: CandidateRow[] | null;
+}
+
+/** An observer event as a change record; the caller measures `sinceLastRenewMs` and reads the election for acquisitions. */
+export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole, context: AcquisitionContext | null = null): LeaseChange {
   const base: LeaseChange = {
     seq,
     type: event.type,
@@ -316,11 +441,14 @@ export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole,
     holder: event.holder,
     previousHolder: null,
     failoverGapMs: null,
+    previousEndReason: null,
     sinceLastRenewMs: null,
     transitions: null,
     acquireTime: null,
     heldForMs: null,
     lastRenewAt: null,
+    strategy: null,
+    candidates: null,
   };
   switch (event.type) {
     case 'acquired':
@@ -328,12 +456,15 @@ export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole,
         ...base,
         previousHolder: event.previousHolder,
         failoverGapMs: event.failoverGapMs,
-        sinceLastRenewMs,
+        previousEndReason: event.previousEndReason,
+        sinceLastRenewMs: context?.sinceLastRenewMs ?? null,
         transitions: event.transitions,
         acquireTime: event.acquireTime,
+        strategy: context?.strategy ?? null,
+        candidates: context?.candidates ?? null,
       };
     case 'released':
-      return { ...base, heldForMs: event.heldForMs };
+      return { ...base, heldForMs: event.heldForMs, transitions: event.transitions };
     case 'expired':
       return { ...base, lastRenewAt: iso(event.lastRenewSeenAt) };
     case 'deleted':
@@ -353,11 +484,14 @@ export function resumedChange(seq: number, role: LeaseRole, namespace: string, n
     holder,
     previousHolder: null,
     failoverGapMs: at - expiredAt,
+    previousEndReason: null,
     sinceLastRenewMs: null,
     transitions: null,
     acquireTime: null,
     heldForMs: null,
     lastRenewAt: null,
+    strategy: null,
+    candidates: null,
   };
 }
 
@@ -390,6 +524,77 @@ export function heldCell(row: Pick<LeaderLeaseRow, 'heldForMs' | 'acquiredAgeMs'
   return shortDuration(row.heldForMs);
 }
 
+/** "2: 2 ready", "3: 1 ready, 2 unresponsive"; "" when not watched, "-" with none. */
+export function candidatesCell(row: Pick<LeaderLeaseRow, 'candidates'>): string {
+  if (row.candidates === null) return '';
+  if (row.candidates.length === 0) return '-';
+  const counts = new Map<CandidateState, number>();
+  for (const c of row.candidates) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
+  const order: CandidateState[] = ['ready', 'pinged', 'unresponsive', 'expired'];
+  return `${row.candidates.length}: ${order
+    .filter((s) => counts.has(s))
+    .map((s) => `${counts.get(s)} ${s}`)
+    .join(', ')}`;
+}
+
+/** "1/3": candidates that answer the election controller (ready or pinged) of those registered; "-" with none, "" when not watched. */
+export function candidatesCount(row: Pick<LeaderLeaseRow, 'candidates'>): string {
+  if (row.candidates === null) return '';
+  if (row.candidates.length === 0) return '-';
+  return `${row.candidates.filter((c) => c.state === 'ready' || c.state === 'pinged').length}/${row.candidates.length}`;
+}
+
+/** One candidate on one line: identity, versions, strategy, state and the ping and renew ages. */
+export function candidateLine(c: CandidateRow): string {
+  const marks = [c.holder ? 'holder' : '', c.preferred ? 'preferred holder' : '', c.first && !c.holder ? 'first by the strategy' : ''].filter(Boolean);
+  return [
+    c.identity,
+    `binary ${c.binaryVersion ?? '-'}`,
+    `emulation ${c.emulationVersion ?? '-'}`,
+    c.strategy ?? '-',
+    c.state,
+    `pinged ${c.pingAgeMs === null ? 'never' : `${shortDuration(c.pingAgeMs)} ago`}`,
+    `renewed ${c.renewAgeMs === null ? 'never' : `${shortDuration(c.renewAgeMs)} ago`}`,
+    ...(marks.length ? [`(${marks.join(', ')})`] : []),
+  ].join(' · ');
+}
+
+/** "no leader since 12:00:01 (a released, 3.2s ago)" for a Lease nobody holds; null otherwise. */
+export function vacancyText(row: Pick<LeaderLeaseRow, 'vacancy'>): string | null {
+  const v = row.vacancy;
+  if (!v) return null;
+  return `no leader for ${shortDuration(v.forMs)}: ${v.lastHolder} ${v.endReason === 'released' ? 'released it' : v.endReason} at ${clockTime(v.since)}`;
+}
+
+/**
+ * A Lease's coordinated-election lines, for the table, the TUIs' details and top: how long it has
+ * had no leader, why the holder holds (or what it waits for), and each candidate on a line.
+ * Nothing for a Lease outside coordinated leader election that has a holder.
+ */
+export function electionLines(l: Pick<LeaderLeaseRow, 'election' | 'candidates' | 'vacancy'>): string[] {
+  const out: string[] = [];
+  const vacancy = vacancyText(l);
+  if (vacancy) out.push(vacancy);
+  if (l.election) out.push(`election: ${l.election.reason}`);
+  if (l.candidates && l.candidates.length > 0) {
+    out.push(`candidates (${l.candidates.length}):`);
+    for (const c of l.candidates) out.push(`  ${candidateLine(c)}`);
+  }
+  return out;
+}
+
+/** The line said once when LeaseCandidates cannot be shown although the server serves them; null otherwise. */
+export function candidatesNote(status: CandidatesStatus): string | null {
+  switch (status.access) {
+    case 'not permitted':
+      return `candidates: not permitted${status.error ? ` (${status.error})` : ''}`;
+    case 'failed':
+      return `candidates: not shown${status.error ? ` (${status.error})` : ''}`;
+    default:
+      return null;
+  }
+}
+
 export function strategyCell(row: Pick<LeaderLeaseRow, 'strategy' | 'preferredHolder'>): string {
   if (!row.strategy && !row.preferredHolder) return '-';
   return [row.strategy ?? '', row.preferredHolder ? `preferred ${row.preferredHolder}` : ''].filter(Boolean).join(', ');
@@ -414,10 +619,11 @@ export function describeChange(c: LeaseChange): string {
           : `${lease}: renewing again, now held by ${who}${c.failoverGapMs !== null ? `, after ${shortDuration(c.failoverGapMs)} stale` : ''}`;
       }
       const parts = [`${lease}: ${who} acquired`];
-      if (c.previousHolder) parts.push(`after ${c.previousHolder}`);
+      if (c.previousHolder) parts.push(`after ${c.previousHolder}${c.previousEndReason === 'released' ? ' (released)' : ''}`);
       if (c.failoverGapMs !== null) parts.push(`gap ${shortDuration(c.failoverGapMs)}`);
       if (c.sinceLastRenewMs !== null) parts.push(`(${shortDuration(c.sinceLastRenewMs)} since its last renew)`);
       if (c.transitions !== null) parts.push(`transitions ${c.transitions}`);
+      if (c.strategy) parts.push(`(elected: ${c.strategy})`);
       return parts.join(' ');
     }
     case 'released':

@@ -9,17 +9,23 @@
  * - A holder that renews after we judged its lease expired is reported as `resumed` (the observer
  *   reports no acquisition, since the holder did not change).
  * - Time comes from the injected Clock; handlers use the informer's receive time.
+ * - LeaseCandidates come through a second handler (candidateHandler) from an informer of their
+ *   own, started only when the API server serves them (src/live/lease-candidates.ts);
+ *   setCandidatesStatus says whether they are watched. An acquisition carries the Lease's strategy
+ *   and its candidates at that moment.
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { isDeletedFinalStateUnknown, splitMetaNamespaceKey, type NotificationInfo, type SyncResourceEventHandler } from '../informer/index.js';
-import type { KubeObject, Lease } from '../kube/index.js';
-import { LeaseObserver, type LeaseEvent, type LeaseState } from '../lease/index.js';
+import type { KubeObject, Lease, LeaseCandidate } from '../kube/index.js';
+import { candidateRecord, judgeElection, LeaseObserver, type CandidateRecord, type LeaseEvent, type LeaseState } from '../lease/index.js';
 import {
   buildLeaseView,
+  candidateRows,
   changeFromEvent,
   leaseKey,
   leaseRole,
   resumedChange,
+  type CandidatesStatus,
   type LeaseChange,
   type LeaseRole,
   type LeaseWatchView,
@@ -44,6 +50,10 @@ export interface LeaseWatchModelOptions {
 
 export class LeaseWatchModel {
   readonly handler: SyncResourceEventHandler;
+  /** Feeds coordination.k8s.io LeaseCandidates (any namespace); see setCandidatesStatus. */
+  readonly candidateHandler: SyncResourceEventHandler;
+  private readonly candidates = new Map<string, CandidateRecord>();
+  private candidatesStatus: CandidatesStatus = { access: 'unknown', error: null };
   private readonly clock: Clock;
   private readonly observer: LeaseObserver;
   private readonly roles = new Map<string, LeaseRole>();
@@ -85,6 +95,29 @@ export class LeaseWatchModel {
         this.notify();
       },
     };
+    const putCandidate = (obj: KubeObject): void => {
+      const c = candidateRecord(obj as LeaseCandidate);
+      this.candidates.set(leaseKey(c.namespace, c.name), c);
+      this.notify();
+    };
+    this.candidateHandler = {
+      onAdd: (obj) => putCandidate(obj),
+      onUpdate: (_old, obj) => putCandidate(obj),
+      onDelete: (obj) => {
+        this.candidates.delete(isDeletedFinalStateUnknown(obj) ? obj.key : leaseKey(obj.metadata.namespace ?? '', obj.metadata.name ?? ''));
+        this.notify();
+      },
+    };
+  }
+
+  /** Whether LeaseCandidates are watched (their rows are shown only then). */
+  setCandidatesStatus(status: CandidatesStatus): void {
+    this.candidatesStatus = { ...status };
+    this.notify();
+  }
+
+  private watchedCandidates(): CandidateRecord[] | null {
+    return this.candidatesStatus.access === 'watched' ? [...this.candidates.values()] : null;
   }
 
   /** Starts re-judging states every tick. */
@@ -164,6 +197,8 @@ export class LeaseWatchModel {
       synced: this.synced,
       sinceMs: this.sinceMs,
       metrics: this.metrics,
+      candidates: this.watchedCandidates(),
+      candidatesStatus: this.candidatesStatus,
     });
   }
 
@@ -200,13 +235,22 @@ export class LeaseWatchModel {
     else this.expiredAt.delete(key);
     // The holders found by the initial list are the starting state, not changes.
     if (this.inInitialList && e.type === 'acquired') return;
-    let sinceLastRenewMs: number | null = null;
-    if (e.type === 'acquired' && e.previousHolder !== null) {
-      const history = this.observer.snapshotOf(namespace, name, e.at)?.history ?? [];
-      const prev = history.at(-2);
-      if (prev && prev.holder === e.previousHolder) sinceLastRenewMs = e.at - prev.lastRenewSeenAt;
+    let context = null;
+    if (e.type === 'acquired') {
+      const snap = this.observer.snapshotOf(namespace, name, e.at);
+      let sinceLastRenewMs: number | null = null;
+      const prev = snap?.history.at(-2);
+      if (e.previousHolder !== null && prev && prev.holder === e.previousHolder) sinceLastRenewMs = e.at - prev.lastRenewSeenAt;
+      const all = this.watchedCandidates();
+      const mine = all?.filter((c) => c.namespace === namespace && c.leaseName === name);
+      const election = snap && mine ? judgeElection(snap, mine, e.at) : null;
+      context = {
+        sinceLastRenewMs,
+        strategy: snap?.strategy ?? null,
+        candidates: snap && mine ? candidateRows(mine, snap, election?.first ?? null, e.at) : null,
+      };
     }
-    this.log(changeFromEvent(++this.seq, e, role, sinceLastRenewMs));
+    this.log(changeFromEvent(++this.seq, e, role, context));
     // Expiries come from the observer's timers, outside any handler call.
     if (e.type === 'expired') this.notify();
   }

@@ -90,9 +90,11 @@ export class TopModel {
 
   private build(snapshot: MetricsSnapshot): TopView {
     const now = this.now();
+    const leases = this.options.leases?.view(now);
     return buildTopView({
       now,
-      leases: this.options.leases?.view(now).leases ?? [],
+      leases: leases?.leases ?? [],
+      candidates: leases?.candidates ?? { access: 'unknown', error: null },
       leaseError: this.options.leaseError ?? null,
       metrics: snapshot.seq === 0 ? null : snapshot,
       targets: this.options.targets,

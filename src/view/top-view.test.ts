@@ -256,7 +256,7 @@ describe('buildTopView: the state rule', () => {
     const after = view.components[0]!;
     expect(after.lease!.holder).toBe(KCM_B);
     expect(after.lease!.transitions).toBe(3);
-    expect(after.lease!.lastFailover).toEqual({ at: new Date(T0 + 17_500).toISOString(), from: KCM_A, to: KCM_B, gapMs: 2_500 });
+    expect(after.lease!.lastFailover).toEqual({ at: new Date(T0 + 17_500).toISOString(), from: KCM_A, to: KCM_B, gapMs: 2_500, fromEnded: 'expired' });
     expect(after.lease!.history.map((h) => h.holder)).toEqual([KCM_A, KCM_B]);
   });
 

@@ -31,11 +31,16 @@
  *                at least `backlogWaitSeconds` (default 5 s)
  *   ok           none of the above
  * Components are sorted by that order (unhealthy first), then by name.
+ *
+ * A Lease under coordinated leader election also carries its LeaseCandidates and why its holder
+ * holds (or what it waits for), as lease-watch shows them (lease-view.ts); a Lease nobody holds
+ * says who released it (or expired) and for how long there has been no leader.
  */
 import type { ControllerRow, DiscoveredTarget, MetricsSnapshot, QueueRow, SourceStatus } from '../metrics/index.js';
 import type { LeaseState } from '../lease/index.js';
 import { isIdleQueue, queueLabel, sourceState, type SourceState } from './queues-view.js';
-import type { LeaderLeaseRow, TenureRow } from './lease-view.js';
+import type { Election } from '../lease/index.js';
+import type { CandidateRow, CandidatesStatus, LeaderLeaseRow, TenureRow } from './lease-view.js';
 
 export type ComponentState = 'no leader' | 'unreachable' | 'stuck' | 'retrying' | 'backlog' | 'ok';
 export type QueueState = 'stuck' | 'retrying' | 'backlog' | 'ok' | 'idle';
@@ -89,6 +94,8 @@ export interface TopFailover {
   to: string;
   /** Time with no valid leader before the new holder. */
   gapMs: number | null;
+  /** How the previous holder's tenure ended: released (on exit), expired, replaced. */
+  fromEnded: TenureRow['previousEndReason'];
 }
 
 export interface TopLease {
@@ -101,6 +108,14 @@ export interface TopLease {
   transitions: number;
   heldForMs: number | null;
   lastFailover: TopFailover | null;
+  strategy: string | null;
+  preferredHolder: string | null;
+  /** Its LeaseCandidates, the strategy's first first; null when they are not watched (TopView.candidates says why). */
+  candidates: CandidateRow[] | null;
+  /** Why the holder holds, or what the Lease waits for, under coordinated leader election; null outside it. */
+  election: Election | null;
+  /** With no holder: who held it last, how that ended, and since when. */
+  vacancy: LeaderLeaseRow['vacancy'];
   /** Oldest first. */
   history: TenureRow[];
 }
@@ -141,6 +156,8 @@ export interface TopView {
   leaseError: string | null;
   /** Discovery steps that failed (one line each); what they would have found is missing. */
   discoveryErrors: string[];
+  /** Whether LeaseCandidates are watched. */
+  candidates: CandidatesStatus;
   /** Every source and how it was found. */
   targets: TopTarget[];
 }
@@ -150,6 +167,7 @@ export interface TopInput {
   /** Leader-election leases (node and API server heartbeats left out). */
   leases: readonly LeaderLeaseRow[];
   leaseError?: string | null;
+  candidates?: CandidatesStatus;
   metrics: MetricsSnapshot | null;
   targets: readonly TopTarget[];
   discoveryErrors?: readonly string[];
@@ -213,7 +231,14 @@ function topLease(l: LeaderLeaseRow): TopLease {
     leaseDurationSeconds: l.leaseDurationSeconds,
     transitions: l.transitions,
     heldForMs: l.heldForMs,
-    lastFailover: last ? { at: last.firstSeenAt, from: last.previousHolder, to: last.holder, gapMs: last.failoverGapMs } : null,
+    lastFailover: last
+      ? { at: last.firstSeenAt, from: last.previousHolder, to: last.holder, gapMs: last.failoverGapMs, fromEnded: last.previousEndReason }
+      : null,
+    strategy: l.strategy,
+    preferredHolder: l.preferredHolder,
+    candidates: l.candidates,
+    election: l.election,
+    vacancy: l.vacancy,
     history: l.history,
   };
 }
@@ -252,6 +277,7 @@ export function buildTopView(input: TopInput): TopView {
     components,
     leaseError: input.leaseError ?? null,
     discoveryErrors: [...(input.discoveryErrors ?? [])],
+    candidates: input.candidates ?? { access: 'unknown', error: null },
     targets: input.targets.map((x) => ({ ...x, foundBy: [...x.foundBy] })),
   };
 }
@@ -339,7 +365,9 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
     set(
       'no leader',
       g.lease.holder === null
-        ? `Lease ${g.key} is released: no holder`
+        ? g.lease.vacancy
+          ? `Lease ${g.key} has no holder: ${g.lease.vacancy.lastHolder} ${g.lease.vacancy.endReason === 'released' ? 'released it' : g.lease.vacancy.endReason} ${Math.round(g.lease.vacancy.forMs / 1000)}s ago`
+          : `Lease ${g.key} is released: no holder`
         : `Lease ${g.key}: ${g.lease.holder} expired, ${Math.round(-g.lease.expiresInMs / 1000)}s ago`,
     );
   }
@@ -526,7 +554,8 @@ export function replicasCell(c: TopComponent): string {
 
 export function failoverCell(l: TopLease | null): string {
   if (!l?.lastFailover) return '-';
-  return `${l.lastFailover.at.slice(11, 19)} gap ${shortMs(l.lastFailover.gapMs)}`;
+  const f = l.lastFailover;
+  return `${f.at.slice(11, 19)} gap ${shortMs(f.gapMs)}${f.fromEnded === 'released' ? ' (release)' : ''}`;
 }
 
 export function componentCells(c: TopComponent): string[] {

@@ -1,14 +1,19 @@
 /**
  * The launcher's failure paths: no Go toolchain, a failed build, a component that exits at start.
  * Each must give one clear line naming what failed and where its log is, a non-zero exit, and leave
- * nothing running.
+ * nothing running. And the shared control plane's leader election: client-go's own (no
+ * CoordinatedLeaderElection gate, LeaseCandidate not served), as its state records, and a reused
+ * cluster recorded with coordinated election restarted without it. (A control plane of its own with
+ * coordinated election: coordinated-election.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cluster } from './helpers.js';
+import { COORDINATED_LEADER_ELECTION_FLAGS, LocalCluster, type ComponentName } from '../../tools/cluster/launcher.js';
+import { leaseCandidateResource } from '../../src/kube/index.js';
+import { adminKube, cluster, clusterHealthy, publishedInstanceLeads } from './helpers.js';
 import { repoRoot } from '../../tools/root.js';
 
 const cli = join(repoRoot, 'build', 'tools', 'cluster', 'cli.js');
@@ -73,5 +78,56 @@ describe('local control plane launcher failures', () => {
     // Nothing of that cluster is left running: its data folder name appears in no process.
     expect(pgrep(dir)).toBe('');
     expect(existsSync(join(dir, 'logs', 'kube-scheduler.log'))).toBe(true);
+  });
+});
+
+function argvOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+}
+
+const electing = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const satisfies readonly ComponentName[];
+
+function expectClassic(c: LocalCluster): void {
+  expect(c.leaderElection).toBeUndefined();
+  expect(c.leaderElectionMode).toBe('classic');
+  for (const name of electing) {
+    const argv = argvOf(c.pid(name)!);
+    expect(
+      argv.filter((a) => a.startsWith('--feature-gates') || a.startsWith('--runtime-config')),
+      name,
+    ).toEqual([]);
+  }
+}
+
+describe("the shared local control plane runs client-go's own leader election", () => {
+  it('with no CoordinatedLeaderElection gate and LeaseCandidate not served, as its state records', async () => {
+    const c = cluster();
+    expectClassic(c);
+    expect(await leaseCandidateResource(adminKube().discovery)).toBeUndefined();
+  });
+
+  it('a reused cluster whose state records coordinated leader election is restarted without it, not taken for one that has it', async () => {
+    const c = cluster();
+    const file = join(c.dir, 'state.json');
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const before = Object.fromEntries(electing.map((n) => [n, c.pid(n)]));
+    // As a cluster started with coordinated leader election.
+    state.leaderElection = { ...COORDINATED_LEADER_ELECTION_FLAGS };
+    writeFileSync(file, JSON.stringify(state, null, 2));
+    const reused = LocalCluster.attach(c.dir, () => undefined)!;
+    expect(reused.leaderElectionMode).toBe('coordinated');
+    try {
+      expect(await reused.ensureLeaderElection('classic')).toBe(true);
+    } finally {
+      // Whatever happened, the next test finds the cluster healthy, the restarted instances leading.
+      await clusterHealthy(adminKube());
+      await publishedInstanceLeads('kube-controller-manager');
+      await publishedInstanceLeads('kube-scheduler');
+    }
+    const again = LocalCluster.attach(c.dir, () => undefined)!;
+    expectClassic(again);
+    for (const n of electing) expect(again.pid(n), n).not.toBe(before[n]);
+    // Recorded now: a second look restarts nothing.
+    expect(await again.ensureLeaderElection('classic')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Starts the local control plane once for every e2e file (or reuses one that runs already), and
- * stops it at the end only if this run started it.
+ * Starts the local control plane once for every e2e file (or reuses one that runs already, with
+ * client-go's own leader election: see LocalCluster.ensureLeaderElection), and stops it at the end
+ * only if this run started it.
  */
 import { LocalCluster } from '../../tools/cluster/launcher.js';
 
@@ -9,6 +10,8 @@ let startedHere: LocalCluster | undefined;
 export async function setup(): Promise<void> {
   const running = LocalCluster.attach();
   if (running && (await running.healthy())) {
+    // One started with coordinated leader election is restarted without it.
+    await running.ensureLeaderElection('classic');
     process.env.KUBECONFIG = running.kubeconfigPath;
     return;
   }

@@ -1,7 +1,10 @@
 /**
  * `kubectl lease-watch` against the real local control plane: a kube-controller-manager failover
  * (two instances, the leader killed without releasing), a node lease going stale when kwok stops
- * heartbeating, the master-status metric beside the lease, and the bad-input answers.
+ * heartbeating, a controller-runtime leader that releases its Lease on SIGTERM (a release with its
+ * gap, not an expiry), the master-status metric beside the lease, and the bad-input answers. This
+ * control plane runs client-go's own leader election; coordinated-election.test.ts has the
+ * LeaseCandidates.
  */
 import { describe, expect, it } from 'vitest';
 import type { ComponentName } from '../../tools/cluster/launcher.js';
@@ -9,7 +12,19 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import { ApiLeaseClient } from '../../src/kube/index.js';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RETRY_PERIOD_MS, JITTER_FACTOR } from '../../src/lease/leader-elector.js';
 import type { LeaseChange, LeaseWatchView } from '../../src/view/lease-view.js';
-import { adminKube, cluster, componentHolding, eventually, firstControllerManagerLeads, runCli, startCli } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  componentHolding,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  firstControllerManagerLeads,
+  runCli,
+  startCli,
+  uniqueName,
+} from './helpers.js';
+import { deleteWidgetCrd, installWidgetCrd, startWidgetOperators, WIDGET_CRD, WIDGET_DEFAULT_LEASE } from './widget-operator.js';
 
 /**
  * KCM's defaults are client-go's: --leader-elect-lease-duration=15s, --leader-elect-retry-period=2s.
@@ -120,6 +135,71 @@ describe('kubectl lease-watch on the real control plane', () => {
     } finally {
       // Leave one kube-controller-manager, the first, leading for the tests that follow.
       await firstControllerManagerLeads(victim);
+    }
+  });
+
+  it('a controller-runtime leader stopped with SIGTERM releases its Lease: a release with its gap, then the other replica acquires; no expiry', async () => {
+    const kube = adminKube();
+    const ns = uniqueName('it-release');
+    const crdBefore = await kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGET_CRD}`).then(
+      () => true,
+      () => false,
+    );
+    await installWidgetCrd(kube);
+    await createNamespace(kube, ns);
+    const ops = await startWidgetOperators({ namespace: ns, replicas: 2, releaseOnCancel: true });
+    try {
+      const holder = await eventually('a widget-operator replica to lead', () => ops.holder(kube));
+      const leader = ops.replicas.find((r) => r.identity === holder)!;
+      const other = ops.replicas.find((r) => r.identity !== holder)!;
+      expect(leader, holder).toBeDefined();
+      const before = (await leases.get(ns, WIDGET_DEFAULT_LEASE))!;
+      const live = startCli(createLeaseWatchProgram, [`${ns}/${WIDGET_DEFAULT_LEASE}`, '-o', 'ndjson', '--for', '25s', '--kubeconfig', kubeconfig]);
+      await eventually('lease-watch to sync', async () => live.stderr().includes('streaming holder changes'), 30_000, 50);
+      const stoppedAt = Date.now();
+      await leader.stop();
+      const stoppedBy = Date.now();
+      const r = await live.done;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('error');
+      const changes = ndjson(r.stdout);
+      // The release as client-go writes it: the holder cleared by the holder, transitions kept.
+      const released = changes.find((ch) => ch.type === 'released');
+      expect(released, r.stdout).toMatchObject({
+        role: 'leader',
+        namespace: ns,
+        name: WIDGET_DEFAULT_LEASE,
+        holder,
+        transitions: before.spec!.leaseTransitions ?? 0,
+      });
+      expect(Date.parse(released!.at)).toBeGreaterThanOrEqual(stoppedAt - 1_000);
+      expect(Date.parse(released!.at)).toBeLessThanOrEqual(stoppedBy + 1_000);
+      expect(released!.heldForMs).toBeGreaterThan(0);
+      // The other replica takes it at its next try, not a lease duration later, and says after what.
+      const acquired = changes.find((ch) => ch.type === 'acquired');
+      expect(acquired, r.stdout).toMatchObject({
+        holder: other.identity,
+        previousHolder: holder,
+        previousEndReason: 'released',
+        transitions: (before.spec!.leaseTransitions ?? 0) + 1,
+        // Not coordinated: no strategy, and LeaseCandidates are not served here.
+        strategy: null,
+        candidates: null,
+      });
+      expect(acquired!.seq).toBeGreaterThan(released!.seq);
+      expect(acquired!.failoverGapMs).toBe(Date.parse(acquired!.at) - Date.parse(released!.at));
+      expect(acquired!.failoverGapMs!).toBeGreaterThanOrEqual(0);
+      expect(acquired!.failoverGapMs!).toBeLessThan(RETRY_MS + 2_000);
+      expect(acquired!.failoverGapMs!).toBeLessThan(LEASE_DURATION_MS / 2);
+      // A release is not an expiry: none was reported, before or after.
+      expect(changes.filter((ch) => ch.type === 'expired')).toEqual([]);
+      expect(changes.map((ch) => ch.type)).toEqual(['released', 'acquired']);
+      const after = (await leases.get(ns, WIDGET_DEFAULT_LEASE))!;
+      expect(after.spec!.holderIdentity).toBe(other.identity);
+    } finally {
+      await ops.stop();
+      await deleteNamespace(kube, ns);
+      if (!crdBefore) await deleteWidgetCrd(kube);
     }
   });
 

@@ -133,6 +133,7 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
       { resourceAttributes: { verb: 'watch', group: '', resource: 'pods', namespace: ns } },
       { resourceAttributes: { verb: 'watch', group: 'events.k8s.io', resource: 'events', namespace: ns } },
       { resourceAttributes: { verb: 'list', group: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-system' } },
+      { resourceAttributes: { verb: 'watch', group: 'coordination.k8s.io', resource: 'leasecandidates', namespace: 'kube-system' } },
       { resourceAttributes: { verb: 'get', group: '', resource: 'pods', subresource: 'proxy', namespace: 'kube-system' } },
       { resourceAttributes: { verb: 'get', group: '', resource: 'services', subresource: 'proxy', namespace: 'kube-system' } },
       { nonResourceAttributes: { verb: 'get', path: '/metrics' } },
@@ -174,6 +175,11 @@ describe('deploy/ RBAC: a user bound only to informer-trace-reader', () => {
     const view = JSON.parse(leases.stdout) as LeaseWatchView;
     expect(view.leases).toHaveLength(1);
     expect(view.leases[0]!.holder).toMatch(/\S/);
+    // This control plane runs client-go's own leader election: LeaseCandidates are not served, and
+    // nothing is said about them (test/e2e/coordinated-election.test.ts reads them with this role).
+    expect(leases.stderr).not.toContain('candidates');
+    expect(view.candidates.access).toBe('not served');
+    expect(view.leases[0]!.candidates).toBeNull();
 
     const queues = await asReader(createInformerTraceProgram, ['check', '--metrics', 'apiserver', '--max-depth', '100000', '--window', '2s', '-o', 'json']);
     expect(queues.code, queues.stderr).toBe(0);

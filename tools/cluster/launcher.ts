@@ -5,6 +5,15 @@
  *
  * Everything it knows lives in `<dir>/state.json` so that any process (the cluster CLI, a test's
  * global setup, a test file) can attach to a running cluster, restart a component, or stop it all.
+ *
+ * Leader election is client-go's own by default: each candidate acquires and renews its Lease. A
+ * cluster started with `leaderElection: 'coordinated'` (KEP-4355, beta and off by default through
+ * Kubernetes 1.37) runs kube-apiserver with the CoordinatedLeaderElection gate and
+ * coordination.k8s.io/v1beta1 (LeaseCandidate) served, and kube-controller-manager and
+ * kube-scheduler with the gate, so they register LeaseCandidates and the API server's election
+ * controller picks each Lease's holder. The flags are recorded in the state (`leaderElection`): a
+ * running cluster reused with the other kind of election is restarted with its flags
+ * (ensureLeaderElection), not taken for one that has them.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,8 +69,27 @@ interface ComponentState {
   spec: ProcessSpec;
 }
 
+/** classic: client-go's leader election, each candidate acquiring its Lease; coordinated: the API server's election controller picks the holder. */
+export type LeaderElectionMode = 'classic' | 'coordinated';
+
+/** The control plane's leader-election flags, recorded in the state so a reused cluster can be checked against them. */
+export interface LeaderElectionFlags {
+  /** kube-apiserver, kube-controller-manager and kube-scheduler: --feature-gates. */
+  featureGates: string;
+  /** kube-apiserver: --runtime-config. */
+  runtimeConfig: string;
+}
+
+/** Coordinated leader election on: the gate everywhere, and the API version that serves LeaseCandidate in 1.33 to 1.37. */
+export const COORDINATED_LEADER_ELECTION_FLAGS: LeaderElectionFlags = {
+  featureGates: 'CoordinatedLeaderElection=true',
+  runtimeConfig: 'coordination.k8s.io/v1beta1=true',
+};
+
 export interface ClusterState {
   version: 1;
+  /** Present when the control plane runs coordinated leader election; absent for client-go's own. */
+  leaderElection?: LeaderElectionFlags;
   binDir: string;
   stagesDir: string;
   dir: string;
@@ -76,6 +104,12 @@ export interface UpOptions {
   log?: Log;
   /** Number of fake kwok nodes. */
   nodes?: number;
+  /** Default classic. A running cluster in `dir` with the other kind is restarted with this one. */
+  leaderElection?: LeaderElectionMode;
+}
+
+function flagsOf(mode: LeaderElectionMode): LeaderElectionFlags | undefined {
+  return mode === 'coordinated' ? { ...COORDINATED_LEADER_ELECTION_FLAGS } : undefined;
 }
 
 export class LocalCluster {
@@ -102,6 +136,13 @@ export class LocalCluster {
   }
   get ports(): ClusterState['ports'] {
     return { ...this.state.ports };
+  }
+  /** The coordinated leader-election flags the control plane runs with; undefined under client-go's own election. */
+  get leaderElection(): LeaderElectionFlags | undefined {
+    return this.state.leaderElection && { ...this.state.leaderElection };
+  }
+  get leaderElectionMode(): LeaderElectionMode {
+    return this.state.leaderElection ? 'coordinated' : 'classic';
   }
   /** Kubeconfig of a user that authenticates but has no RBAC rights. */
   get noAccessKubeconfig(): string {
@@ -163,10 +204,12 @@ export class LocalCluster {
   static async up(options: UpOptions = {}): Promise<LocalCluster> {
     const dir = options.dir ?? defaultClusterDir();
     const log = options.log ?? stderrLog;
+    const mode = options.leaderElection ?? 'classic';
     const existing = LocalCluster.attach(dir, log);
     if (existing) {
       if (await existing.healthy()) {
         log(`local cluster: already running (${existing.server}); reusing it`);
+        await existing.ensureLeaderElection(mode);
         // A cluster started by an older version has not published them yet; not worth failing for.
         await existing
           .publishControlPlaneEndpoints()
@@ -185,6 +228,7 @@ export class LocalCluster {
       stagesDir,
       dir,
       ports: { etcd, etcdPeer, apiserver, kcm, kcm2, scheduler, kwok },
+      ...(mode === 'coordinated' ? { leaderElection: flagsOf(mode) } : {}),
       components: {},
       startedAt: new Date().toISOString(),
       nodes: [],
@@ -236,6 +280,48 @@ export class LocalCluster {
   }
 
   private defineComponents(): void {
+    for (const [name, spec] of Object.entries(this.componentSpecs())) {
+      this.state.components[name as ComponentName] = { pid: 0, spec };
+    }
+  }
+
+  /** The leader-election flags a component runs with, from the state. */
+  private leaderElectionArgs(component: 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler'): string[] {
+    const f = this.state.leaderElection;
+    if (!f) return [];
+    return [`--feature-gates=${f.featureGates}`, ...(component === 'kube-apiserver' ? [`--runtime-config=${f.runtimeConfig}`] : [])];
+  }
+
+  /**
+   * Makes a running cluster's control plane run the leader election `mode` asks for: when its state
+   * records other flags (coordinated ones on a cluster that should run client-go's own election,
+   * none on one that should be coordinated), restarts kube-apiserver, kube-controller-manager and
+   * kube-scheduler with the flags of `mode`, as it restarts kwok for a changed stage set; a second
+   * kube-controller-manager is stopped. True when it restarted them.
+   */
+  async ensureLeaderElection(mode: LeaderElectionMode): Promise<boolean> {
+    this.reload();
+    const have = this.state.leaderElection;
+    const want = flagsOf(mode);
+    if (have?.featureGates === want?.featureGates && have?.runtimeConfig === want?.runtimeConfig) return false;
+    this.log(`local cluster: leader-election flags changed (${mode} leader election); restarting kube-apiserver, kube-controller-manager and kube-scheduler`);
+    for (const name of ['kube-scheduler', 'kube-controller-manager-2', 'kube-controller-manager', 'kube-apiserver'] as const) await this.stopComponent(name);
+    if (want) this.state.leaderElection = want;
+    else delete this.state.leaderElection;
+    const specs = this.componentSpecs();
+    for (const name of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const) {
+      this.state.components[name] = { pid: 0, spec: specs[name] };
+    }
+    delete this.state.components['kube-controller-manager-2'];
+    this.save();
+    await this.startComponentAgain('kube-apiserver');
+    await this.startComponentAgain('kube-controller-manager');
+    await this.startComponentAgain('kube-scheduler');
+    await this.publishControlPlaneEndpoints();
+    return true;
+  }
+
+  private componentSpecs(): Record<Exclude<ComponentName, 'kube-controller-manager-2'>, ProcessSpec> {
     const s = this.state;
     const pki = join(this.dir, 'pki');
     const bin = (b: string): string => join(s.binDir, b);
@@ -278,6 +364,7 @@ export class LocalCluster {
           '--allow-privileged=true',
           '--profiling=false',
           `--cert-dir=${join(this.dir, 'data', 'apiserver-certs')}`,
+          ...this.leaderElectionArgs('kube-apiserver'),
           '--v=1',
         ],
         log: logFile('kube-apiserver'),
@@ -295,6 +382,7 @@ export class LocalCluster {
           `--secure-port=${s.ports.scheduler}`,
           `--cert-dir=${join(this.dir, 'data', 'scheduler-certs')}`,
           '--leader-elect=true',
+          ...this.leaderElectionArgs('kube-scheduler'),
           '--v=1',
         ],
         log: logFile('kube-scheduler'),
@@ -316,9 +404,7 @@ export class LocalCluster {
         log: logFile('kwok'),
       },
     };
-    for (const [name, spec] of Object.entries(specs)) {
-      this.state.components[name as ComponentName] = { pid: 0, spec };
-    }
+    return specs;
   }
 
   private controllerManagerSpec(name: string, port: number): ProcessSpec {
@@ -341,6 +427,7 @@ export class LocalCluster {
         '--controllers=*',
         // Each controller acts as its own service account (system:controller:*), as kubeadm sets it up.
         '--use-service-account-credentials=true',
+        ...this.leaderElectionArgs('kube-controller-manager'),
         '--v=1',
       ],
       log: join(this.dir, 'logs', `${name}.log`),
@@ -367,8 +454,19 @@ export class LocalCluster {
     return true;
   }
 
+  /**
+   * Reads state.json again before a change to it: another LocalCluster (a test's helper attaches
+   * afresh) may have restarted a component since this one was made, and saving our older copy
+   * would record that component's old, dead pid.
+   */
+  private reload(): void {
+    const fresh = LocalCluster.attach(this.dir, this.log);
+    if (fresh && fresh.state.startedAt === this.state.startedAt) this.state = fresh.state;
+  }
+
   /** Starts a defined component and waits for its health check; a process that exits is an error. */
   private async startComponent(name: ComponentName, healthy: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+    this.reload();
     const c = this.state.components[name];
     if (!c) throw new Error(`no component ${name} is defined`);
     this.log(`local cluster: starting ${name}`);
@@ -576,7 +674,9 @@ export class LocalCluster {
 
   /** Starts a second kube-controller-manager that competes for the same Lease. */
   async startSecondControllerManager(): Promise<void> {
+    this.reload();
     this.state.components['kube-controller-manager-2'] = { pid: 0, spec: this.controllerManagerSpec('kube-controller-manager-2', this.state.ports.kcm2) };
+    this.save();
     await this.startComponent('kube-controller-manager-2', () => this.componentHealthy(this.state.ports.kcm2));
     await this.putObject(slicePath('kube-controller-manager', 2), componentSlice('kube-controller-manager', 2, this.state.ports.kcm2));
   }
@@ -619,6 +719,7 @@ export class LocalCluster {
 
   /** Stops a component (SIGTERM, then SIGKILL after a grace period). */
   async stopComponent(name: ComponentName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.reload();
     const c = this.state.components[name];
     if (!c) return;
     await stopPid(c.pid, 10_000, signal);
@@ -689,7 +790,15 @@ export class LocalCluster {
     for (const [name, c] of Object.entries(this.state.components)) {
       components[name] = { pid: c.pid, running: isAlive(c.pid), log: c.spec.log };
     }
-    return { server: this.server, kubeconfig: this.kubeconfigPath, startedAt: this.state.startedAt, nodes: this.state.nodes, components };
+    return {
+      server: this.server,
+      kubeconfig: this.kubeconfigPath,
+      startedAt: this.state.startedAt,
+      nodes: this.state.nodes,
+      leaderElection: this.leaderElectionMode,
+      leaderElectionFlags: this.state.leaderElection ?? null,
+      components,
+    };
   }
 }
 
