@@ -126,26 +126,28 @@ export interface CandidatesStatus {
   error: string | null;
 }
 
-export interface LeaderLeaseRow {
-  namespace: string;
-  name: string;
-  holder: string | null;
-  state: LeaseState;
+/** The fields of a Lease's snapshot that its row shows as they are (renewAgeMs: since the record last changed, on our clock). */
+type SnapshotFields =
+  | 'namespace'
+  | 'name'
+  | 'holder'
+  | 'state'
+  | 'renewAgeMs'
+  | 'expiresInMs'
+  | 'leaseDurationSeconds'
+  | 'acquireTime'
+  | 'renewTime'
+  | 'transitions'
+  | 'heldForMs'
+  | 'strategy'
+  | 'preferredHolder';
+
+export interface LeaderLeaseRow extends Pick<LeaseSnapshot, SnapshotFields> {
   severity: Severity;
-  /** Time since the record last changed, on our clock. */
-  renewAgeMs: number;
   /** Time since renewTime as the holder wrote it (includes clock skew); null without renewTime. */
   renewTimeAgeMs: number | null;
-  expiresInMs: number;
-  leaseDurationSeconds: number;
-  acquireTime: string | null;
-  renewTime: string | null;
-  transitions: number;
-  heldForMs: number | null;
   /** now − acquireTime (the holder's clock): the time held for a holder that held it before we looked. */
   acquiredAgeMs: number | null;
-  strategy: string | null;
-  preferredHolder: string | null;
   /**
    * Its LeaseCandidates, the strategy's first first (those an election would count before the
    * rest); null when LeaseCandidates are not watched (see LeaseWatchView.candidates).
