@@ -120,7 +120,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     // Connection flags may stand before or after the subcommand; merge them with the root's.
     const opts = mergedOptions<CacheOptions>(command);
     const plan = validate(opts, interactive(io));
-    const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    const kube = connect(connectionFlags(opts));
     const info = await listableResource(kube, resource);
     const { informer, namespace } = cacheInformer(kube, info, opts, plan, io);
     const controller = new AbortController();

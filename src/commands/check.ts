@@ -187,7 +187,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
   const artifacts = opts.artifacts !== undefined ? ArtifactsDir.prepare(opts.artifacts) : undefined;
   let kube: Kube | undefined;
   if (needsCluster(specs)) {
-    kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    kube = connect(connectionFlags(opts));
     // Names and reports say which namespace: the context's when -n is not given.
     specs = readCheckSpecs({ flags, config, namespace: kube.connection.namespace, access, manifests });
   }

@@ -113,7 +113,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
   addConnectionFlags(program);
   program.action(async (leaseArg: string | undefined, opts: LeaseWatchOptions) => {
     const plan = validate(leaseArg, opts, io);
-    const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    const kube = connect(connectionFlags(opts));
     await watchLeases(kube, plan, opts, io, setExitCode);
   });
   // Options after `check` are its own (it has its own -o and --metrics).

@@ -98,7 +98,7 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
     // Connection flags may stand before the subcommand's name too.
     const opts = mergedOptions<QueuesOptions>(command);
     const plan = validate(opts, io);
-    const kube = plan.metrics.needsCluster ? connect(connectionFlags(opts as unknown as Record<string, unknown>)) : undefined;
+    const kube = plan.metrics.needsCluster ? connect(connectionFlags(opts)) : undefined;
     setExitCode(await runQueues(kube, plan, opts, io));
   });
   return cmd;

@@ -112,7 +112,7 @@ export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) =>
   cmd.action(async (_local: TopOptions, command: Command) => {
     const opts = mergedOptions<TopOptions>(command);
     const plan = validate(opts, io);
-    const kube = connect(connectionFlags(opts as unknown as Record<string, unknown>));
+    const kube = connect(connectionFlags(opts));
     setExitCode(await runTop(kube, plan, opts, io));
   });
   return cmd;
