@@ -59,7 +59,11 @@ describe('FaultProxy.throttle', () => {
   let proxy: FaultProxy;
 
   beforeEach(async () => {
-    echo = createServer((s) => s.pipe(s));
+    echo = createServer((s) => {
+      // The proxy destroys its side when a test closes a connection: a reset here is expected.
+      s.on('error', () => s.destroy());
+      s.pipe(s);
+    });
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     proxy = await FaultProxy.start(`tcp://127.0.0.1:${(echo.address() as AddressInfo).port}`);
   });
