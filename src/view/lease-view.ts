@@ -433,25 +433,7 @@ export interface AcquisitionContext {
 
 /** An observer event as a change record; the caller measures `sinceLastRenewMs` and reads the election for acquisitions. */
 export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole, context: AcquisitionContext | null = null): LeaseChange {
-  const base: LeaseChange = {
-    seq,
-    type: event.type,
-    role,
-    namespace: event.lease.namespace,
-    name: event.lease.name,
-    at: iso(event.at),
-    holder: event.holder,
-    previousHolder: null,
-    failoverGapMs: null,
-    previousEndReason: null,
-    sinceLastRenewMs: null,
-    transitions: null,
-    acquireTime: null,
-    heldForMs: null,
-    lastRenewAt: null,
-    strategy: null,
-    candidates: null,
-  };
+  const base = blankChange(seq, event.type, role, event.lease.namespace, event.lease.name, event.at, event.holder);
   switch (event.type) {
     case 'acquired':
       return {
@@ -476,16 +458,21 @@ export function changeFromEvent(seq: number, event: LeaseEvent, role: LeaseRole,
 
 /** A holder renewed again after we had judged its lease expired (same holder, so no acquisition). */
 export function resumedChange(seq: number, role: LeaseRole, namespace: string, name: string, at: number, holder: string, expiredAt: number): LeaseChange {
+  return { ...blankChange(seq, 'resumed', role, namespace, name, at, holder), failoverGapMs: at - expiredAt };
+}
+
+/** A change with only what every change has; the kinds fill in their own fields. */
+function blankChange(seq: number, type: LeaseChange['type'], role: LeaseRole, namespace: string, name: string, at: number, holder: string | null): LeaseChange {
   return {
     seq,
-    type: 'resumed',
+    type,
     role,
     namespace,
     name,
     at: iso(at),
     holder,
     previousHolder: null,
-    failoverGapMs: at - expiredAt,
+    failoverGapMs: null,
     previousEndReason: null,
     sinceLastRenewMs: null,
     transitions: null,
