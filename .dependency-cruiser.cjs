@@ -2,7 +2,7 @@
  * The layering of src/, checked on every `npm test` (npm run lint:layers): a folder imports only
  * folders below it. From the top: the commands; the TUIs and the probe; the text outputs; the CI
  * checks; the live sessions; the view models; the diagnosis; the tracer and the CLI plumbing; the
- * informer, lease and metrics machinery; src/kube (the only code that talks to the API server, and
+ * readiness engine; the informer, lease and metrics machinery; src/kube (the only code that talks to the API server, and
  * the only importer of @kubernetes/client-node); the work queue; the utilities. tools/ (the local
  * control plane, packaging, the test fakes, the demo) uses src/ and is never imported by what ships;
  * no import goes round in a circle.
@@ -16,6 +16,7 @@ const LAYERS = [
   ['view'],
   ['diagnose'],
   ['trace', 'cli'],
+  ['readiness'],
   ['informer', 'lease', 'metrics'],
   ['kube'],
   ['workqueue', 'errors.ts'],

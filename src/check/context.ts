@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Readiness } from '../readiness/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 
 /** What every check runner gets from the command: when to stop, where progress goes, how long to wait for a sync, what time it is. */
@@ -8,6 +9,8 @@ export interface RunContext {
   /** A progress line for stderr; the caller prefixes the check's name. */
   log: (line: string) => void;
   syncTimeoutMs: number;
+  /** The command's readiness engine (--ready, --health-rules, the config folder's file, the library). */
+  readiness: Readiness;
   /** Every wait and every timestamp of a check; a fake one in unit tests. */
   clock: Clock;
   /** With --artifacts DIR: writes this check's files there (a rollout's waterfall SVG); returns the path. */

@@ -6,6 +6,9 @@ import { FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import type { RunContext } from './context.js';
 import { LeaseWindow, watchLease, type StartInformer } from './lease.js';
 import type { CheckResult, LeaseCheckSpec } from './types.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 const spec: LeaseCheckSpec = {
@@ -144,7 +147,7 @@ describe('the lease check over time', () => {
     const lw = new FakeListerWatcher({ objects });
     const abort = new AbortController();
     const log: string[] = [];
-    const ctx: RunContext = { signal: abort.signal, log: (line) => log.push(line), syncTimeoutMs: 5_000, clock };
+    const ctx: RunContext = { signal: abort.signal, log: (line) => log.push(line), syncTimeoutMs: 5_000, clock, readiness };
     let results: CheckResult[] | undefined;
     const done = watchLease(lw, 'kube-system', { ...spec, ...check }, ctx, startInformer).then((r) => (results = r));
     while (log.length === 0 && results === undefined && clock.now() < T + 5_000) await clock.step(100);

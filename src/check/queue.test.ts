@@ -5,6 +5,9 @@ import { FakeMetricsSource } from '../../tools/testing/fake-metrics-source.js';
 import type { RunContext } from './context.js';
 import { evaluateQueues, sampleQueues, type SourceSamples } from './queue.js';
 import type { QueueCheckSpec } from './types.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -157,7 +160,7 @@ describe('queue check verdicts', () => {
 describe('queue check sampling over the window', () => {
   function context(clock: FakeClock, signal = new AbortController().signal): { ctx: RunContext; log: string[] } {
     const log: string[] = [];
-    return { ctx: { signal, log: (line) => log.push(line), syncTimeoutMs: 5_000, clock }, log };
+    return { ctx: { signal, log: (line) => log.push(line), syncTimeoutMs: 5_000, clock, readiness }, log };
   }
 
   it('scrapes at the start, every sample interval and at the end of the window', async () => {

@@ -183,6 +183,7 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
     trigger,
     timeoutMs: spec.timeoutMs,
     syncTimeoutMs: ctx.syncTimeoutMs,
+    readiness: ctx.readiness,
     signal: ctx.signal,
     onInformerEvent: (e, phase) => {
       if (phase === 'trace' && (e.level === 'warning' || e.level === 'error')) ctx.log(`${e.level}: ${e.message}`);
@@ -209,8 +210,9 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
     const graceMs = Math.min(DEFAULT_GRACE_MS, (spec.maxConvergeMs ?? spec.timeoutMs) / 2);
     const stuck = finished
       ? undefined
-      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal }).then(diagnosisBrief, () =>
-          describeStuck(snap.tree, events),
+      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal, readiness: ctx.readiness }).then(
+          diagnosisBrief,
+          () => describeStuck(snap.tree, events),
         );
     return evaluateRollout(spec, snap, session.endedAt ?? Date.now(), stuck);
   } finally {

@@ -13,6 +13,7 @@ import { CliError, formatError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { toCliError, type Kube } from '../kube/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
+import type { Readiness } from '../readiness/index.js';
 import type { RunContext } from './context.js';
 import { describeSpec } from './describe.js';
 import { runControllerCheck } from './controller.js';
@@ -32,6 +33,8 @@ export interface RunChecksOptions {
   signal: AbortSignal;
   log: (line: string) => void;
   syncTimeoutMs: number;
+  /** The command's readiness engine. */
+  readiness: Readiness;
   /** Default: the real one. */
   clock?: Clock;
   /** The connection, made once; undefined when no check needs the cluster. */
@@ -90,6 +93,7 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
   const ctx: RunContext = {
     signal: options.signal,
     syncTimeoutMs: options.syncTimeoutMs,
+    readiness: options.readiness,
     clock,
     log: (line) => options.log(`${spec.name}: ${line}`),
     artifacts: dir ? { waterfall: (snapshot) => record(artifacts, dir.writeWaterfall(spec.name, snapshot)) } : undefined,

@@ -16,6 +16,7 @@ import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js'
 import type { CommandIO } from '../cli/io.js';
 import { requireFolderOf, durationFlag } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
+import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { ArtifactsDir } from '../output/artifacts.js';
 import { describeSpec, readCheckSpecs, runChecks, type CheckFlagValues, type CheckSpec, type ManifestInputs } from '../check/index.js';
 import { UsageError } from '../errors.js';
@@ -29,7 +30,7 @@ import { metricsNeedCluster, parseMetricsSpec } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 
-interface CheckOptions extends CheckFlagValues {
+interface CheckOptions extends CheckFlagValues, ReadinessFlagValues {
   config?: string;
   output?: 'json' | 'yaml';
   junit?: string;
@@ -105,6 +106,7 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
         '\n',
       ),
     );
+  addReadinessFlags(cmd);
   addConnectionFlags(cmd);
   cmd.action(async (_local: CheckOptions, command: Command) => {
     const opts = withParentConnectionFlags(command) as unknown as CheckOptions;
@@ -177,6 +179,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     }
   }
   const manifests = await manifestInputs(io, opts);
+  const readiness = await readinessFromFlags(opts, io.env);
   let specs = readCheckSpecs({ flags, config, namespace: opts.namespace, access, manifests });
   if (specs.length === 0) {
     throw new UsageError('nothing to check', {
@@ -200,6 +203,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     signal: io.signal,
     log,
     syncTimeoutMs,
+    readiness,
     kube,
     artifacts,
     onDone: (run) => {

@@ -7,6 +7,7 @@
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
+import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import type { CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis, type Seen } from '../diagnose/index.js';
@@ -22,7 +23,7 @@ import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
-interface DiagnoseOptions extends MetricsFlagValues {
+interface DiagnoseOptions extends MetricsFlagValues, ReadinessFlagValues {
   output: 'text' | 'json' | 'yaml';
   grace: string;
   children?: string;
@@ -51,6 +52,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
       '\nExamples:\n  kubectl informer-trace diagnose deploy/web -n demo\n  kubectl informer-trace diagnose job/migrate -n demo -o json --grace 10s\n',
     );
   addMetricsFlags(cmd, "the controllers' work queues as evidence (depth, retries)");
+  addReadinessFlags(cmd);
   addConnectionFlags(cmd);
   cmd.action(async (first: string, second: string | undefined, _o: unknown, command: Command) => {
     const opts = mergedOptions<DiagnoseOptions & Record<string, unknown>>(command);
@@ -59,6 +61,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
     if (!['text', 'json', 'yaml'].includes(opts.output)) throw new UsageError(`-o ${opts.output}: choose text, json or yaml`);
     const metrics = planMetrics(opts);
+    const readiness = await readinessFromFlags(opts, io.env);
     const kube = connect(connectionFlags(opts));
     const info = await kube.discovery.resolve(target.type);
     const namespace = info.namespaced ? kube.connection.namespace : undefined;
@@ -69,7 +72,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const stop = (): void => controller.abort();
     io.signal.addEventListener('abort', stop, { once: true });
     try {
-      const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren });
+      const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren, readiness });
       // A kind the tool does not know (a CRD): its children are found through discovery, as the trace finds them.
       await tracer.discoverChildren(controller.signal);
       // Events we may not read are evidence not seen, not a reason to give up on the rest.
@@ -92,7 +95,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
         kube,
         tracer.caches(),
         { info, namespace, name: target.name },
-        { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal },
+        { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal, readiness },
       );
       if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
       else io.stdout.write(diagnosisText(diagnosis));

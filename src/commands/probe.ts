@@ -8,6 +8,7 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
+import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { durationFlag, mergedOptions, positiveDurationFlag, wholeNumberFlag } from '../cli/options.js';
 import type { CommandIO } from '../cli/io.js';
 import type { SetExitCode } from '../cli/run.js';
@@ -19,7 +20,7 @@ import { parseListen, serveProbe } from '../probe/server.js';
 import { escapeTerminal } from '../util/escape.js';
 import { parseTarget } from '../util/target.js';
 
-interface ProbeFlags {
+interface ProbeFlags extends ReadinessFlagValues {
   target?: string;
   canaryName: string;
   canaryImage: string;
@@ -72,6 +73,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
         '',
       ].join('\n'),
     );
+  addReadinessFlags(cmd);
   addConnectionFlags(cmd);
   cmd.action(async (_o: unknown, command: Command) => {
     const opts = mergedOptions<ProbeFlags & Record<string, unknown>>(command);
@@ -95,6 +97,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
     const [a, b] = sizes.map((s) => wholeNumberFlag('--sizes', s, 0)) as [number, number];
     if (opts.mode === 'scale' && a === b) throw new UsageError(`--sizes ${opts.sizes}: the two sizes must differ`);
     const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
+    const readiness = await readinessFromFlags(opts, io.env);
 
     const kube = connect(connectionFlags(opts));
     const namespace = kube.connection.namespace;
@@ -139,6 +142,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
       intervalMs,
       timeoutMs,
       syncTimeoutMs,
+      readiness,
       shutdownGraceMs,
       maxRounds,
       metrics,

@@ -107,6 +107,7 @@ export class TraceDiagnoses {
       graceMs: Math.min(DEFAULT_GRACE_MS, stallMs ?? timeoutMs / 2),
       scrapes: await metrics?.sinceBaseline(session.signal),
       signal: session.signal,
+      readiness: session.tracer.readiness,
     });
   }
 

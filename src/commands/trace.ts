@@ -3,19 +3,17 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { durationFlag, listItems, positiveDurationFlag, requireFolderOf, wholeNumberFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, type ConnectionFlags, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
-import type { HealthRules } from '../trace/health-rules.js';
-import { defaultHealthRulesPath } from '../trace/health-rules-path.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';
@@ -28,7 +26,7 @@ import { TraceDiagnoses } from './trace-diagnosis.js';
 import { traceMetrics } from './trace-metrics.js';
 import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
-export interface TraceOptions extends MetricsFlagValues {
+export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
   namespace?: string;
   annotate?: string;
   restart?: boolean;
@@ -44,8 +42,6 @@ export interface TraceOptions extends MetricsFlagValues {
   coalesce: string;
   settle: string;
   children?: string;
-  ready?: string;
-  healthRules?: string;
   syncTimeout: string;
   metricsInterval?: string;
   otlpEndpoint?: string;
@@ -54,6 +50,7 @@ export interface TraceOptions extends MetricsFlagValues {
 
 export function addTraceOptions(cmd: Command): Command {
   addMetricsFlags(cmd, "scrape controllers' workqueue metrics: a queues pane in the TUI, and the controller queue's adds after a --burst");
+  addReadinessFlags(cmd);
   return cmd
     .option('--metrics-interval <duration>', 'how often --metrics sources are scraped for the TUI', '2s')
     .option('--annotate <key=value>', 'write: set an annotation on the target (metadata only; no rollout follows)')
@@ -76,11 +73,6 @@ export function addTraceOptions(cmd: Command): Command {
     .option(
       '--children <kinds>',
       'child resource types to follow, comma-separated, instead of those found through discovery for kinds the tool does not know (CRDs)',
-    )
-    .option('--ready <expr>', 'the target is converged when this CEL expression over it is true (e.g. "status.phase == \'Running\'")')
-    .option(
-      '--health-rules <file>',
-      "readiness rules per apiVersion and kind, as CEL expressions in the shape of Flux's healthCheckExprs (default: $XDG_CONFIG_HOME/informer-trace/health-rules.yaml when it exists)",
     )
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
     .option(
@@ -111,8 +103,8 @@ interface Plan extends TraceArtifacts {
   stallMs: number | undefined;
   /** --children, as written; resolved through discovery. */
   children: string[];
-  /** --ready and --health-rules, loaded (with the CEL evaluator) only when given or the default file exists. */
-  health: { ready: string | undefined; file: string | undefined };
+  /** --ready and --health-rules: the readiness engine is built from them. */
+  health: ReadinessFlagValues;
   /** Only an explicit --watch waits for a target to be created: without a trigger flag, a name that does not exist is more likely a typo, said at once. */
   waitForTarget: boolean;
   exitOnEnd: boolean;
@@ -164,7 +156,7 @@ export function planTrace(opts: TraceOptions, io: Pick<CommandIO, 'stdout' | 'en
     svg: opts.svg,
     otlp: resolveOtlpTarget(opts.otlpEndpoint, io.env),
     children: listItems(opts.children),
-    health: { ready: opts.ready, file: opts.healthRules },
+    health: { ready: opts.ready, healthRules: opts.healthRules },
     waitForTarget: opts.watch === true,
     exitOnEnd: opts.exitOnConverge === true,
   };
@@ -182,13 +174,6 @@ export function splitTarget(first: string, second: string | undefined): { type: 
   }
   if (second === undefined) throw new UsageError(`"${first}" names a type but no object`, { hint: `e.g. kubectl informer-trace ${first}/NAME` });
   return { type: first, name: second };
-}
-
-/** --ready, --health-rules, or the config folder's rules file; the CEL evaluator is loaded only for them. */
-async function userHealthRules(health: Plan['health'], env: NodeJS.ProcessEnv): Promise<HealthRules | undefined> {
-  if (health.ready === undefined && health.file === undefined && !existsSync(defaultHealthRulesPath(env))) return undefined;
-  const { loadHealthRules } = await import('../trace/health-rules.js');
-  return loadHealthRules({ ...health, env });
 }
 
 const exitFor: Record<TraceOutcome, ExitCode> = {
@@ -256,7 +241,7 @@ export async function runTrace(
   setExitCode: (c: ExitCode) => void,
 ): Promise<void> {
   const plan = planTrace(opts, io);
-  const healthRules = await userHealthRules(plan.health, io.env);
+  const readiness = await readinessFromFlags(plan.health, io.env);
   const kube = connect(plan.connection);
   const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, plan.connection.namespace);
   const extraChildren: ResourceInfo[] = [];
@@ -269,7 +254,7 @@ export async function runTrace(
     kube,
     target,
     extraChildren,
-    healthRules,
+    readiness,
     coalesceMs: plan.coalesceMs,
     settleMs: plan.settleMs,
     trigger,

@@ -9,6 +9,7 @@ import type { ControllerBehind, DiagnoseInput, Diagnosis, LeaseInput, Seen } fro
 import { OwnerUIDIndex } from '../informer/index.js';
 import { ApiLeaseClient, isNotFound, toCliError, type Kube, type KubeObject } from '../kube/index.js';
 import type { QueueRow } from '../metrics/index.js';
+import type { Readiness } from '../readiness/index.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import type { TraceCaches, TraceTarget } from '../trace/tracer.js';
 import { operatorLeaseInput, readControllerBehind, type ReadControllerOptions } from './operator.js';
@@ -101,10 +102,12 @@ export interface DiagnoseChainOptions {
   eventsUnseen?: string;
   queues?: Seen<QueueRow[]>;
   signal?: AbortSignal;
+  /** The command's readiness engine. */
+  readiness: Readiness;
 }
 
 /** Reads the Nodes and Leases and diagnoses the chain the caches hold. */
-export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: TraceTarget, options: DiagnoseChainOptions = {}): Promise<Diagnosis> {
+export async function diagnoseChain(kube: Kube, caches: TraceCaches, target: TraceTarget, options: DiagnoseChainOptions): Promise<Diagnosis> {
   return (await diagnoseChainWithController(kube, caches, target, options)).diagnosis;
 }
 
@@ -113,7 +116,7 @@ export async function diagnoseChainWithController(
   kube: Kube,
   caches: TraceCaches,
   target: TraceTarget,
-  options: DiagnoseChainOptions = {},
+  options: DiagnoseChainOptions,
 ): Promise<{ diagnosis: Diagnosis; controller: ControllerBehind | undefined }> {
   const chain = chainFromCaches(caches, target, options.eventsUnseen);
   const pods = chain.descendants.filter((d) => d.kind === 'Pod').map((d) => d.obj);
@@ -132,6 +135,7 @@ export async function diagnoseChainWithController(
     operator: operator?.behind,
     graceMs: options.graceMs,
     now: options.now ?? Date.now(),
+    readiness: options.readiness,
   });
   return { diagnosis, controller: operator?.behind };
 }

@@ -3,6 +3,9 @@ import type { KubeObject, Lease } from '../kube/index.js';
 import { diagnose } from './diagnose.js';
 import { diagnosisBrief, diagnosisText } from './text.js';
 import type { DiagnoseInput, LeaseInput } from './types.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const ago = (s: number): string => new Date(NOW - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -159,6 +162,7 @@ function input(o: Partial<DiagnoseInput> & { pods?: KubeObject[]; rs?: KubeObjec
   const pods = o.pods ?? [pod({ name: 'web-abc-1' }), pod({ name: 'web-abc-2' })];
   return {
     now: NOW,
+    readiness,
     target: { kind: 'Deployment', namespace: NS, name: 'web' },
     object: 'object' in o ? o.object : deployment(),
     descendants: o.descendants ?? [...rs.map((obj) => ({ kind: 'ReplicaSet', obj })), ...pods.map((obj) => ({ kind: 'Pod', obj }))],
@@ -678,16 +682,22 @@ describe('diagnose: a custom resource', () => {
       ),
     );
     expect(d.verdict).toBe('healthy');
-    expect(d.summary).toBe('Rollout/demo: healthy — converged: Healthy=True RolloutHealthy (rule: conditions)');
+    expect(d.summary).toBe(
+      'Rollout/demo: healthy — converged: current expression true: Healthy=True RolloutHealthy; phase Healthy (rule: argoproj.io Rollout, library/argoproj.io.yaml)',
+    );
   });
 
   it('never healthy while not ready: in progress within the grace, broken at the status after it', () => {
     const notObserved = rollout({ observedGeneration: '3', phase: 'Healthy' }, 5);
-    expect(diagnose(crInput(notObserved)).summary).toBe('Rollout/demo: healthy so far — in progress: observedGeneration 3 < generation 4 (rule: not observed)');
+    expect(diagnose(crInput(notObserved)).summary).toBe(
+      'Rollout/demo: healthy so far — in progress: observedGeneration 3 < generation 4: phase Healthy (rule: argoproj.io Rollout, library/argoproj.io.yaml)',
+    );
     const stuck = diagnose(crInput(rollout({ observedGeneration: '3', phase: 'Healthy' }, 40)));
     expect(stuck.verdict).toBe('broken');
     expect(stuck.link).toBe('status-conditions');
-    expect(stuck.summary).toBe('Rollout/demo: not ready for 40.0s: observedGeneration 3 < generation 4 (rule: not observed)');
+    expect(stuck.summary).toBe(
+      'Rollout/demo: not ready for 40.0s: observedGeneration 3 < generation 4: phase Healthy (rule: argoproj.io Rollout, library/argoproj.io.yaml)',
+    );
   });
 
   const widget = (status: Record<string, unknown>, createdAgo: number): KubeObject => ({

@@ -10,7 +10,7 @@
  */
 import type { KubeObject, Lease } from '../kube/index.js';
 import { controllerQueueFor } from '../metrics/index.js';
-import { childNotReady, childrenDecide, convergence, generationOf, managedFieldsTime } from '../trace/facts.js';
+import { describeVerdict, generationOf, managedFieldsTime, type Verdict } from '../readiness/index.js';
 import { formatDuration } from '../util/duration.js';
 import { queueActivity } from './text.js';
 import {
@@ -297,9 +297,10 @@ function checkOperatorObserved(ctx: Context, kind: string, obj: KubeObject, conv
 function childDiagnosis(ctx: Context, obj: KubeObject): LinkResult | undefined {
   const uid = obj.metadata.uid;
   const direct = ctx.input.descendants.filter((d) => controllerUid(d.obj) === uid && live(d.obj));
-  const stuck = direct.find((d) => childNotReady(d.kind, d.obj) !== undefined);
+  const notReady = (d: Obj): string | undefined => ctx.input.readiness.childNotReady(d.obj, { kind: d.kind });
+  const stuck = direct.find((d) => notReady(d) !== undefined);
   if (!stuck) return undefined;
-  const why = childNotReady(stuck.kind, stuck.obj)!;
+  const why = notReady(stuck)!;
   if (!KCM_KINDS.has(stuck.kind)) return { status: 'progressing', detail: why, evidence: [], next: [] };
   const below: DiagnoseInput['descendants'] = [];
   let frontier = [stuck.obj.metadata.uid];
@@ -944,27 +945,34 @@ function checkConditions(ctx: Context, kind: string, obj: KubeObject): LinkResul
     const first = terminal[0]!;
     return { status: 'broken', detail: `${first.type} ${first.status}: ${first.reason}${first.message ? `: ${first.message}` : ''}`, evidence, next };
   }
-  const c = convergence(kind, obj);
+  const v = ctx.input.readiness.judge(obj, { kind, target: true });
+  const detail = describeVerdict(v);
+  if (!KCM_KINDS.has(kind) && v.status === 'Suspended') return { status: 'progressing', detail: `suspended: ${detail}`, evidence: [], next: [] };
   // A kind the tool does not know: what its readiness rule says. Not ready for longer than the
   // grace (since its status last changed, or since it was created) is where it is stuck.
-  if (!KCM_KINDS.has(kind) && (!c.done || c.failed)) {
+  if (!KCM_KINDS.has(kind) && !settledOrOwned(v)) {
     const r = conditionOf(obj, 'Ready');
-    const forMs = since(c.serverTime ?? obj.metadata.creationTimestamp, ctx.now) ?? 0;
+    const forMs = since(v.serverTime ?? obj.metadata.creationTimestamp, ctx.now) ?? 0;
     const evidence = r && r.status !== 'True' ? [conditionEvidence(refOf(kind, obj), r, ctx.now)] : [];
     const q = operatorQueueEvidence(ctx);
     if (q && (q.reason === 'Retrying' || forMs > ctx.grace)) evidence.push(q);
     evidence.push(...warningsAbout(ctx, kind, obj));
-    if (c.failed) return { status: 'broken', detail: `failed: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
+    if (v.status === 'Failed') return { status: 'broken', detail: `failed: ${detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
     if (forMs > ctx.grace)
-      return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${c.detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
-    return { status: 'progressing', detail: c.detail, evidence: [], next: [] };
+      return { status: 'broken', detail: `not ready for ${formatDuration(forMs)}: ${detail}`, evidence, next: [ctx.kubectl('describe', kind, name)] };
+    return { status: 'progressing', detail, evidence: [], next: [] };
   }
-  if (!KCM_KINDS.has(kind) && childrenDecide(c)) {
+  if (!KCM_KINDS.has(kind) && v.childrenDecide) {
     // Its status has no verdict of its own: what it owns decides (docs/readiness.md).
     const child = childDiagnosis(ctx, obj);
     if (child) return child;
   }
-  return ok(c.detail);
+  return ok(detail);
+}
+
+/** Ready, or a status that leaves the verdict to what the object owns. */
+function settledOrOwned(v: Verdict): boolean {
+  return v.status === 'Current' || (v.status === 'Unknown' && v.childrenDecide === true);
 }
 
 // ---- the walk ---------------------------------------------------------------------------------
@@ -997,8 +1005,8 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       links,
     };
   }
-  const conv = convergence(kind, obj);
-  const converged = conv.done && !conv.failed;
+  const conv = input.readiness.judge(obj, { kind, target: true });
+  const converged = settledOrOwned(conv);
   const results: [LinkName, LinkResult][] = [];
   results.push(['spec', checkSpec(ctx, kind, obj, converged)]);
   results.push([
@@ -1052,9 +1060,9 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   }
   const progressing = results.find(([, r]) => r.status === 'progressing');
   const summary = converged
-    ? `${label}: healthy — converged: ${conv.detail}`
+    ? `${label}: healthy — converged: ${describeVerdict(conv)}`
     : progressing
       ? `${label}: healthy so far — in progress: ${progressing[1].detail}`
-      : `${label}: healthy — ${conv.detail}`;
+      : `${label}: healthy — ${describeVerdict(conv)}`;
   return { ...base, verdict: 'healthy', link: null, summary, evidence: [], next: [], unseen: [], links };
 }

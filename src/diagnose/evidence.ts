@@ -2,23 +2,9 @@
 import type { KubeObject } from '../kube/index.js';
 import type { Evidence, EvidenceObject } from './types.js';
 
-export interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  lastUpdateTime?: string;
-}
+import type { Condition } from '../readiness/index.js';
 
-export function conditionsOf(obj: KubeObject): Condition[] {
-  const c = (obj.status as { conditions?: unknown } | undefined)?.conditions;
-  return Array.isArray(c) ? (c as Condition[]) : [];
-}
-
-export function conditionOf(obj: KubeObject, type: string): Condition | undefined {
-  return conditionsOf(obj).find((c) => c.type === type);
-}
+export { conditionOf, type Condition } from '../readiness/index.js';
 
 export function refOf(kind: string, obj: KubeObject): EvidenceObject {
   return { kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };

@@ -1,4 +1,5 @@
 /** The diagnosis as plain, serialisable data: what it reads and what it says. */
+import type { Readiness } from '../readiness/index.js';
 import type { KubeObject, Lease } from '../kube/index.js';
 import type { QueueRow } from '../metrics/index.js';
 
@@ -52,6 +53,8 @@ export interface DiagnoseInput {
   graceMs?: number | undefined;
   /** For a kind kube-controller-manager does not reconcile: the operator behind it (operator.ts); its Lease is among `leases`. */
   operator?: ControllerBehind | undefined;
+  /** The command's readiness engine: judges the target (its `--ready` too) and what it owns. */
+  readiness: Readiness;
 }
 
 export interface ControllerQueue {

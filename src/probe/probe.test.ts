@@ -4,6 +4,9 @@ import { parseExposition } from '../metrics/parse.js';
 import { startLoopbackServer } from '../../tools/testing/http-server.js';
 import { ProbeMetrics } from './metrics.js';
 import { Probe } from './probe.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const DEPLOYMENTS: ResourceInfo = {
   group: 'apps',
@@ -30,6 +33,7 @@ describe('Probe', () => {
       intervalMs: 20,
       timeoutMs: 1_000,
       syncTimeoutMs: 1_000,
+      readiness,
       shutdownGraceMs: 1_000,
       maxRounds: 3,
       metrics,
@@ -140,6 +144,7 @@ function probeOptions(kube: ReturnType<typeof connect>, metrics: ProbeMetrics, l
     intervalMs: 20,
     timeoutMs: 1_000,
     syncTimeoutMs: 1_000,
+    readiness,
     shutdownGraceMs: 1_000,
     metrics,
     log: (l: string) => lines.push(l),

@@ -37,6 +37,7 @@ import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import { formatDuration } from '../util/duration.js';
+import type { Readiness } from '../readiness/index.js';
 import { ensureCanary, type CanarySpec } from './canary.js';
 import { roundOutcome, type ProbeMetrics, type RoundOutcome } from './metrics.js';
 
@@ -50,6 +51,8 @@ export interface ProbeOptions {
   intervalMs: number;
   timeoutMs: number;
   syncTimeoutMs: number;
+  /** The command's readiness engine, which judges each round's target and its children. */
+  readiness: Readiness;
   shutdownGraceMs: number;
   /** Stop after this many rounds (0: never). */
   maxRounds?: number;
@@ -166,6 +169,7 @@ export class Probe {
         // The round measures convergence; old Pods still terminating are not the controllers' latency.
         stopWhenConverged: true,
         trigger,
+        readiness: o.readiness,
         timeoutMs: o.timeoutMs,
         syncTimeoutMs: o.syncTimeoutMs,
         signal,
@@ -193,7 +197,7 @@ export class Probe {
       const took = converged && snap.trigger ? ` in ${formatDuration(converged.observedAt - snap.trigger.at)}` : '';
       let line = `round ${n}: ${outcome}${took} (${snap.hops.length} hops)`;
       if (!signal.aborted) {
-        const diagnosis = await diagnoseChain(o.kube, session.caches(), target, { signal }).catch(() => undefined);
+        const diagnosis = await diagnoseChain(o.kube, session.caches(), target, { signal, readiness: o.readiness }).catch(() => undefined);
         if (diagnosis) {
           o.metrics.recordDiagnosis(diagnosis);
           if (outcome !== 'converged') line += `; ${diagnosis.summary}`;

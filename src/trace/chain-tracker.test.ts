@@ -3,6 +3,9 @@ import type { KubeObject } from '../kube/index.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import type { TraceTrigger } from './types.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -83,7 +86,7 @@ const restart: TraceTrigger = { kind: 'restart', wrote: 'restarted', at: T0, res
 
 describe('ChainTracker', () => {
   it('reports nothing before the trigger, then each new fact once, in causal order', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(
       view(deployment(1, 1, { converged: true }), T0 - 1000, [
         [rs('old', 2), T0 - 1000],
@@ -140,7 +143,7 @@ describe('ChainTracker', () => {
   });
 
   it('records scale changes with their direction and converges only after the controller observed the new generation', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 2), T0 - 1000]]));
     t.setTrigger({ kind: 'scale', wrote: 'scaled', at: T0, resourceVersion: '2', generation: 2, writes: 1 });
     expect(t.expectsRollout()).toBe(false); // the tracker has not seen the new spec yet
@@ -160,7 +163,7 @@ describe('ChainTracker', () => {
   });
 
   it('does not expect a rollout when only metadata changed, even though a Deployment generation moves', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000));
     t.setTrigger({ kind: 'annotate', wrote: 'annotated', at: T0, resourceVersion: '22', generation: 2, writes: 1 });
     t.reconcile(view(deployment(2, 2, { converged: true, annotations: { a: 'b' } }), T0 + 10, [], { triggerSeenAt: T0 + 10 }), T0 + 11);
@@ -171,7 +174,7 @@ describe('ChainTracker', () => {
   });
 
   it('follows a deletion with a finalizer: terminating, finalizer removed, deleted', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true, finalizers: ['example.com/hold'] }), T0 - 1000));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     const h1 = t.reconcile(view(deployment(2, 1, { converged: true, finalizers: ['example.com/hold'], deleting: true }), T0 + 5), T0 + 6);
@@ -187,7 +190,7 @@ describe('ChainTracker', () => {
   });
 
   it('marks a deletion learnt at a relist as a tombstone', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1), T0 - 1000, [[pod('p1', 'a', ['Ready']), T0 - 1000, 'a']]));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     const deletions = new Map<string, Deletion>([['p1', { at: T0 + 50, tombstone: true }]]);
@@ -197,7 +200,7 @@ describe('ChainTracker', () => {
   });
 
   it('attaches Events to the hop they explain, matching replica counts in the note', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     t.reconcile(
@@ -222,7 +225,7 @@ describe('ChainTracker', () => {
   });
 
   it('lists an Event once under its hop, however often it is updated, with the latest count', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     t.reconcile(
@@ -249,7 +252,7 @@ describe('ChainTracker', () => {
   });
 
   it('lists an Event that could explain two hops under the first only', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     const p1 = pod('p1', 'a', ['PodScheduled', 'Ready']);
     t.baseline(
       view(deployment(1, 1, { converged: true }), T0 - 1000, [
@@ -286,7 +289,7 @@ describe('ChainTracker', () => {
   });
 
   it('explains a creation only by an Event naming the created object, not by one about the object itself', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     t.reconcile(
@@ -312,7 +315,7 @@ describe('ChainTracker', () => {
   });
 
   it('keeps hops in the order received when a later reconcile finds an earlier hop', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     t.reconcile(view(deployment(2, 2, { template: '2' }), T0 + 113, [[rs('a', 1), T0 - 1000]], { triggerSeenAt: T0 + 5 }), T0 + 114);
@@ -341,7 +344,7 @@ describe('ChainTracker', () => {
   });
 
   it('puts the cause first among hops received at the same instant', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger(restart);
     // The view lists the Pod before its ReplicaSet; both were received at +40.
@@ -363,7 +366,7 @@ describe('ChainTracker', () => {
   });
 
   it('says so when a child is seen created before the change of its owner that caused it', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, [[rs('a', 1), T0 - 1000]]));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     // The new ReplicaSet arrives before the Deployment's new generation does.
@@ -392,7 +395,7 @@ describe('ChainTracker', () => {
   });
 
   it('reports a target our apply created by its creation, never as a MODIFIED of something that was there', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(undefined, 0));
     t.setTrigger({ kind: 'apply', wrote: 'applied', at: T0, resourceVersion: '10', generation: 1, writes: 1 });
     const first = deployment(1, 0);
@@ -406,7 +409,7 @@ describe('ChainTracker', () => {
   });
 
   it('reads the facts of changed objects only, and matches Events only with the hops of the objects they concern', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     const n = 300;
     const withRv = (o: KubeObject, rv: string): KubeObject => ({ ...o, metadata: { ...o.metadata, resourceVersion: rv } });
     const pods = Array.from({ length: n }, (_, i) => withRv(pod(`p${i}`, 'a', ['PodScheduled', 'Ready']), `${100 + i}`));
@@ -490,7 +493,7 @@ describe('ChainTracker', () => {
   });
 
   it('reads each deletion once from a map that keeps growing, and follows each deleted object once', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     const n = 200;
     const pods = Array.from({ length: n }, (_, i) => pod(`p${i}`, 'a', ['PodScheduled', 'Ready']));
     const a = rs('a', n);
@@ -521,7 +524,7 @@ describe('ChainTracker', () => {
   });
 
   it('traces a target created after the baseline: its creation is the change, and the rollout converges', () => {
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(undefined, 0));
     t.setTrigger({ kind: 'watch', wrote: '', at: T0, writes: 0 });
     const created = { ...deployment(1, 0, { replicas: 1 }), metadata: { ...deployment(1, 0).metadata, creationTimestamp: '2026-01-01T12:00:00Z' } };

@@ -19,8 +19,8 @@
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { childNotReady, childrenDecide, convergence, factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
-import type { HealthRules } from './health-rules.js';
+import { describeVerdict, type Readiness } from '../readiness/index.js';
+import { factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
 import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
@@ -99,6 +99,7 @@ const lifecycle = [
   'scaled-down',
   'finalizer-removed',
   'deleted',
+  'suspended',
   'converged',
   'failed',
 ];
@@ -162,6 +163,9 @@ export class ChainTracker {
   private targetDeleted = false;
   /** Why a target whose status has no verdict of its own is not converged yet: the first child not ready. */
   private waitingFor: string | undefined;
+  /** Whether the target is paused now, and how many pauses it went through. */
+  private suspended = false;
+  private suspensions = 0;
   /** The view's deletions last read, and how many of its entries have been read: see unreadDeletions(). */
   private deletionsSource: Map<string, Deletion> | undefined;
   private deletionsRead = 0;
@@ -169,10 +173,10 @@ export class ChainTracker {
   private specSource: KubeObject | undefined;
   private specOfTarget: string | undefined;
 
-  /** `rules`: the user's readiness rules, which decide before the built-in ones (see health-rules.ts). */
+  /** `readiness`: the command's engine, which judges the target (its `--ready` too) and the children. */
   constructor(
     readonly targetKind: string,
-    private readonly rules?: HealthRules,
+    private readonly readiness: Readiness,
   ) {}
 
   /** What exists before the trigger: remembered, never reported as hops. */
@@ -500,22 +504,31 @@ export class ChainTracker {
     add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
   ): void {
     if (!view.target || this.convergedHop || !this.expectsRollout()) return;
-    const c = this.rules?.readinessOf(view.target.obj) ?? convergence(this.targetKind, view.target.obj);
+    const v = this.readiness.judge(view.target.obj, { target: true, kind: this.targetKind });
     const gen = view.target.obj.metadata.generation ?? 0;
-    if (!c.done || (trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
-    let detail = c.detail;
+    if ((trigger.generation !== undefined && gen < trigger.generation) || !this.rolloutStarted()) return;
+    if (v.status === 'Suspended') {
+      // A pause (a step's timer, a user) is a hop of its own; the trace goes on through it.
+      if (!this.suspended) add(view.target, 'suspended', view.target.observedAt, { detail: describeVerdict(v) }, `suspended:${++this.suspensions}`);
+      this.suspended = true;
+      return;
+    }
+    this.suspended = false;
+    const settled = v.status === 'Current' || v.status === 'Failed' || (v.status === 'Unknown' && v.childrenDecide === true);
+    if (!settled) return;
+    let detail = describeVerdict(v);
     let at = view.target.observedAt;
-    if (childrenDecide(c)) {
+    if (v.childrenDecide) {
       // The status has no verdict of its own: the children it owns must be ready too.
       const children = [...this.known.values()].filter((k) => !k.gone && k.ref.uid !== view.target!.ref.uid);
-      this.waitingFor = children.map((k) => childNotReady(k.ref.kind, k.obj)).find((w) => w !== undefined);
+      this.waitingFor = children.map((k) => this.readiness.childNotReady(k.obj, { kind: k.ref.kind })).find((w) => w !== undefined);
       if (this.waitingFor) return;
       if (children.length > 0) detail += `; its ${children.length} ${children.length === 1 ? 'child is' : 'children are'} ready`;
       // Decided when the last of them became ready.
       for (const k of children) at = Math.max(at, k.at);
     }
-    const kind = c.failed ? 'failed' : 'converged';
-    add(view.target, kind, at, { detail, serverTime: c.serverTime, serverTimeSource: c.serverTimeSource });
+    const kind = v.status === 'Failed' ? 'failed' : 'converged';
+    add(view.target, kind, at, { detail, serverTime: v.serverTime, serverTimeSource: v.serverTimeSource });
     this.convergedHop = this.byId.get(`${kind}/${view.target.ref.uid}`);
   }
 

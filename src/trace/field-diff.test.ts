@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/index.js';
 import { ChainTracker, refOf, type Deletion } from './chain-tracker.js';
 import { fieldDiff } from './field-diff.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 describe('fieldDiff', () => {
   it('cuts a huge value to one short line that says its whole size', () => {
@@ -68,7 +71,7 @@ describe('the hop carries what its object version changed', () => {
       deletions: new Map<string, Deletion>(),
       triggerSeenAt: undefined,
     });
-    const t = new ChainTracker('Deployment');
+    const t = new ChainTracker('Deployment', readiness);
     t.baseline(view([rs(1, '1')], 0));
     t.setTrigger({ kind: 'scale', wrote: 'scaled', at: 0, writes: 1 });
     const hops = t.reconcile(view([rs(2, '2'), pod], 10), 11);

@@ -8,6 +8,9 @@ import { hopFigures, summarise, summaryLines } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent, TreeNode } from './types.js';
+import { createReadiness } from '../readiness/index.js';
+
+const readiness = await createReadiness();
 
 const info = (group: string, resource: string, kind: string): ResourceInfo => ({
   group,
@@ -87,6 +90,7 @@ function newSession(o: Pick<TraceSessionOptions, 'kube' | 'target' | 'listerWatc
     timeoutMs: 10_000,
     syncTimeoutMs: 5_000,
     signal: new AbortController().signal,
+    readiness,
     ...o,
   });
 }
@@ -593,7 +597,7 @@ describe('TraceSession', () => {
         'status: status.phase Progressing→Healthy',
       ].sort(),
     );
-    expect(seen.at(-1)).toBe('converged: Healthy=True Available: all 3 up (rule: conditions)');
+    expect(seen.at(-1)).toBe('converged: phase Healthy (rule: status.phase)');
     expect(snap.hops.find((h) => h.kind === 'condition')).toMatchObject({
       serverTime: '2026-01-01T00:00:03Z',
       serverTimeSource: 'Healthy lastTransitionTime',
@@ -654,7 +658,7 @@ describe('TraceSession', () => {
     expect(snap.outcome).toBe('converged');
     expect(snap.hops.at(-1)).toMatchObject({
       kind: 'converged',
-      detail: 'observedGeneration 2 / generation 2, no condition says otherwise (rule: observedGeneration); its 1 child is ready',
+      detail: 'observedGeneration 2 / generation 2, and the status says nothing more (rule: observedGeneration); its 1 child is ready',
     });
     session.close();
   });

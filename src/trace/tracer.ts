@@ -16,6 +16,7 @@
 import { realClock, type Clock } from '../clock.js';
 import { isDeletedFinalStateUnknown, type Indexer, type InformerStats, type SharedIndexInformer } from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import type { Readiness } from '../readiness/index.js';
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
 import { ChainCurrency } from './chain-currency.js';
 import { ChainInformers, isKnownKind, type ChildInformer, type ListerWatcherFactory } from './chain-informers.js';
@@ -23,7 +24,6 @@ import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObj
 import { ChainView } from './chain-view.js';
 import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
 import { EventsReader } from './events-reader.js';
-import type { HealthRules } from './health-rules.js';
 import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
 import { ChainTree } from './tree.js';
@@ -41,8 +41,8 @@ export interface TracerOptions {
   target: TraceTarget;
   /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. Given, nothing is discovered. */
   extraChildren?: ResourceInfo[];
-  /** Readiness the user defined (--ready, --health-rules): decides before the built-in rules. */
-  healthRules?: HealthRules | undefined;
+  /** The command's readiness engine (src/readiness): judges the target, its children and the tree. */
+  readiness: Readiness;
   /** For a kind the tool does not know, find its child kinds through discovery (discoverChildren()); default true. */
   discoverChildren?: boolean;
   /** Events for one key within this window collapse into one reconcile. */
@@ -128,6 +128,8 @@ export class Tracer {
   private readonly chainInformers: ChainInformers;
   private readonly chain: ChainView;
   private readonly treeOf: ChainTree;
+  /** The engine that judges the target and its children: the one the command built, for its diagnoses too. */
+  readonly readiness: Readiness;
   private events: EventsReader | undefined;
   private discovered: DiscoveredChildKinds | undefined;
   readonly ended: Promise<void>;
@@ -170,7 +172,8 @@ export class Tracer {
     this.metrics = options.metricsProvider ?? new InMemoryMetricsProvider();
     this.kube = options.kube;
     this.target = options.target;
-    this.tracker = new ChainTracker(options.target.info.kind, options.healthRules);
+    this.readiness = options.readiness;
+    this.tracker = new ChainTracker(options.target.info.kind, options.readiness);
     this.coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
     this.settleMs = options.settleMs ?? 3000;
     this.stopWhenConverged = options.stopWhenConverged ?? false;
@@ -184,7 +187,7 @@ export class Tracer {
     this.ended = new Promise((resolve) => (this.endResolve = resolve));
     this.chainInformers = new ChainInformers(this.target.namespace, this.listerWatcher, this.clock, this.target, options.extraChildren ?? []);
     this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.tracked(kind, obj, owner));
-    this.treeOf = new ChainTree(this.chainInformers);
+    this.treeOf = new ChainTree(this.chainInformers, options.readiness);
     this.handleTarget();
     this.handleChildren();
   }

@@ -12,10 +12,10 @@
  *   at MAX_TREE_DEPTH.
  */
 import type { KubeObject } from '../kube/index.js';
+import { phaseOf, type Readiness } from '../readiness/index.js';
 import type { ChainInformers } from './chain-informers.js';
 import { refOf } from './chain-tracker.js';
 import type { ObjectRef, TreeNode } from './types.js';
-import { convergence, hasReadiness } from './facts.js';
 
 /** Deeper than any owner chain of built-in kinds (Deployment → ReplicaSet → Pod is 3). */
 const MAX_TREE_DEPTH = 16;
@@ -29,7 +29,10 @@ export class ChainTree {
   /** Per parent uid, each child's place (by uid) in the last tree (see inOrder()). */
   private readonly order = new Map<string, Map<string, number>>();
 
-  constructor(private readonly informers: ChainInformers) {}
+  constructor(
+    private readonly informers: ChainInformers,
+    private readonly readiness: Readiness,
+  ) {}
 
   /** The tree below `obj`, an object of `kind`. */
   build(kind: string, obj: KubeObject): TreeNode {
@@ -45,7 +48,7 @@ export class ChainTree {
     }
     let node = this.nodes.get(obj);
     if (!node) {
-      node = describeStatus(refOf(kind, obj), obj);
+      node = describeStatus(this.readiness, refOf(kind, obj), obj);
       this.nodes.set(obj, node);
     }
     if (children.length === 0) return node;
@@ -117,40 +120,41 @@ function merge<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number)
 /** Kinds whose tree line counts ready replicas. */
 const REPLICATED = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet']);
 
-function describeStatus(ref: ObjectRef, obj: KubeObject): TreeNode {
+function describeStatus(readiness: Readiness, ref: ObjectRef, obj: KubeObject): TreeNode {
   const s = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
   const base = { ref, children: NO_CHILDREN, creationTimestamp: obj.metadata.creationTimestamp, deleting: Boolean(obj.metadata.deletionTimestamp) };
+  if (!readiness.hasReadiness(obj, { kind: ref.kind })) return { ...base, ready: true, status: '' };
+  const v = readiness.judge(obj, { kind: ref.kind });
+  const ready = v.status === 'Current';
   if (ref.kind === 'Pod') {
-    const conds = (s.conditions as { type: string; status: string }[] | undefined) ?? [];
-    const ready = conds.some((c) => c.type === 'Ready' && c.status === 'True');
     const statuses = (s.containerStatuses as { restartCount?: number }[] | undefined) ?? [];
     const restarts = statuses.reduce((a, c) => a + (c.restartCount ?? 0), 0);
     const phase = (s.phase as string | undefined) ?? 'Pending';
     return { ...base, ready, phase, node: spec.nodeName as string | undefined, restarts, status: obj.metadata.deletionTimestamp ? 'Terminating' : phase };
   }
   if (!REPLICATED.has(ref.kind)) {
-    // Any other kind (a custom resource, a Job, a PVC): its readiness rule, its phase or state when it has one.
-    if (!hasReadiness(ref.kind, obj)) return { ...base, ready: true, status: '' };
-    const c = convergence(ref.kind, obj);
-    const phase = typeof s.phase === 'string' && s.phase ? s.phase : typeof s.state === 'string' && s.state ? s.state : undefined;
+    // Any other kind (a custom resource, a Job, a PVC): its verdict, with its phase or state when it has one.
+    const phase = phaseOf(obj)?.value;
     const status =
       ref.kind === 'Job'
-        ? c.detail
-        : c.failed
+        ? v.detail
+        : v.status === 'Failed'
           ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}`
-          : c.done
+          : v.status === 'Current'
             ? (phase ?? 'Ready')
-            : (phase ?? 'not ready');
-    return { ...base, ready: c.done && !c.failed, status };
+            : v.status === 'Suspended' || v.status === 'Terminating'
+              ? v.status
+              : (phase ?? 'not ready');
+    return { ...base, ready, status };
   }
   const desired = typeof spec.replicas === 'number' ? spec.replicas : undefined;
-  const ready = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;
+  const readyCount = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;
   const status =
     desired !== undefined
-      ? `${ready}/${desired} ready`
+      ? `${readyCount}/${desired} ready`
       : ref.kind === 'DaemonSet'
         ? `${(s.numberReady as number | undefined) ?? 0}/${(s.desiredNumberScheduled as number | undefined) ?? 0} ready`
         : '';
-  return { ...base, ready: desired === undefined || ready === desired, status };
+  return { ...base, ready: desired === undefined ? ready : readyCount === desired, status };
 }

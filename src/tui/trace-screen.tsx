@@ -88,7 +88,7 @@ export interface TraceLayout {
 function hopColour(h: Hop): string | undefined {
   if (h.kind === 'converged') return 'green';
   if (h.kind === 'failed' || h.kind === 'not-ready') return 'red';
-  if (h.kind === 'deleted' || h.kind === 'terminating') return 'yellow';
+  if (h.kind === 'deleted' || h.kind === 'terminating' || h.kind === 'suspended') return 'yellow';
   return undefined;
 }
 

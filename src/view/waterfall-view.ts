@@ -34,6 +34,7 @@ export const PHASES = [
   'containers-ready',
   'ready',
   'not-ready',
+  'suspended',
   'succeeded',
   'failed',
   'terminating',
@@ -58,6 +59,7 @@ export const PHASE_STYLE: Record<Phase, PhaseStyle> = {
   'containers-ready': { glyph: '▄', colour: '#08519c', label: 'containers ready' },
   ready: { glyph: '█', colour: '#2da44e', label: 'ready / converged' },
   'not-ready': { glyph: '▁', colour: '#fb8500', label: 'not ready' },
+  suspended: { glyph: '┄', colour: '#bf8700', label: 'suspended (paused)' },
   succeeded: { glyph: '▀', colour: '#116329', label: 'succeeded' },
   failed: { glyph: '╳', colour: '#82071e', label: 'failed' },
   terminating: { glyph: '▚', colour: '#d4a72c', label: 'terminating' },
@@ -179,6 +181,7 @@ function phaseAfter(objectKind: string, hopKind: string): Phase | undefined {
     case 'containers-ready':
     case 'ready':
     case 'not-ready':
+    case 'suspended':
     case 'terminating':
       return hopKind;
     case 'converged':

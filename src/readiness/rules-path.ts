@@ -1,4 +1,4 @@
-/** Where the user's readiness rules live, apart from the CEL evaluator, which loads only when rules are given. */
+/** Where the user's readiness rules live. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 

@@ -1,0 +1,122 @@
+/**
+ * The readiness engine: one per command, built from the shared flags, consulted in this order
+ * (docs/readiness.md): an object being deleted is Terminating; `--ready` (the trace's target only);
+ * the user's rules files (`--health-rules FILE`, then the config folder's file); the built-in
+ * library; the built-in workload kinds; kinds without readiness; the generic rules.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import type { KubeObject } from '../kube/index.js';
+import { builtinGroupOf, builtinRule, withoutReadiness } from './builtin.js';
+import { type CompiledRules, compileRules, parseRuleFile } from './cel-rules.js';
+import { genericVerdict } from './generic.js';
+import { library } from './library.js';
+import { defaultHealthRulesPath } from './rules-path.js';
+import { type Consultation, groupOf, type JudgeOptions, type Readiness, type Verdict } from './types.js';
+
+export interface ReadinessOptions {
+  /** `--ready EXPR`: the current expression for the trace's target. */
+  ready?: string | undefined;
+  /** Rules files, in the order they are consulted: their path (as errors and verdicts name it) and text. */
+  files?: readonly { path: string; text: string }[];
+}
+
+export function createReadiness(o: ReadinessOptions = {}): Readiness {
+  const ready =
+    o.ready === undefined
+      ? undefined
+      : compileRules({
+          layer: 'ready',
+          source: '--ready',
+          rules: [{ apiVersion: '*', kind: '*', group: '*', name: '--ready', expressions: { current: o.ready } }],
+        });
+  ready?.compileAll();
+  const user: CompiledRules[] = (o.files ?? []).map((f) => {
+    const c = compileRules(parseRuleFile(f.text, f.path, 'user'));
+    c.compileAll();
+    return c;
+  });
+
+  const explain = (obj: KubeObject, jo: JudgeOptions = {}): { verdict: Verdict; consulted: Consultation[] } => {
+    const consulted: Consultation[] = [];
+    const { group, kind } = groupKindOf(obj, jo);
+    const key = `${group || 'core'} ${kind}`;
+    const done = (v: Verdict): { verdict: Verdict; consulted: Consultation[] } => {
+      consulted.push({ layer: v.layer, rule: v.rule, source: v.source, decided: true, why: `${v.status}: ${v.detail}` });
+      return { verdict: v, consulted };
+    };
+    if (obj.metadata?.deletionTimestamp)
+      return done({ status: 'Terminating', rule: 'terminating', layer: 'generic', detail: `being deleted since ${obj.metadata.deletionTimestamp}` });
+    consulted.push({ layer: 'generic', rule: 'terminating', decided: false, why: 'no deletionTimestamp' });
+    const celLayers: CompiledRules[] = [...(jo.target && ready ? [ready] : []), ...user, library()];
+    if (ready && !jo.target) consulted.push({ layer: 'ready', rule: '--ready', source: '--ready', decided: false, why: 'decides for the trace target only' });
+    for (const rules of celLayers) {
+      const rule = rules.match(group, kind);
+      if (rule) return done(rules.evaluate(rule, obj));
+      consulted.push({ layer: rules.set.layer, rule: '', source: rules.set.source, decided: false, why: `no rule for ${key}` });
+    }
+    const builtin = builtinRule(group, kind);
+    if (builtin) return done({ ...builtin(obj), rule: key, layer: 'builtin' });
+    consulted.push({ layer: 'builtin', rule: '', decided: false, why: `no built-in rule for ${key}` });
+    if (withoutReadiness(group, kind))
+      return done({ status: 'Current', rule: 'no readiness', layer: 'builtin', detail: `a ${kind} is what it is once it exists` });
+    return done({ ...genericVerdict(obj), layer: 'generic' });
+  };
+
+  const judge = (obj: KubeObject, jo?: JudgeOptions): Verdict => explain(obj, jo).verdict;
+
+  const hasReadiness = (obj: KubeObject, jo: JudgeOptions = {}): boolean => {
+    const { group, kind } = groupKindOf(obj, jo);
+    if (withoutReadiness(group, kind)) return false;
+    if (group === '' && kind === 'Service') return (obj.spec as { type?: string } | undefined)?.type === 'LoadBalancer';
+    if (group === '' && kind === 'Pod') return true;
+    const s = obj.status as Record<string, unknown> | undefined;
+    return s !== undefined && s !== null && Object.keys(s).length > 0;
+  };
+
+  return {
+    judge,
+    explain,
+    hasReadiness,
+    childNotReady(obj, jo = {}) {
+      if (obj.metadata?.deletionTimestamp || !hasReadiness(obj, jo)) return undefined;
+      const v = judge(obj, { ...jo, target: false });
+      if (v.status === 'Current' || v.status === 'Unknown') return undefined;
+      const { kind } = groupKindOf(obj, jo);
+      return `${kind}/${obj.metadata?.name ?? ''} ${v.status === 'Failed' ? 'failed' : v.status === 'Suspended' ? 'suspended' : 'not ready'}: ${v.detail}`;
+    },
+    files: (o.files ?? []).map((f) => f.path),
+  };
+}
+
+/**
+ * The group and kind an object is judged as: its own apiVersion and kind; the caller's when it
+ * carries none, or only PartialObjectMetadata's (a metadata-only informer's); for a built-in kind
+ * without an apiVersion, its group.
+ */
+function groupKindOf(obj: KubeObject, jo: JudgeOptions): { group: string; kind: string } {
+  const partial = obj.apiVersion === 'meta.k8s.io/v1';
+  const kind = (partial ? jo.kind : (obj.kind ?? jo.kind)) ?? '';
+  const apiVersion = partial ? jo.apiVersion : (obj.apiVersion ?? jo.apiVersion);
+  return { group: apiVersion === undefined ? (builtinGroupOf(kind) ?? '') : groupOf(apiVersion), kind };
+}
+
+/**
+ * The engine a command's flags ask for: `--ready`, `--health-rules FILE` and the config folder's
+ * file when it exists (both files: the flag's first). A file that cannot be read, or a rule that
+ * does not compile, is a UsageError (exit 2).
+ */
+export function loadReadiness(o: { ready?: string | undefined; file?: string | undefined; env: NodeJS.ProcessEnv }): Readiness {
+  const paths: string[] = [];
+  if (o.file !== undefined) paths.push(o.file);
+  const xdg = defaultHealthRulesPath(o.env);
+  if (existsSync(xdg) && !paths.includes(xdg)) paths.push(xdg);
+  const files = paths.map((path) => {
+    try {
+      return { path, text: readFileSync(path, 'utf8') };
+    } catch (err) {
+      throw new UsageError(`--health-rules ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+  });
+  return createReadiness({ ready: o.ready, files });
+}
