@@ -8,6 +8,7 @@ import type { CommandIO } from '../cli/io.js';
 import type { ExitCode } from '../exit-codes.js';
 import { version } from '../version.js';
 import { createCacheCommand } from './cache.js';
+import { createHealthCommand } from './health.js';
 import { createCheckCommand } from './check.js';
 import { createDiagnoseCommand } from './diagnose.js';
 import { createProbeCommand } from './probe.js';
@@ -62,6 +63,7 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
   program.addCommand(createQueuesCommand(io, setExitCode));
   program.addCommand(createTopCommand(io, setExitCode));
   program.addCommand(createDiagnoseCommand(io, setExitCode));
+  program.addCommand(createHealthCommand(io, setExitCode));
   program.addCommand(createProbeCommand(io, setExitCode));
   return program;
 }

@@ -87,6 +87,11 @@ export function summarize(obj: KubeObject): string {
   const c = conds.find((x) => x.type === 'Ready') ?? conds.find((x) => x.status !== 'True') ?? conds[0];
   const nested = c ? undefined : nestedConditionsOf(obj).find((x) => x.condition.status !== 'True');
   const p = phaseOf(obj);
-  const parts = [c ? saidOf(c) : nested ? `${nested.where} ${saidOf(nested.condition)}` : undefined, p ? `${p.field} ${p.value}` : undefined];
+  const message = (obj.status as { message?: unknown } | undefined)?.message;
+  const parts = [
+    c ? saidOf(c) : nested ? `${nested.where} ${saidOf(nested.condition)}` : undefined,
+    p ? `${p.field} ${p.value}` : undefined,
+    typeof message === 'string' && message ? message : undefined,
+  ];
   return parts.filter((x) => x !== undefined).join('; ');
 }

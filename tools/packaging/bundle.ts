@@ -12,7 +12,8 @@
  * `await import()`, which esbuild turns into modules evaluated on first use.
  *
  * - src/version.ts reads package.json beside dist/, which a single file does not have: the version
- *   is written in instead.
+ *   is written in instead. So are the readiness library's rule files (src/readiness/library/*.yaml),
+ *   which src/readiness/library-files.ts reads from the checkout.
  * - react-devtools-core (ink imports it only with DEV=true) is left out: an empty module stands in.
  * - @kubernetes/client-node: only KubeConfig is used (src/kube/config.ts imports its module
  *   directly), but that module imports the generated API clients with their models (megabytes of
@@ -32,6 +33,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
+import { isRuleFile, libraryFiles } from '../../src/readiness/library-files.js';
 
 export interface BundleResult {
   file: string;
@@ -53,6 +55,10 @@ function plugin(version: string): Plugin {
       b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'stub' }));
       b.onLoad({ filter: /^react-devtools-core$/, namespace: 'stub' }, () => ({ contents: 'export default {};', loader: 'js' }));
       b.onLoad({ filter: /[\\/]dist[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
+      b.onLoad({ filter: /[\\/]dist[\\/]readiness[\\/]library-files\.js$/ }, () => ({
+        contents: `export const isRuleFile = ${isRuleFile.toString()};\nconst FILES = ${JSON.stringify(libraryFiles())};\nexport function libraryFiles() { return FILES; }\n`,
+        loader: 'js',
+      }));
 
       b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (a) =>
         /[\\/]client-node[\\/]dist[\\/]config\.js$/.test(a.importer) ? { path: 'client-node-gen', namespace: 'stub', pluginData: a.resolveDir } : undefined,
