@@ -24,7 +24,8 @@ import { strings } from '@bufbuild/cel/ext';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
-import { generationOf, managedFieldsTime, summarize } from './status-fields.js';
+import { summarize } from './generic.js';
+import { generationOf, managedFieldsTime } from './status-fields.js';
 import type { ReadinessStatus, RuleLayer, Verdict } from './types.js';
 
 const FIELDS = ['suspended', 'inProgress', 'failed', 'current'] as const;

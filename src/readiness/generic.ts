@@ -6,7 +6,7 @@
  * positive condition, and one positive condition that is not True holds the rest.
  */
 import type { KubeObject } from '../kube/index.js';
-import { type Condition, conditionsOf, generationOf, managedFieldsTime, nestedConditionsOf, phaseOf, saidOf } from './status-fields.js';
+import { type Condition, conditionsOf, generationOf, managedFieldsTime, nestedConditionsOf, phaseOf, saidOf, statusWordsOf } from './status-fields.js';
 import type { ReadinessStatus, Verdict } from './types.js';
 
 /** Condition types that say "good" when True: these words, alone or ending a longer type (`HeadPodReady`, `RayClusterProvisioned`). */
@@ -77,6 +77,30 @@ function normal(word: string): string {
 
 export function isPositiveCondition(type: string): boolean {
   return POSITIVE_TYPE.test(type) && !NEGATIVE_TYPE.test(type);
+}
+
+/**
+ * What a status says, in a few words, for a rule whose own verdict does not (a CEL rule's): the
+ * condition that matters most — Ready; else one that says failure, suspension or not yet; else the
+ * positive condition that changed last — then the phase or state and the status's message.
+ */
+export function summarize(obj: KubeObject): string {
+  const conds = conditionsOf(obj);
+  const positive = conds.filter((c) => isPositiveCondition(c.type));
+  const latest = positive.reduce<Condition | undefined>((a, b) => (!a || (b.lastTransitionTime ?? '') > (a.lastTransitionTime ?? '') ? b : a), undefined);
+  const c =
+    conds.find((x) => x.type === 'Ready') ??
+    conds.find((x) => x.status === 'True' && (FAILURE_TYPE.test(x.type) || SUSPENDED_TYPE.test(x.type))) ??
+    positive.find((x) => x.status !== 'True') ??
+    latest;
+  const nested = c ? undefined : nestedConditionsOf(obj).find((x) => x.condition.status !== 'True');
+  const message = (obj.status as { message?: unknown } | undefined)?.message;
+  const parts = [
+    c ? saidOf(c) : nested ? `${nested.where} ${saidOf(nested.condition)}` : undefined,
+    ...statusWordsOf(obj).map((w) => `${w.field} ${w.value}`),
+    typeof message === 'string' && message ? message : undefined,
+  ];
+  return parts.filter((x) => x !== undefined).join('; ');
 }
 
 /** What a phase or state word says: Current, Failed, Suspended, or InProgress for any other word. */

@@ -30,7 +30,7 @@ export async function loadReadiness(o: { ready?: string | undefined; file?: stri
   return (await import('./engine.js')).loadReadiness(o);
 }
 export { defaultHealthRulesPath } from './rules-path.js';
-export { conditionOf, conditionsOf, generationOf, managedFieldsTime, phaseOf, saidOf, type Condition } from './status-fields.js';
+export { conditionOf, conditionsOf, generationOf, managedFieldsTime, phaseOf, saidOf, statusWordsOf, type Condition } from './status-fields.js';
 export { isPositiveCondition } from './generic.js';
 export { isBuiltinWorkload } from './builtin.js';
 export { describeVerdict, groupOf, isSettled } from './types.js';

@@ -68,6 +68,17 @@ export function managedFieldsTime(obj: KubeObject, match: { subresource?: string
   return best;
 }
 
+/** Status fields that hold a word for where the object is: `phase`, `state`, and those operators name the same way (`jobDeploymentStatus`, `printableStatus`, `serviceStatus`). */
+const STATUS_WORD_FIELD = /^(phase|state|[a-z]\w*(Status|Phase|State))$/;
+
+/** Every status word of the object (STATUS_WORD_FIELD), in the order of its status. */
+export function statusWordsOf(obj: KubeObject): { field: string; value: string }[] {
+  const out: { field: string; value: string }[] = [];
+  for (const [field, value] of Object.entries((obj.status ?? {}) as Record<string, unknown>))
+    if (typeof value === 'string' && value !== '' && STATUS_WORD_FIELD.test(field)) out.push({ field, value });
+  return out;
+}
+
 /** `status.phase`, else `status.state`, with the field it came from. */
 export function phaseOf(obj: KubeObject): { field: 'phase' | 'state'; value: string } | undefined {
   const s = (obj.status ?? {}) as { phase?: unknown; state?: unknown };
@@ -79,19 +90,4 @@ export function phaseOf(obj: KubeObject): { field: 'phase' | 'state'; value: str
 /** `Ready=False Failed: the message`. */
 export function saidOf(c: Condition): string {
   return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
-}
-
-/** What a status says, in a few words, for a rule whose own verdict does not: its Ready condition (or first one) and its phase or state. */
-export function summarize(obj: KubeObject): string {
-  const conds = conditionsOf(obj);
-  const c = conds.find((x) => x.type === 'Ready') ?? conds.find((x) => x.status !== 'True') ?? conds[0];
-  const nested = c ? undefined : nestedConditionsOf(obj).find((x) => x.condition.status !== 'True');
-  const p = phaseOf(obj);
-  const message = (obj.status as { message?: unknown } | undefined)?.message;
-  const parts = [
-    c ? saidOf(c) : nested ? `${nested.where} ${saidOf(nested.condition)}` : undefined,
-    p ? `${p.field} ${p.value}` : undefined,
-    typeof message === 'string' && message ? message : undefined,
-  ];
-  return parts.filter((x) => x !== undefined).join('; ');
 }

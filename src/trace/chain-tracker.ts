@@ -534,12 +534,17 @@ export class ChainTracker {
 
   /**
    * A rollout has visibly begun: the controller observed the new generation, or — for kinds whose
-   * status has no observedGeneration, such as Jobs — it acted on a child.
+   * status has no observedGeneration, such as Jobs — it acted on a child, or it wrote the status of
+   * a target the change created.
    */
   private rolloutStarted(): boolean {
     if (this.list.some((h) => h.kind === 'controller-observed')) return true;
-    const status = this.currentTarget?.status as { observedGeneration?: unknown } | undefined;
-    return status?.observedGeneration === undefined && this.list.some((h) => h.object.kind !== this.targetKind);
+    const status = this.currentTarget?.status as Record<string, unknown> | undefined;
+    if (status?.observedGeneration === undefined && this.list.some((h) => h.object.kind !== this.targetKind)) return true;
+    // A target the change created: any status on it is its controller's answer to the change (an
+    // operator that refuses a spec may write only that, with no observedGeneration and no children).
+    const created = this.currentTarget !== undefined && this.currentTarget.metadata.uid !== this.baselineTargetUid;
+    return created && status !== undefined && Object.keys(status).length > 0;
   }
 
   /** Puts the hop after everything received before it, and after what caused it in the same instant; returns where. */

@@ -6,7 +6,7 @@
  * and, when the server records it, the server's time for it.
  */
 import type { KubeObject } from '../kube/index.js';
-import { conditionOf, conditionsOf, generationOf, managedFieldsTime } from '../readiness/index.js';
+import { conditionOf, conditionsOf, generationOf, managedFieldsTime, statusWordsOf } from '../readiness/index.js';
 
 export interface Fact {
   value: string | number | boolean;
@@ -109,8 +109,8 @@ function isKnownWorkload(kind: string): boolean {
 
 /**
  * The status of a kind the tool does not know, as facts whose changes are hops: each condition
- * (`condition:TYPE`, its status as value, reason and message as detail) and `status.phase` or
- * `status.state`.
+ * (`condition:TYPE`, its status as value, reason and message as detail), `status.phase`,
+ * `status.state` and the status's other words of that kind (`jobDeploymentStatus`).
  */
 function statusFacts(obj: KubeObject, facts: Facts): void {
   for (const c of conditionsOf(obj)) {
@@ -123,12 +123,12 @@ function statusFacts(obj: KubeObject, facts: Facts): void {
       detail: said || undefined,
     });
   }
-  const s = (obj.status ?? {}) as { phase?: unknown; state?: unknown };
-  for (const field of ['phase', 'state'] as const) {
-    const v = s[field];
-    if (typeof v === 'string' && v !== '')
-      facts.set(`status.${field}`, { value: v, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields (status)' });
-  }
+  for (const w of statusWordsOf(obj))
+    facts.set(`status.${w.field}`, {
+      value: w.value,
+      serverTime: managedFieldsTime(obj, { subresource: 'status' }),
+      serverTimeSource: 'managedFields (status)',
+    });
 }
 
 /** Kinds whose objects a workload kind creates and owns, as the owner chain reaches them. */

@@ -330,7 +330,7 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
     crds = [];
   });
 
-  it('a new RayCluster: its Service and Pods followed, converged by its conditions only once every Pod is ready, the operator behind it joined', async () => {
+  it('a new RayCluster: its Service and Pods followed, converged by the library rule for RayClusters only once every Pod is ready, the operator behind it joined', async () => {
     const cpu = (n: string): Record<string, unknown> => ({ limits: { cpu: n, memory: '1Gi' }, requests: { cpu: n, memory: '1Gi' } });
     const file = manifestFile('raycluster', {
       apiVersion: 'ray.io/v1',
@@ -355,7 +355,7 @@ describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', 
     expect(code).toBe(0);
     expect(t.outcome).toBe('converged');
     const converged = index(t, (h) => h.kind === 'converged', 'converged');
-    expect(t.hops[converged]!.detail).toMatch(/RayClusterProvisioned=True .*\(rule: conditions\); its \d+ children are ready$/);
+    expect(t.hops[converged]!.detail).toMatch(/RayClusterProvisioned=True .*\(rule: ray\.io RayCluster, library\/ray\.io\.yaml\)$/);
     index(t, (h) => h.kind === 'created' && h.object.kind === 'Service' && h.object.name === 'demo-head-svc', 'head Service created');
     const pods = new Set(t.hops.filter((h) => h.object.kind === 'Pod' && h.kind === 'created').map((h) => h.object.name));
     expect(pods.size).toBe(3);
