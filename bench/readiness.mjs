@@ -17,8 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
-import { agreement, readinessCorpus } from '../build/tools/readiness/corpus.js';
-import { kstatusOf } from '../build/tools/readiness/kstatus.js';
+import { agreement, kstatusOf, readinessCorpus } from '../build/tools/readiness/index.js';
 import { createReadiness } from '../dist/readiness/engine.js';
 import { fmtNum, markdownTable, median } from './lib/stats.mjs';
 

@@ -134,7 +134,7 @@ async function liveObjects(kube: Kube, first: string, second: string | undefined
 }
 
 function rowOf(readiness: Readiness, o: SourcedObject, explain: boolean): HealthRow {
-  const { verdict, consulted } = readiness.explain(o.obj);
+  const { verdict, consulted } = explain ? readiness.explain(o.obj) : { verdict: readiness.judge(o.obj), consulted: undefined };
   return {
     apiVersion: o.obj.apiVersion ?? '',
     kind: o.obj.kind ?? '',
@@ -145,7 +145,7 @@ function rowOf(readiness: Readiness, o: SourcedObject, explain: boolean): Health
     rulesFile: verdict.source ?? null,
     detail: verdict.detail,
     ...(o.file ? { source: `${o.file}: document ${o.document}` } : {}),
-    ...(explain ? { explain: consulted } : {}),
+    ...(consulted ? { explain: consulted } : {}),
   };
 }
 

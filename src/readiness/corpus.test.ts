@@ -3,7 +3,7 @@
  * docs/readiness.md, "Measured". bench/readiness.mjs sets kstatus beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { agreement, readinessCorpus } from '../../tools/readiness/corpus.js';
+import { agreement, readinessCorpus } from '../../tools/readiness/index.js';
 import { createReadiness } from './engine.js';
 
 const corpus = readinessCorpus();

@@ -37,33 +37,42 @@ export function createReadiness(o: ReadinessOptions = {}): Readiness {
     return c;
   });
 
-  const explain = (obj: KubeObject, jo: JudgeOptions = {}): { verdict: Verdict; consulted: Consultation[] } => {
-    const consulted: Consultation[] = [];
+  const builtinLibrary = library();
+  const layers = (target: boolean | undefined): CompiledRules[] => (target && ready ? [ready, ...user, builtinLibrary] : [...user, builtinLibrary]);
+
+  /**
+   * The verdict; with `consulted`, every rule consulted is added to it. The tracer judges on every
+   * change of every object in a chain, so without it nothing is allocated beyond the verdict.
+   */
+  const decide = (obj: KubeObject, jo: JudgeOptions, consulted?: Consultation[]): Verdict => {
     const { group, kind } = groupKindOf(obj, jo);
-    const key = `${group || 'core'} ${kind}`;
-    const done = (v: Verdict): { verdict: Verdict; consulted: Consultation[] } => {
-      consulted.push({ layer: v.layer, rule: v.rule, source: v.source, decided: true, why: `${v.status}: ${v.detail}` });
-      return { verdict: v, consulted };
+    const key = (): string => `${group || 'core'} ${kind}`;
+    const done = (v: Verdict): Verdict => {
+      consulted?.push({ layer: v.layer, rule: v.rule, source: v.source, decided: true, why: `${v.status}: ${v.detail}` });
+      return v;
     };
     if (obj.metadata?.deletionTimestamp)
       return done({ status: 'Terminating', rule: 'terminating', layer: 'generic', detail: `being deleted since ${obj.metadata.deletionTimestamp}` });
-    consulted.push({ layer: 'generic', rule: 'terminating', decided: false, why: 'no deletionTimestamp' });
-    const celLayers: CompiledRules[] = [...(jo.target && ready ? [ready] : []), ...user, library()];
-    if (ready && !jo.target) consulted.push({ layer: 'ready', rule: '--ready', source: '--ready', decided: false, why: 'decides for the trace target only' });
-    for (const rules of celLayers) {
+    consulted?.push({ layer: 'generic', rule: 'terminating', decided: false, why: 'no deletionTimestamp' });
+    if (ready && !jo.target) consulted?.push({ layer: 'ready', rule: '--ready', source: '--ready', decided: false, why: 'decides for the trace target only' });
+    for (const rules of layers(jo.target)) {
       const rule = rules.match(group, kind);
       if (rule) return done(rules.evaluate(rule, obj));
-      consulted.push({ layer: rules.set.layer, rule: '', source: rules.set.source, decided: false, why: `no rule for ${key}` });
+      consulted?.push({ layer: rules.set.layer, rule: '', source: rules.set.source, decided: false, why: `no rule for ${key()}` });
     }
     const builtin = builtinRule(group, kind);
-    if (builtin) return done({ ...builtin(obj), rule: key, layer: 'builtin' });
-    consulted.push({ layer: 'builtin', rule: '', decided: false, why: `no built-in rule for ${key}` });
+    if (builtin) return done({ ...builtin(obj), rule: key(), layer: 'builtin' });
+    consulted?.push({ layer: 'builtin', rule: '', decided: false, why: `no built-in rule for ${key()}` });
     if (withoutReadiness(group, kind))
       return done({ status: 'Current', rule: 'no readiness', layer: 'builtin', detail: `a ${kind} is what it is once it exists` });
     return done({ ...genericVerdict(obj), layer: 'generic' });
   };
 
-  const judge = (obj: KubeObject, jo?: JudgeOptions): Verdict => explain(obj, jo).verdict;
+  const explain = (obj: KubeObject, jo: JudgeOptions = {}): { verdict: Verdict; consulted: Consultation[] } => {
+    const consulted: Consultation[] = [];
+    return { verdict: decide(obj, jo, consulted), consulted };
+  };
+  const judge = (obj: KubeObject, jo: JudgeOptions = {}): Verdict => decide(obj, jo);
 
   const hasReadiness = (obj: KubeObject, jo: JudgeOptions = {}): boolean => {
     const { group, kind } = groupKindOf(obj, jo);
