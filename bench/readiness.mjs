@@ -1,7 +1,8 @@
 // The readiness engine measured (docs/readiness.md, "Measured"; BENCHMARKS.md, "Readiness"):
 //
-//   npm run build && node bench/readiness.mjs [--objects 10000] [--reps 5]
+//   npm run build && node bench/readiness.mjs [--objects 10000] [--reps 5] [--corpus-md FILE]
 //
+// --corpus-md FILE writes part 1 as a page (docs/readiness-corpus.md is one).
 // 1. Agreement: every object of the readiness corpus (tools/readiness/corpus.ts: the library's
 //    examples and the objects captured from real runs), judged by our engine and by kstatus
 //    (sigs.k8s.io/cli-utils v0.37.2's status.Compute, the Go fixture test/fixtures/kstatus, built
@@ -26,6 +27,12 @@ const arg = (name, dflt) => {
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const N = arg('--objects', 10_000);
+const corpusMd = process.argv.includes('--corpus-md') ? process.argv[process.argv.indexOf('--corpus-md') + 1] : undefined;
+const out = [];
+const say = (text) => {
+  out.push(text);
+  console.log(text);
+};
 const REPS = arg('--reps', 5);
 
 const { library, captured } = readinessCorpus();
@@ -58,10 +65,10 @@ const head = [
 ];
 const lib = (xs) => xs.slice(0, library.length);
 const cap = (xs) => xs.slice(library.length);
-console.log(
+say(
   `## Agreement with the expected statuses (${all.length} objects, ${new Set(all.map((e) => `${e.object.apiVersion?.split('/')[0]}/${e.object.kind}`)).size} kinds)\n`,
 );
-console.log(
+say(
   markdownTable(head, [
     rowsFor('ours, all', all, ours),
     rowsFor('kstatus, all', all, theirs),
@@ -71,14 +78,28 @@ console.log(
     rowsFor('kstatus, library examples', library, lib(theirs)),
   ]),
 );
-console.log('\n## Where the two differ on Current-or-not\n');
+say('\n## Where the two differ on Current-or-not\n');
 const differ = all.map((e, i) => ({ e, ours: ours[i], theirs: theirs[i] })).filter((d) => (d.ours === 'Current') !== (d.theirs === 'Current'));
-console.log(
+say(
   markdownTable(
     ['object', 'expected', 'ours', 'kstatus', 'why it is what it is'],
     differ.map((d) => [`${d.e.origin}: ${d.e.object.kind}/${d.e.object.metadata?.name ?? ''}`, d.e.expected, d.ours, d.theirs, d.e.why.replace(/\|/g, '\\|')]),
   ),
 );
+
+if (corpusMd) {
+  const intro = [
+    '# The readiness corpus: our engine and kstatus, object by object',
+    '',
+    'Written by `node bench/readiness.mjs --corpus-md docs/readiness-corpus.md` (docs/readiness.md, "Measured", says what',
+    'the corpus is). Every object of the corpus, judged by our engine and by kstatus (sigs.k8s.io/cli-utils v0.37.2,',
+    '`status.Compute`), against the status each is expected to have; then each object on which the two differ on',
+    'Current-or-not, with why it is what it is. kstatus `Error`: it could not judge the object (an `observedGeneration`',
+    'written as a string).',
+    '',
+  ];
+  writeFileSync(corpusMd, `${[...intro, ...out].join('\n')}\n`);
+}
 
 // Speed: N objects of mixed kinds, each a corpus object under a name of its own.
 const objects = [];
@@ -87,19 +108,27 @@ for (let i = 0; objects.length < N; i++) {
   objects.push({ ...src, metadata: { ...src.metadata, name: `${src.metadata?.name ?? 'obj'}-${i}` } });
 }
 const dir = mkdtempSync(join(tmpdir(), 'readiness-bench-'));
-const file = join(dir, 'objects.yaml');
-writeFileSync(file, objects.map((o) => stringify(o)).join('---\n'));
-const wall = [];
-for (let r = 0; r < REPS; r++) {
-  const t0 = performance.now();
-  try {
-    execFileSync(process.execPath, ['bin/kubectl-informer_trace', 'health', '-f', file, '-o', 'json'], { stdio: ['ignore', 'ignore', 'ignore'] });
-  } catch (err) {
-    // Exit 1: not every object is Current, as expected of the corpus.
-    if (err.status !== 1) throw err;
+const yamlFile = join(dir, 'objects.yaml');
+writeFileSync(yamlFile, objects.map((o) => stringify(o)).join('---\n'));
+const jsonFile = join(dir, 'objects.json');
+writeFileSync(jsonFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+/** Wall time of `health -f FILE -o json` as a whole process, each run. */
+const healthRuns = (file) => {
+  const wall = [];
+  for (let r = 0; r < REPS; r++) {
+    const t0 = performance.now();
+    try {
+      execFileSync(process.execPath, ['bin/kubectl-informer_trace', 'health', '-f', file, '-o', 'json'], { stdio: ['ignore', 'ignore', 'ignore'] });
+    } catch (err) {
+      // Exit 1: not every object is Current, as expected of the corpus.
+      if (err.status !== 1) throw err;
+    }
+    wall.push(performance.now() - t0);
   }
-  wall.push(performance.now() - t0);
-}
+  return wall;
+};
+const wallJson = healthRuns(jsonFile);
+const wallYaml = healthRuns(yamlFile);
 const fresh = createReadiness();
 const t0 = performance.now();
 for (const o of objects) fresh.judge(o);
@@ -118,7 +147,8 @@ console.log(
   markdownTable(
     ['what', 'ms'],
     [
-      [`\`health -f\` (${N} objects, YAML) as a whole process: read, parse, judge, print JSON`, fmtNum(median(wall), 0)],
+      [`\`health -f\` over a JSON List (\`kubectl get -o json\`) as a whole process: start, read, parse, judge, print JSON`, fmtNum(median(wallJson), 0)],
+      [`\`health -f\` over multi-document YAML (\`helm template\`), the same`, fmtNum(median(wallYaml), 0)],
       ['judging alone, first pass (each rule compiled on first use)', fmtNum(first, 0)],
       ['judging alone, later passes', fmtNum(median(again), 0)],
     ],

@@ -19,7 +19,7 @@
  * - Every expression of a user's file is compiled when the file is read: one that does not parse is
  *   a UsageError (exit 2) of one line naming the file, the rule, the field and the line:column.
  */
-import { celEnv, isCelError, parse as parseCel, plan } from '@bufbuild/cel';
+import { type CelInput, celEnv, celList, celMap, isCelError, parse as parseCel, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
@@ -65,16 +65,40 @@ function compile(expr: string, where: string): Compiled {
     throw new UsageError(`${where}: not a CEL expression: ${message}`, { hint: `the expression: ${expr}` });
   }
   return (obj) => {
-    const r = evaluate({
-      apiVersion: obj.apiVersion ?? '',
-      kind: obj.kind ?? '',
-      metadata: obj.metadata ?? {},
-      spec: (obj.spec ?? {}) as object,
-      status: (obj.status ?? {}) as object,
-    } as never);
+    const r = evaluate(activationOf(obj) as never);
     if (isCelError(r)) return { value: false, error: r.message };
     return { value: r === true };
   };
+}
+
+/**
+ * An object's variables as CEL values, converted once and kept for as long as the object lives. The
+ * evaluator converts a plain object again on every access to it (a shallow copy into a Map, and the
+ * same for each nested object it reaches), which a rule of a dozen field reads over every object of
+ * a large cluster pays many times; values already converted are used as they are.
+ */
+const activations = new WeakMap<KubeObject, Record<string, unknown>>();
+
+function activationOf(obj: KubeObject): Record<string, unknown> {
+  let a = activations.get(obj);
+  if (!a) {
+    a = {
+      apiVersion: obj.apiVersion ?? '',
+      kind: obj.kind ?? '',
+      metadata: toCelDeep(obj.metadata ?? {}),
+      spec: toCelDeep(obj.spec ?? {}),
+      status: toCelDeep(obj.status ?? {}),
+    };
+    activations.set(obj, a);
+  }
+  return a;
+}
+
+function toCelDeep(v: unknown): CelInput {
+  if (Array.isArray(v)) return celList(v.map(toCelDeep));
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCelDeep(x)])));
+  return v as CelInput;
 }
 
 /** Rules from a YAML or JSON document (a list, or `{ healthCheckExprs: [...] }`); `source` names it in errors. */
