@@ -1,7 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import type { ManifestInputs } from './flags.js';
-import { readCheckSpecs } from './specs.js';
+import { readCheckPlan, readCheckSpecs } from './specs.js';
 import type { MetricsAccess } from './types.js';
 
 const access: MetricsAccess = { insecureSkipTlsVerify: false, kubeconfigCredentials: false, token: undefined, timeoutMs: 5_000 };
@@ -143,13 +146,23 @@ describe('check config files', () => {
     expect(problems('checks:\n  - kind: rollout\n   target: [deploy/web\n')[0]).toMatch(/^health\.yaml:3:\d+: YAML: /);
     expect(problems('- kind: rollout\n')).toEqual(['health.yaml:1:1: expected a map with a "checks:" list']);
     expect(problems('chekcs: []\n')).toEqual([
-      'health.yaml:1:1: chekcs: unknown key (did you mean "checks"?): the file holds one key, "checks"',
+      'health.yaml:1:1: chekcs: unknown key (did you mean "checks"?): the file holds "checks" and, optionally, "healthRules"',
       'health.yaml:1:1: checks: missing: a list of checks, each with a kind (rollout, lease or queue)',
     ]);
     expect(problems('checks: []\n')).toEqual(['health.yaml:1:9: checks: expected a non-empty list of checks']);
     expect(problems('checks:\n  - kind: lease\n    lease: a/b\n    lease: c/d\n    maxRenewAge: 1s\n')[0]).toMatch(
       /^health\.yaml:4:5: YAML: Map keys must be unique/,
     );
+  });
+
+  it('names a readiness rules file with healthRules:, relative to the config file; one that does not exist is a problem', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'check-config-'));
+    writeFileSync(join(dir, 'rules.yaml'), '[]\n');
+    const text = 'healthRules: rules.yaml\nchecks:\n  - kind: lease\n    lease: a/b\n    maxRenewAge: 1s\n';
+    const plan = readCheckPlan({ flags: {}, config: { file: join(dir, 'health.yaml'), text }, namespace: undefined, access });
+    expect(plan.healthRules).toBe(join(dir, 'rules.yaml'));
+    expect(plan.specs).toHaveLength(1);
+    expect(problems('healthRules: nope.yaml\nchecks:\n  - kind: lease\n    lease: a/b\n    maxRenewAge: 1s\n')).toEqual(['health.yaml:1:14: healthRules: nope.yaml: no such file']);
   });
 
   it('refuses two checks with the same name', () => {

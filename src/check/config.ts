@@ -23,10 +23,14 @@
  *       maxRetryRate: 1/s
  *       window: 60s
  *
+ *   healthRules: rules.yaml            # optional; relative to this file: readiness rules for the
+ *                                      # rollout checks, read after --health-rules and before the library
+ *
  * The keys are the command's flags in camelCase. Every problem in the file is reported at once,
  * each as FILE:LINE:COLUMN: checks[1].maxConverge: what is wrong and what would be right, from
  * the `yaml` package's node ranges; nothing is sent to the cluster when there is one.
  */
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { UsageError } from '../errors.js';
@@ -184,6 +188,8 @@ export interface ConfigChecks {
   file: string;
   checks: PlacedSpec[];
   problems: ConfigProblem[];
+  /** `healthRules:`, resolved against the file's folder. */
+  healthRules?: string | undefined;
 }
 
 /**
@@ -208,10 +214,17 @@ export function readConfig(text: string, file: string, defaults: ConfigDefaults)
     throw configError(file, r.problems);
   }
   let checksNode: unknown;
+  let healthRules: string | undefined;
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     if (key === 'checks') checksNode = pair.value;
-    else r.problem(pair.key as Node, key, `unknown key${suggest(key, ['checks'])}: the file holds one key, "checks"`);
+    else if (key === 'healthRules') {
+      const path = r.text(pair.value, key, 'the path of a readiness rules file');
+      if (path !== undefined) {
+        healthRules = isAbsolute(path) ? path : join(dirname(file), path);
+        if (!existsSync(healthRules)) r.problem(r.resolve(pair.value), key, `${healthRules}: no such file`);
+      }
+    } else r.problem(pair.key as Node, key, `unknown key${suggest(key, ['checks', 'healthRules'])}: the file holds "checks" and, optionally, "healthRules"`);
   }
   const checks: PlacedSpec[] = [];
   const list = r.resolve(checksNode);
@@ -223,7 +236,7 @@ export function readConfig(text: string, file: string, defaults: ConfigDefaults)
       const spec = readCheck(r, r.resolve(item), path, file, defaults);
       if (spec) checks.push({ spec, path });
     });
-  return { file, checks, problems: r.problems };
+  return { file, checks, problems: r.problems, healthRules };
 }
 
 function suggest(key: string, known: readonly string[]): string {

@@ -18,7 +18,7 @@
 export type { ConfigDefaults, ConfigProblem } from './config.js';
 export { describeSpec } from './describe.js';
 export type { CheckFlagValues, ManifestInputs } from './flags.js';
-export { readCheckSpecs, type SpecInputs } from './specs.js';
+export { readCheckPlan, readCheckSpecs, type SpecInputs } from './specs.js';
 export { formatValue, readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 export { LeaseWindow, runLeaseCheck } from './lease.js';
 export { evaluateQueues, runQueueCheck, type SourceSamples } from './queue.js';

@@ -22,12 +22,17 @@ export interface SpecInputs {
 
 /** Every check the flags and the file ask for; a UsageError naming each problem otherwise. */
 export function readCheckSpecs(inputs: SpecInputs): CheckSpec[] {
+  return readCheckPlan(inputs).specs;
+}
+
+/** readCheckSpecs, and the readiness rules file the config names (`healthRules:`), if any. */
+export function readCheckPlan(inputs: SpecInputs): { specs: CheckSpec[]; healthRules: string | undefined } {
   const { namespace, access, manifests } = inputs;
   const placed: PlacedSpec[] = specsFromFlags(inputs.flags, namespace, access, manifests).map((spec) => ({ spec }));
   const fromFile = inputs.config ? readConfig(inputs.config.text, inputs.config.file, { namespace, access, manifests }) : undefined;
   if (fromFile) placed.push(...fromFile.checks);
   rejectDuplicateNames(placed, fromFile);
-  return placed.map((p) => p.spec);
+  return { specs: placed.map((p) => p.spec), healthRules: fromFile?.healthRules };
 }
 
 /**

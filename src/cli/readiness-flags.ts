@@ -20,7 +20,10 @@ export function addReadinessFlags(cmd: Command, options: { ready?: boolean } = {
   );
 }
 
-/** The command's readiness engine: the flags' rules, the config folder's file, the library. */
-export function readinessFromFlags(opts: ReadinessFlagValues, env: NodeJS.ProcessEnv): Promise<Readiness> {
-  return loadReadiness({ ready: opts.ready, file: opts.healthRules, env });
+/**
+ * The command's readiness engine: the flags' rules, `more` (a check config's `healthRules:`), the
+ * config folder's file, the library.
+ */
+export function readinessFromFlags(opts: ReadinessFlagValues, env: NodeJS.ProcessEnv, more?: string): Promise<Readiness> {
+  return loadReadiness({ ready: opts.ready, files: [opts.healthRules, more].filter((f) => f !== undefined), env });
 }

@@ -18,7 +18,7 @@ import { requireFolderOf, durationFlag } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { ArtifactsDir } from '../output/artifacts.js';
-import { describeSpec, readCheckSpecs, runChecks, type CheckFlagValues, type CheckSpec, type ManifestInputs } from '../check/index.js';
+import { describeSpec, readCheckPlan, readCheckSpecs, runChecks, type CheckFlagValues, type CheckSpec, type ManifestInputs } from '../check/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
@@ -179,8 +179,10 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     }
   }
   const manifests = await manifestInputs(io, opts);
-  const readiness = await readinessFromFlags(opts, io.env);
-  let specs = readCheckSpecs({ flags, config, namespace: opts.namespace, access, manifests });
+  const plan = readCheckPlan({ flags, config, namespace: opts.namespace, access, manifests });
+  let specs = plan.specs;
+  // --health-rules first, then the config's healthRules:, then the config folder's file.
+  const readiness = await readinessFromFlags(opts, io.env, plan.healthRules);
   if (specs.length === 0) {
     throw new UsageError('nothing to check', {
       hint: 'give --restart TYPE/NAME, --scale TYPE/NAME=N, --apply -f FILE, --lease NAMESPACE/NAME, --metrics SOURCE, or --config FILE (see --help)',

@@ -136,12 +136,12 @@ describe('loadReadiness', () => {
     const env = { XDG_CONFIG_HOME: home };
     expect(defaultHealthRulesPath(env)).toBe(join(home, 'informer-trace', 'health-rules.yaml'));
     expect(loadReadiness({ env }).files).toEqual([]);
-    expect(() => loadReadiness({ file: join(home, 'nope.yaml'), env })).toThrow(`--health-rules ${join(home, 'nope.yaml')}: no such file`);
+    expect(() => loadReadiness({ files: [join(home, 'nope.yaml')], env })).toThrow(`--health-rules ${join(home, 'nope.yaml')}: no such file`);
     mkdirSync(join(home, 'informer-trace'));
     writeFileSync(defaultHealthRulesPath(env), FLUX_STYLE.replace("phase == 'Running'", "phase == 'Up'"));
     const mine = join(home, 'mine.yaml');
     writeFileSync(mine, FLUX_STYLE);
-    const engine = loadReadiness({ file: mine, env, ready: 'true' });
+    const engine = loadReadiness({ files: [mine], env, ready: 'true' });
     expect(engine.files).toEqual([mine, defaultHealthRulesPath(env)]);
     expect(engine.judge(db({ phase: 'Running' })).source).toBe(mine);
     const xdgOnly = loadReadiness({ env });

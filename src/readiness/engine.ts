@@ -111,13 +111,12 @@ function groupKindOf(obj: KubeObject, jo: JudgeOptions): { group: string; kind: 
 }
 
 /**
- * The engine a command's flags ask for: `--ready`, `--health-rules FILE` and the config folder's
- * file when it exists (both files: the flag's first). A file that cannot be read, or a rule that
- * does not compile, is a UsageError (exit 2).
+ * The engine a command's flags ask for: `--ready`, the rules files given (`--health-rules FILE`
+ * first) and the config folder's file when it exists, after them. A file that cannot be read, or a
+ * rule that does not compile, is a UsageError (exit 2).
  */
-export function loadReadiness(o: { ready?: string | undefined; file?: string | undefined; env: NodeJS.ProcessEnv }): Readiness {
-  const paths: string[] = [];
-  if (o.file !== undefined) paths.push(o.file);
+export function loadReadiness(o: { ready?: string | undefined; files?: readonly string[]; env: NodeJS.ProcessEnv }): Readiness {
+  const paths: string[] = [...(o.files ?? [])];
   const xdg = defaultHealthRulesPath(o.env);
   if (existsSync(xdg) && !paths.includes(xdg)) paths.push(xdg);
   const files = paths.map((path) => {

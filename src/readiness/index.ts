@@ -25,8 +25,8 @@ export async function createReadiness(o: ReadinessOptions = {}): Promise<Readine
   return (await import('./engine.js')).createReadiness(o);
 }
 
-/** The engine a command's flags ask for (engine.ts, loadReadiness): `--ready`, `--health-rules FILE` and the config folder's file. */
-export async function loadReadiness(o: { ready?: string | undefined; file?: string | undefined; env: NodeJS.ProcessEnv }): Promise<Readiness> {
+/** The engine a command's flags ask for (engine.ts, loadReadiness): `--ready`, the rules files given and the config folder's file. */
+export async function loadReadiness(o: { ready?: string | undefined; files?: readonly string[]; env: NodeJS.ProcessEnv }): Promise<Readiness> {
   return (await import('./engine.js')).loadReadiness(o);
 }
 export { defaultHealthRulesPath } from './rules-path.js';
