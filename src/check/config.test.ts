@@ -162,7 +162,9 @@ describe('check config files', () => {
     const plan = readCheckPlan({ flags: {}, config: { file: join(dir, 'health.yaml'), text }, namespace: undefined, access });
     expect(plan.healthRules).toBe(join(dir, 'rules.yaml'));
     expect(plan.specs).toHaveLength(1);
-    expect(problems('healthRules: nope.yaml\nchecks:\n  - kind: lease\n    lease: a/b\n    maxRenewAge: 1s\n')).toEqual(['health.yaml:1:14: healthRules: nope.yaml: no such file']);
+    expect(problems('healthRules: nope.yaml\nchecks:\n  - kind: lease\n    lease: a/b\n    maxRenewAge: 1s\n')).toEqual([
+      'health.yaml:1:14: healthRules: nope.yaml: no such file',
+    ]);
   });
 
   it('refuses two checks with the same name', () => {

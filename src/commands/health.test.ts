@@ -127,6 +127,13 @@ describe('health -f', () => {
     }
   });
 
+  it('a file that holds no object is not "all ready": exit 1, said on stderr', async () => {
+    const r = await run(['-f', file('empty.yaml', '# nothing yet\n---\n'), '-o', 'json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toBe('no objects found: nothing to judge\n');
+  });
+
   it("escapes the cluster's strings in the table", async () => {
     const hostile = `apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: x}\nstatus: {phase: Failed, message: ${JSON.stringify(HOSTILE)}}\n`;
     for (const extra of [[], ['--explain']]) {

@@ -4,8 +4,8 @@
  * without a namespace or a name); `TYPE[/NAME]` judges live ones. One row per object, in input
  * order: its status (Current, InProgress, Failed, Suspended, Terminating, Unknown), the rule that
  * decided and its file, and what the status says. `--explain` adds every rule consulted. Exit 0
- * when every object is Current, 1 when one is not, 2 for bad input, 3 when the cluster cannot be
- * read.
+ * when every object is Current, 1 when one is not or there are none, 2 for bad input, 3 when the
+ * cluster cannot be read.
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
@@ -93,9 +93,15 @@ export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode)
     const readiness = await readinessFromFlags(opts, io.env);
     const judged = objects ?? (await liveObjects(connect(connectionFlags(opts)), first!, second, opts));
     const rows = judged.map((o) => rowOf(readiness, o, opts.explain === true));
+    if (rows.length === 0) {
+      // As `kubectl wait` has it: a selector or a file that matched nothing is not "all ready".
+      if (opts.output !== 'table') io.stdout.write(renderStructured([], opts.output));
+      io.stderr.write('no objects found: nothing to judge\n');
+      setExitCode(ExitCode.CheckFailed);
+      return;
+    }
     if (opts.output === 'table') io.stdout.write(healthTable(rows, { explain: opts.explain === true, colour: colorEnabled(io) }));
     else io.stdout.write(renderStructured(rows, opts.output));
-    if (rows.length === 0) io.stderr.write('no objects\n');
     setExitCode(rows.every((r) => r.status === 'Current') ? ExitCode.Ok : ExitCode.CheckFailed);
   });
   return cmd;
