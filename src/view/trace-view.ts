@@ -15,7 +15,9 @@ export interface TraceSummary {
   /** Trigger to the end (convergence, deletion, no-rollout verdict). */
   elapsedMs: number | undefined;
   hops: number;
-  slowestHop: { id: string; kind: string; object: string; sincePreviousMs: number; previousId: string | undefined } | undefined;
+  slowestHop:
+    | { id: string; kind: string; object: string; sincePreviousMs: number; previousId: string | undefined; previousKind: string | undefined }
+    | undefined;
   reconciles: number;
   targetWatchEvents: number;
   burst: TraceSnapshot['burst'];
@@ -44,7 +46,14 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     elapsedMs: elapsed ?? (s.outcome && lastHop && s.trigger ? lastHop.observedAt - s.trigger.at : undefined),
     hops: s.hops.length,
     slowestHop: slow
-      ? { id: slow.id, kind: slow.kind, object: `${slow.object.kind}/${slow.object.name}`, sincePreviousMs: slow.sincePreviousMs, previousId: slow.previousId }
+      ? {
+          id: slow.id,
+          kind: slow.kind,
+          object: `${slow.object.kind}/${slow.object.name}`,
+          sincePreviousMs: slow.sincePreviousMs,
+          previousId: slow.previousId,
+          previousKind: slow.previousId === undefined ? undefined : s.hops.find((h) => h.id === slow.previousId)?.kind,
+        }
       : undefined,
     reconciles: s.reconciles,
     targetWatchEvents: s.targetWatchEvents,
@@ -149,7 +158,7 @@ export function summaryLines(sum: TraceSummary): string[] {
   if (sum.eventsNotRead) out.push(sum.eventsNotRead);
   if (sum.slowestHop)
     out.push(
-      `slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`,
+      `slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousKind ?? sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`,
     );
   return out;
 }
