@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { agreement, kstatusOf, readinessCorpus } from '../build/tools/readiness/index.js';
+import { compileCel } from '../dist/readiness/cel-compile.js';
 import { createReadiness } from '../dist/readiness/engine.js';
 import { fmtNum, markdownTable, median } from './lib/stats.mjs';
 
@@ -37,7 +38,7 @@ const REPS = arg('--reps', 5);
 
 const { library, captured } = readinessCorpus();
 const all = [...library, ...captured];
-const engine = createReadiness();
+const engine = createReadiness({}, compileCel);
 const ours = all.map((e) => engine.judge(e.object).status);
 const theirs = (await kstatusOf(all.map((e) => e.object))).map((r) => r.status);
 
@@ -129,7 +130,7 @@ const healthRuns = (file) => {
 };
 const wallJson = healthRuns(jsonFile);
 const wallYaml = healthRuns(yamlFile);
-const fresh = createReadiness();
+const fresh = createReadiness({}, compileCel);
 const t0 = performance.now();
 for (const o of objects) fresh.judge(o);
 const first = performance.now() - t0;

@@ -18,7 +18,7 @@ import { ExitCode } from '../exit-codes.js';
 import { apiVersionOf, connect, isNotFound, resourcePath, ResourceListerWatcher, type Kube, type KubeObject } from '../kube/index.js';
 import { renderStructured } from '../output/format.js';
 import { renderTable, styled } from '../output/table.js';
-import type { Consultation, Readiness, ReadinessStatus } from '../readiness/index.js';
+import { type Consultation, groupOf, type Readiness, type ReadinessStatus } from '../readiness/index.js';
 import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
@@ -92,6 +92,7 @@ export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode)
     const objects = opts.filename.length > 0 ? readObjectFiles(opts.filename, { recursive: opts.recursive === true, stdin }) : undefined;
     const readiness = await readinessFromFlags(opts, io.env);
     const judged = objects ?? (await liveObjects(connect(connectionFlags(opts)), first!, second, opts));
+    await readiness.prepare(judged.map((o) => ({ group: groupOf(o.obj.apiVersion), kind: o.obj.kind ?? '' })));
     const rows = judged.map((o) => rowOf(readiness, o, opts.explain === true));
     if (rows.length === 0) {
       // As `kubectl wait` has it: a selector or a file that matched nothing is not "all ready".

@@ -19,8 +19,6 @@
  * - Every expression of a user's file is compiled when the file is read: one that does not parse is
  *   a UsageError (exit 2) of one line naming the file, the rule, the field and the line:column.
  */
-import { type CelInput, celEnv, celList, celMap, isCelError, parse as parseCel, plan } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
@@ -31,7 +29,14 @@ import type { ReadinessStatus, RuleLayer, Verdict } from './types.js';
 const FIELDS = ['suspended', 'inProgress', 'failed', 'current'] as const;
 type Field = (typeof FIELDS)[number];
 
-type Compiled = (obj: KubeObject) => { value: boolean; error?: string };
+/** An expression compiled: its value on an object, false with the error when it cannot be evaluated. */
+export type Compiled = (obj: KubeObject) => { value: boolean; error?: string };
+
+/**
+ * Compiles one expression; `where` names it in the error (a UsageError of one line). The CEL
+ * evaluator is a large module: cel-compile.ts holds it, loaded only when a rule needs it.
+ */
+export type Compiler = (expr: string, where: string) => Compiled;
 
 /** A rule as written: the expressions are compiled on first use (the library) or at once (a user's file). */
 export interface CelRule {
@@ -50,55 +55,6 @@ export interface CelRuleSet {
   /** The file the rules came from. */
   source: string;
   rules: CelRule[];
-}
-
-let env: ReturnType<typeof celEnv> | undefined;
-
-/** Compiles one expression; `where` names it in the error. */
-function compile(expr: string, where: string): Compiled {
-  env ??= celEnv({ funcs: strings });
-  let evaluate: ReturnType<typeof plan>;
-  try {
-    evaluate = plan(env, parseCel(expr));
-  } catch (err) {
-    const message = (err as Error).message.replace(/^<input>:/, '').split('\n')[0] ?? '';
-    throw new UsageError(`${where}: not a CEL expression: ${message}`, { hint: `the expression: ${expr}` });
-  }
-  return (obj) => {
-    const r = evaluate(activationOf(obj) as never);
-    if (isCelError(r)) return { value: false, error: r.message };
-    return { value: r === true };
-  };
-}
-
-/**
- * An object's variables as CEL values, converted once and kept for as long as the object lives. The
- * evaluator converts a plain object again on every access to it (a shallow copy into a Map, and the
- * same for each nested object it reaches), which a rule of a dozen field reads over every object of
- * a large cluster pays many times; values already converted are used as they are.
- */
-const activations = new WeakMap<KubeObject, Record<string, unknown>>();
-
-function activationOf(obj: KubeObject): Record<string, unknown> {
-  let a = activations.get(obj);
-  if (!a) {
-    a = {
-      apiVersion: obj.apiVersion ?? '',
-      kind: obj.kind ?? '',
-      metadata: toCelDeep(obj.metadata ?? {}),
-      spec: toCelDeep(obj.spec ?? {}),
-      status: toCelDeep(obj.status ?? {}),
-    };
-    activations.set(obj, a);
-  }
-  return a;
-}
-
-function toCelDeep(v: unknown): CelInput {
-  if (Array.isArray(v)) return celList(v.map(toCelDeep));
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
-    return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCelDeep(x)])));
-  return v as CelInput;
 }
 
 /** Rules from a YAML or JSON document (a list, or `{ healthCheckExprs: [...] }`); `source` names it in errors. */
@@ -132,7 +88,7 @@ export function parseRuleFile(text: string, source: string, layer: RuleLayer): C
 }
 
 /** How specific a rule's key is: higher decides first. */
-function specificity(r: CelRule): number {
+export function specificity(r: CelRule): number {
   const groupScore = r.group === '*' ? 0 : r.group.startsWith('*.') ? r.group.length : 10_000;
   return groupScore * 2 + (r.kind === '*' ? 0 : 1);
 }
@@ -154,7 +110,11 @@ export interface CompiledRules {
   compileAll(): void;
 }
 
-export function compileRules(set: CelRuleSet): CompiledRules {
+/**
+ * `set`, matched by group and kind; its expressions compiled on first use by the compiler
+ * `compiler()` gives, which must have been loaded by then.
+ */
+export function compileRules(set: CelRuleSet, compiler: () => Compiler | undefined): CompiledRules {
   const compiled = new Map<CelRule, Partial<Record<Field, Compiled>>>();
   const byKey = new Map<string, CelRule | null>();
   const ordered = [...set.rules].sort((a, b) => specificity(b) - specificity(a));
@@ -162,6 +122,11 @@ export function compileRules(set: CelRuleSet): CompiledRules {
     let c = compiled.get(rule);
     if (!c) {
       c = {};
+      const compile = compiler();
+      if (!compile)
+        throw new Error(
+          `readiness: the CEL evaluator is not loaded for ${rule.source ?? set.source} ${rule.apiVersion} ${rule.kind} (prepare the engine for its kinds first)`,
+        );
       for (const f of FIELDS) {
         const expr = rule.expressions[f];
         if (expr !== undefined)

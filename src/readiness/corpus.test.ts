@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agreement, readinessCorpus } from '../../tools/readiness/index.js';
+import { compileCel } from './cel-compile.js';
 import { createReadiness } from './engine.js';
 
 const corpus = readinessCorpus();
 const all = [...corpus.library, ...corpus.captured];
-const engine = createReadiness();
+const engine = createReadiness({}, compileCel);
 const judged = all.map((e) => engine.judge(e.object).status);
 
 describe('the readiness corpus', () => {

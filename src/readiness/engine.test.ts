@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
-import { createReadiness, loadReadiness } from './engine.js';
+import { compileCel } from './cel-compile.js';
+import { createReadiness as create, type ReadinessOptions } from './engine.js';
+import { loadReadiness } from './index.js';
 import { defaultHealthRulesPath } from './rules-path.js';
 import { describeVerdict } from './types.js';
 
@@ -21,6 +23,8 @@ const FLUX_STYLE = `
   kind: Certificate
   current: "status.conditions.exists(e, e.type == 'Ready' && e.status == 'True')"
 `;
+
+const createReadiness = (o: ReadinessOptions = {}) => create(o, compileCel);
 
 const said = (v: { status: string; detail: string; rule: string; layer: string; source?: string | undefined }): string =>
   `${v.status}: ${describeVerdict(v as never)}`;
@@ -131,20 +135,33 @@ describe('the order of the layers', () => {
 });
 
 describe('loadReadiness', () => {
-  it('reads the flag file and the config folder file, both, the flag first; a named file that does not exist is an error', () => {
+  it('loads the CEL evaluator only when a rule needs it: prepare() before the library judges a kind it knows', async () => {
+    const engine = await loadReadiness({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'rules-')) } });
+    const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } } as KubeObject;
+    const cert = { apiVersion: 'cert-manager.io/v1', kind: 'Certificate', metadata: { name: 'c' }, status: {} } as KubeObject;
+    expect(engine.judge(deploy).layer).toBe('builtin');
+    expect(() => engine.judge(cert)).toThrow(/the CEL evaluator is not loaded/);
+    await engine.prepare([
+      { group: 'apps', kind: 'Deployment' },
+      { group: 'cert-manager.io', kind: 'Certificate' },
+    ]);
+    expect(engine.judge(cert)).toMatchObject({ status: 'InProgress', source: 'library/cert-manager.io.yaml' });
+  });
+
+  it('reads the flag file and the config folder file, both, the flag first; a named file that does not exist is an error', async () => {
     const home = mkdtempSync(join(tmpdir(), 'rules-'));
     const env = { XDG_CONFIG_HOME: home };
     expect(defaultHealthRulesPath(env)).toBe(join(home, 'informer-trace', 'health-rules.yaml'));
-    expect(loadReadiness({ env }).files).toEqual([]);
-    expect(() => loadReadiness({ files: [join(home, 'nope.yaml')], env })).toThrow(`--health-rules ${join(home, 'nope.yaml')}: no such file`);
+    expect((await loadReadiness({ env })).files).toEqual([]);
+    await expect(loadReadiness({ files: [join(home, 'nope.yaml')], env })).rejects.toThrow(`--health-rules ${join(home, 'nope.yaml')}: no such file`);
     mkdirSync(join(home, 'informer-trace'));
     writeFileSync(defaultHealthRulesPath(env), FLUX_STYLE.replace("phase == 'Running'", "phase == 'Up'"));
     const mine = join(home, 'mine.yaml');
     writeFileSync(mine, FLUX_STYLE);
-    const engine = loadReadiness({ files: [mine], env, ready: 'true' });
+    const engine = await loadReadiness({ files: [mine], env, ready: 'true' });
     expect(engine.files).toEqual([mine, defaultHealthRulesPath(env)]);
     expect(engine.judge(db({ phase: 'Running' })).source).toBe(mine);
-    const xdgOnly = loadReadiness({ env });
+    const xdgOnly = await loadReadiness({ env });
     expect(xdgOnly.judge(db({ phase: 'Up' }))).toMatchObject({ status: 'Current', source: defaultHealthRulesPath(env) });
   });
 });

@@ -8,11 +8,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
 import { builtinGroupOf, builtinRule, withoutReadiness } from './builtin.js';
-import { type CompiledRules, compileRules, parseRuleFile } from './cel-rules.js';
+import { type CompiledRules, type Compiler, compileRules, parseRuleFile } from './cel-rules.js';
 import { genericVerdict } from './generic.js';
-import { library } from './library.js';
+import { createLibrary } from './library.js';
 import { defaultHealthRulesPath } from './rules-path.js';
-import { type Consultation, groupOf, type JudgeOptions, type Readiness, type Verdict } from './types.js';
+import { type Consultation, type GroupKind, groupOf, type JudgeOptions, type Readiness, type Verdict } from './types.js';
 
 export interface ReadinessOptions {
   /** `--ready EXPR`: the current expression for the trace's target. */
@@ -21,23 +21,39 @@ export interface ReadinessOptions {
   files?: readonly { path: string; text: string }[];
 }
 
-export function createReadiness(o: ReadinessOptions = {}): Readiness {
+/** The CEL evaluator, loaded (once) when a rule needs it. */
+export async function loadCompiler(): Promise<Compiler> {
+  return (await import('./cel-compile.js')).compileCel;
+}
+
+/**
+ * The engine. `compiler` compiles the rules' CEL: needed at once for `--ready` and rules files
+ * (each expression is compiled now, so a bad one stops the command before anything is sent);
+ * otherwise loaded by prepare() when a kind the library has rules for is to be judged.
+ */
+export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): Readiness {
+  let cel = compiler;
+  if (!cel && (o.ready !== undefined || (o.files ?? []).length > 0)) throw new Error('readiness: rules to compile need the CEL evaluator');
+  const celNow = (): Compiler | undefined => cel;
   const ready =
     o.ready === undefined
       ? undefined
-      : compileRules({
-          layer: 'ready',
-          source: '--ready',
-          rules: [{ apiVersion: '*', kind: '*', group: '*', name: '--ready', expressions: { current: o.ready } }],
-        });
+      : compileRules(
+          {
+            layer: 'ready',
+            source: '--ready',
+            rules: [{ apiVersion: '*', kind: '*', group: '*', name: '--ready', expressions: { current: o.ready } }],
+          },
+          celNow,
+        );
   ready?.compileAll();
   const user: CompiledRules[] = (o.files ?? []).map((f) => {
-    const c = compileRules(parseRuleFile(f.text, f.path, 'user'));
+    const c = compileRules(parseRuleFile(f.text, f.path, 'user'), celNow);
     c.compileAll();
     return c;
   });
 
-  const builtinLibrary = library();
+  const builtinLibrary = createLibrary(celNow);
   const layers = (target: boolean | undefined): CompiledRules[] => (target && ready ? [ready, ...user, builtinLibrary] : [...user, builtinLibrary]);
 
   /**
@@ -87,6 +103,9 @@ export function createReadiness(o: ReadinessOptions = {}): Readiness {
     judge,
     explain,
     hasReadiness,
+    async prepare(kinds: readonly GroupKind[]) {
+      if (!cel && kinds.some((k) => builtinLibrary.match(k.group, k.kind) !== undefined)) cel = await loadCompiler();
+    },
     childNotReady(obj, jo = {}) {
       if (obj.metadata?.deletionTimestamp || !hasReadiness(obj, jo)) return undefined;
       const v = judge(obj, { ...jo, target: false });
@@ -111,20 +130,18 @@ function groupKindOf(obj: KubeObject, jo: JudgeOptions): { group: string; kind: 
 }
 
 /**
- * The engine a command's flags ask for: `--ready`, the rules files given (`--health-rules FILE`
- * first) and the config folder's file when it exists, after them. A file that cannot be read, or a
- * rule that does not compile, is a UsageError (exit 2).
+ * The rules files a command's flags name (`--health-rules FILE` first) and the config folder's file
+ * when it exists, after them, read. One that cannot be read is a UsageError (exit 2).
  */
-export function loadReadiness(o: { ready?: string | undefined; files?: readonly string[]; env: NodeJS.ProcessEnv }): Readiness {
+export function readRuleFiles(o: { files?: readonly string[]; env: NodeJS.ProcessEnv }): { path: string; text: string }[] {
   const paths: string[] = [...(o.files ?? [])];
   const xdg = defaultHealthRulesPath(o.env);
   if (existsSync(xdg) && !paths.includes(xdg)) paths.push(xdg);
-  const files = paths.map((path) => {
+  return paths.map((path) => {
     try {
       return { path, text: readFileSync(path, 'utf8') };
     } catch (err) {
       throw new UsageError(`--health-rules ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
     }
   });
-  return createReadiness({ ready: o.ready, files });
 }

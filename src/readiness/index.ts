@@ -18,17 +18,28 @@ import type { Readiness } from './types.js';
 export type { ReadinessOptions } from './engine.js';
 
 /**
- * The engine for these rules. Loaded on first use: the CEL evaluator it compiles rules with is a
- * large module that commands which judge nothing (lease-watch, queues, top, cache) never load.
+ * An engine with everything loaded, the CEL evaluator too: for tools and tests, which judge any
+ * kind at once.
  */
 export async function createReadiness(o: ReadinessOptions = {}): Promise<Readiness> {
-  return (await import('./engine.js')).createReadiness(o);
+  const engine = await import('./engine.js');
+  return engine.createReadiness(o, await engine.loadCompiler());
 }
 
-/** The engine a command's flags ask for (engine.ts, loadReadiness): `--ready`, the rules files given and the config folder's file. */
+/**
+ * The engine a command's flags ask for: `--ready`, the rules files given (`--health-rules FILE`
+ * first) and the config folder's file. Loaded on first use: the CEL evaluator only when a rule
+ * needs it — at once for `--ready` and rules files, else by prepare() for a kind the library knows —
+ * so that commands which judge nothing (lease-watch, queues, top, cache), and traces of built-in
+ * kinds, never load it.
+ */
 export async function loadReadiness(o: { ready?: string | undefined; files?: readonly string[]; env: NodeJS.ProcessEnv }): Promise<Readiness> {
-  return (await import('./engine.js')).loadReadiness(o);
+  const engine = await import('./engine.js');
+  const files = engine.readRuleFiles(o);
+  const compiler = o.ready !== undefined || files.length > 0 ? await engine.loadCompiler() : undefined;
+  return engine.createReadiness({ ready: o.ready, files }, compiler);
 }
+
 export { defaultHealthRulesPath } from './rules-path.js';
 export { conditionOf, conditionsOf, generationOf, managedFieldsTime, phaseOf, saidOf, statusWordsOf, type Condition } from './status-fields.js';
 export { isPositiveCondition } from './generic.js';

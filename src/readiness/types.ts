@@ -65,6 +65,12 @@ export interface Readiness {
    * without readiness, or of unknown readiness; otherwise why not, naming it.
    */
   childNotReady(obj: KubeObject, o?: JudgeOptions): string | undefined;
+  /**
+   * Loads what judging these kinds needs (the CEL evaluator, for a kind the library has rules for)
+   * before any of their objects is judged: the tracer once it knows its chain's kinds, `health`
+   * once it has read its objects.
+   */
+  prepare(kinds: readonly GroupKind[]): Promise<void>;
   /** The user's rules files read, for `--explain` and the docs' "what each command reads". */
   readonly files: readonly string[];
 }

@@ -331,6 +331,8 @@ export class Tracer {
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     this.runSignal = signal;
+    // The chain's kinds are known now: what judging them needs is loaded before any is judged.
+    await this.readiness.prepare([this.target.info, ...this.chainInformers.children.map((c) => c.info)]);
     await sync(this.informers());
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
