@@ -9,16 +9,15 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { repoRoot } from '../../tools/root.js';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
 import { adminKube, cluster, createWorkloadNamespace, deleteCrd, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
-import { applyCrd, buildFixture, startOperators, type Operators } from './operators.js';
+import { KUBERAY_LEASE, startKubeRay } from './kuberay.js';
+import type { Operators } from './operators.js';
 import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
 import {
   deleteWidgetCrd,
@@ -287,40 +286,13 @@ describe('the widget operator (controller-runtime, two replicas)', () => {
 
 describe('KubeRay (github.com/ray-project/kuberay/ray-operator, two replicas)', () => {
   const ns = uniqueName('it-ray');
-  const LEASE = 'ray-operator-leader';
+  const LEASE = KUBERAY_LEASE;
   const MANAGER = 'kuberay-operator';
   let ops: Operators | undefined;
   let crds: string[] = [];
 
   beforeAll(async () => {
-    const binary = await buildFixture(join(repoRoot, 'test', 'fixtures', 'kuberay', 'build.sh'), "KubeRay's operator");
-    // It watches RayClusters, RayJobs and RayServices, and exits when one of the CRDs is missing.
-    for (const file of ['ray.io_rayclusters.yaml', 'ray.io_rayjobs.yaml', 'ray.io_rayservices.yaml']) {
-      const docs = parseAllDocuments(readFileSync(join(dirname(binary), file), 'utf8'))
-        .map((d) => d.toJSON() as Parameters<typeof applyCrd>[1])
-        .filter(Boolean);
-      for (const crd of docs) crds.push(await applyCrd(kube, crd));
-    }
-    await createWorkloadNamespace(kube, ns);
-    ops = await startOperators({
-      name: 'kuberay',
-      binary,
-      replicas: 2,
-      lease: { namespace: ns, name: LEASE },
-      args: (_i, port) => [
-        '--kubeconfig',
-        cluster().kubeconfigPath,
-        '--leader-election-namespace',
-        ns,
-        '--watch-namespace',
-        ns,
-        '--metrics-addr',
-        `127.0.0.1:${port}`,
-        '--health-probe-bind-address',
-        '0',
-      ],
-    });
-    await eventually('a KubeRay replica to lead', () => ops!.holder(kube), 60_000);
+    ({ ops, crds } = await startKubeRay(kube, ns, 2));
   });
 
   afterAll(async () => {

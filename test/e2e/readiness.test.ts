@@ -7,18 +7,18 @@
  * folder's file; `health` over the live namespace and over `kubectl get -o yaml` agree.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { HealthRow } from '../../src/commands/health.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { Hop } from '../../src/trace/types.js';
-import { repoRoot } from '../../tools/root.js';
-import { adminKube, cluster, createWorkloadNamespace, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
-import { applyCrd, buildFixture, startOperators, type Operators } from './operators.js';
+import { adminKube, cluster, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
+import { startKubeRay } from './kuberay.js';
+import type { Operators } from './operators.js';
 
 const kube = adminKube();
 const dir = mkdtempSync(join(tmpdir(), 'it-readiness-'));
@@ -70,33 +70,7 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
 const NEVER = `- apiVersion: ray.io/v1\n  kind: RayCluster\n  current: "has(status.state) && status.state == 'never'"\n`;
 
 beforeAll(async () => {
-  const binary = await buildFixture(join(repoRoot, 'test', 'fixtures', 'kuberay', 'build.sh'), "KubeRay's operator");
-  for (const file of ['ray.io_rayclusters.yaml', 'ray.io_rayjobs.yaml', 'ray.io_rayservices.yaml']) {
-    const docs = parseAllDocuments(readFileSync(join(dirname(binary), file), 'utf8'))
-      .map((d) => d.toJSON() as Parameters<typeof applyCrd>[1])
-      .filter(Boolean);
-    for (const crd of docs) crds.push(await applyCrd(kube, crd));
-  }
-  await createWorkloadNamespace(kube, ns);
-  ops = await startOperators({
-    name: 'kuberay',
-    binary,
-    replicas: 1,
-    lease: { namespace: ns, name: 'ray-operator-leader' },
-    args: (_i, port) => [
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-      '--leader-election-namespace',
-      ns,
-      '--watch-namespace',
-      ns,
-      '--metrics-addr',
-      `127.0.0.1:${port}`,
-      '--health-probe-bind-address',
-      '0',
-    ],
-  });
-  await eventually('KubeRay to lead', () => ops!.holder(kube), 60_000);
+  ({ ops, crds } = await startKubeRay(kube, ns, 1));
 });
 
 afterAll(async () => {
