@@ -154,18 +154,19 @@ export function genericVerdict(obj: KubeObject): Generic {
   if (paused) return decided('Suspended', `${name(paused)} condition`, told(paused), fromCondition(paused.condition));
   if (phase && phaseSays === 'Suspended') return decided('Suspended', `status.${phase.field}`, `${phase.field} ${phase.value}`);
 
-  // 7–9. Failed: a failure condition True (Stalled, Degraded, Failed …), a positive condition False
-  // for a reason that says failure, a phase or state that says so.
+  // 7. Failed: a failure condition True (Stalled, Degraded, Failed …).
   const failure = all.find((x) => x.condition.status === 'True' && FAILURE_TYPE.test(x.condition.type));
   if (failure) return decided('Failed', `${name(failure)} condition`, told(failure), fromCondition(failure.condition));
+  // 8. Reconciling=True: its controller is at work, and says so (kstatus' convention), even while
+  // a condition carries the error it retries after; a failure it gives up on is Stalled (rule 7).
+  const reconciling = own.find((c) => c.type === 'Reconciling' && c.status === 'True');
+  if (reconciling) return decided('InProgress', 'Reconciling condition', saidOf(reconciling), fromCondition(reconciling));
+  // 9–10. Failed: a positive condition False for a reason that says failure, a phase or state that says so.
   const positive = all.filter((x) => isPositiveCondition(x.condition.type));
   const refused = positive.find((x) => x.condition.status === 'False' && FAILURE_REASON.test(x.condition.reason ?? ''));
   if (refused) return decided('Failed', `${name(refused)} condition`, told(refused), fromCondition(refused.condition));
   if (phase && phaseSays === 'Failed') return decided('Failed', `status.${phase.field}`, `${phase.field} ${phase.value}`);
 
-  // 10. Reconciling=True: its controller is at work.
-  const reconciling = own.find((c) => c.type === 'Reconciling' && c.status === 'True');
-  if (reconciling) return decided('InProgress', 'Reconciling condition', saidOf(reconciling), fromCondition(reconciling));
   // 11. A positive condition that is not True holds the rest, Ready first.
   const ready = positive.find((x) => x.where === '' && x.condition.type === 'Ready');
   const notYet = ready && ready.condition.status !== 'True' ? ready : positive.find((x) => x.condition.status !== 'True');
