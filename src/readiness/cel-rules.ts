@@ -154,8 +154,12 @@ export function compileRules(set: CelRuleSet, compiler: () => Compiler | undefin
       const said = (status: ReadinessStatus, why: string): Verdict => {
         const summary = summarize(obj);
         const notEvaluated = errors.length ? `; not evaluated: ${errors.join('; ')}` : '';
-        const serverTime = managedFieldsTime(obj, { subresource: 'status' });
-        return { ...base, status, detail: `${why}${summary ? `: ${summary}` : ''}${notEvaluated}`, serverTime, serverTimeSource: 'managedFields (status)' };
+        // When the status has been as it is: the transition of the condition that says most, else
+        // its last write (an operator that rewrites its status every reconcile moves that one on).
+        const since = summary.condition?.lastTransitionTime
+          ? { serverTime: summary.condition.lastTransitionTime, serverTimeSource: `${summary.condition.type} lastTransitionTime` }
+          : { serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields (status)' };
+        return { ...base, status, detail: `${why}${summary.text ? `: ${summary.text}` : ''}${notEvaluated}`, ...since };
       };
       const test = (f: Field): boolean => {
         const r = c[f]?.(obj);

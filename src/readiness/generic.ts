@@ -84,7 +84,7 @@ export function isPositiveCondition(type: string): boolean {
  * condition that matters most — Ready; else one that says failure, suspension or not yet; else the
  * positive condition that changed last — then the phase or state and the status's message.
  */
-export function summarize(obj: KubeObject): string {
+export function summarize(obj: KubeObject): { text: string; condition: Condition | undefined } {
   const conds = conditionsOf(obj);
   const positive = conds.filter((c) => isPositiveCondition(c.type));
   const latest = positive.reduce<Condition | undefined>((a, b) => (!a || (b.lastTransitionTime ?? '') > (a.lastTransitionTime ?? '') ? b : a), undefined);
@@ -100,7 +100,7 @@ export function summarize(obj: KubeObject): string {
     ...statusWordsOf(obj).map((w) => `${w.field} ${w.value}`),
     typeof message === 'string' && message ? message : undefined,
   ];
-  return parts.filter((x) => x !== undefined).join('; ');
+  return { text: parts.filter((x) => x !== undefined).join('; '), condition: c ?? nested?.condition };
 }
 
 /** What a phase or state word says: Current, Failed, Suspended, or InProgress for any other word. */

@@ -91,7 +91,7 @@ export function groupOf(apiVersion: string | undefined): string {
 /** The verdict's detail with the rule that decided, as a hop or a table shows it; built-in workload rules speak for themselves. */
 export function describeVerdict(v: Verdict): string {
   if (v.layer === 'builtin') return v.detail;
-  return `${v.detail} (rule: ${v.rule}${v.source ? `, ${v.source}` : ''})`;
+  return `${v.detail} (rule: ${v.rule}${v.source && v.source !== v.rule ? `, ${v.source}` : ''})`;
 }
 
 /** Current or Failed: nothing more will change without a new change. */
