@@ -207,7 +207,7 @@ describe('informer-trace on a custom resource', () => {
     const r = await cli.done;
     expect(r.code).toBe(0);
     const hops = lines().flatMap((l) => (l.hop ? [l.hop] : []));
-    expect(hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'current expression true: Ready=True Fine; phase Done (rule: --ready)' });
+    expect(hops.at(-1)).toMatchObject({ kind: 'converged', detail: 'current expression true: Ready=True Fine: Ready True; phase Done (rule: --ready)' });
     expect(hops.some((h) => h.kind === 'status' && h.detail === 'status.phase Working→Done')).toBe(true);
 
     const bad = await runCli(createInformerTraceProgram, [

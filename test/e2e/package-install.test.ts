@@ -156,7 +156,9 @@ describe('npm install -g of the packed package', () => {
 
   it('npx kubectl-informer-trace runs the informer-trace plugin: the bin named like the package', async () => {
     // The tarball as the spec: npx reads its manifest and picks the bin, as for the registry's package.
-    const npx = await exec('npx', ['--yes', '--offline', `./${packed.filename}`, '--version']);
+    // A `file:` spec with the whole path: npm 11.19's npx resolves a `./` spec against / instead of
+    // the folder it runs in.
+    const npx = await exec('npx', ['--yes', '--offline', `file:${join(work, packed.filename)}`, '--version']);
     expect(npx.code, npx.stderr).toBe(0);
     expect(npx.stdout.trim()).toBe(pkg.version);
   });

@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { HealthRow } from '../../src/commands/health.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
+import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
 import { adminKube, cluster, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
 import { startKubeRay } from './kuberay.js';
@@ -155,6 +156,14 @@ describe('readiness against KubeRay', () => {
     const d0 = await cli(['diagnose', 'raycluster/ruled', '-n', ns, '-o', 'json']);
     expect(d0.code).toBe(0);
     expect((JSON.parse(d0.stdout) as { diagnosis: Diagnosis }).diagnosis.summary).toMatch(/\(rule: ray\.io RayCluster, library\/ray\.io\.yaml\)/);
+    // diagnose counts "not ready for" from the status's last transition: past the 1 s grace below.
+    await eventually('the RayCluster to have been provisioned for more than 2 s', async () => {
+      const rc = await kube.client.json<KubeObject>(`/apis/ray.io/v1/namespaces/${ns}/rayclusters/ruled`);
+      const provisioned = ((rc.status as { conditions?: { type: string; lastTransitionTime?: string }[] } | undefined)?.conditions ?? []).find(
+        (c) => c.type === 'RayClusterProvisioned',
+      );
+      return provisioned?.lastTransitionTime !== undefined && Date.now() - Date.parse(provisioned.lastTransitionTime) > 2_000;
+    });
 
     for (const [how, extra, env, source] of [
       ['--health-rules', ['--health-rules', rules], {}, rules],
