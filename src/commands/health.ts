@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, type CommandIO } from '../cli/io.js';
 import { readObjectFiles, type SourcedObject } from '../cli/object-files.js';
-import { mergedOptions } from '../cli/options.js';
+import { collectItems, mergedOptions } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -49,10 +49,6 @@ export interface HealthRow {
 
 const COLOUR: Partial<Record<ReadinessStatus, string>> = { Current: '32', Failed: '31', Suspended: '33', InProgress: '36' };
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('health')
     .description(
@@ -60,7 +56,12 @@ export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode)
     )
     .argument('[target]', 'TYPE or TYPE/NAME of live objects (deployment, deploy/web, certificates.cert-manager.io)')
     .argument('[name]', 'NAME, when the target is given as TYPE NAME')
-    .option('-f, --filename <file>', 'judge the objects in FILE, a folder of them, or - for stdin, without a cluster (repeatable)', collect, [])
+    .option(
+      '-f, --filename <file>',
+      'judge the objects in FILE, a folder of them, or - for stdin, without a cluster (repeatable, or comma-separated as kubectl takes them)',
+      collectItems,
+      [],
+    )
     .option('-R, --recursive', "-f: read a folder's subfolders too")
     .addOption(new Option('-o, --output <format>', 'output format; json is a list of the rows').choices(['table', 'json', 'yaml']).default('table'))
     .option('--explain', 'show every rule consulted for each object, and why each did or did not decide')
