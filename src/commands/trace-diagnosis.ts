@@ -126,7 +126,7 @@ export class TraceDiagnoses {
     const signal = AbortSignal.timeout(CONTROLLER_LOOKUP_MS);
     try {
       const scrapes = await metrics?.sinceBaseline(signal);
-      return (await readControllerBehind(kube, target.info.kind, chainFromCaches(session.caches(), target).object, { scrapes, signal })).behind;
+      return (await readControllerBehind(kube, target.info, chainFromCaches(session.caches(), target).object, { scrapes, signal })).behind;
     } catch (err) {
       log(`warning: the controller behind ${target.info.kind}/${target.name} could not be read: ${(err as Error).message}`);
       return undefined;

@@ -124,7 +124,7 @@ export async function diagnoseChainWithController(
   const [nodes, leases, operator] = await Promise.all([
     readNodes(kube, pods, options.signal),
     readLeases(kube, options.signal),
-    custom ? readControllerBehind(kube, target.info.kind, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
+    custom ? readControllerBehind(kube, target.info, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
   ]);
   const operatorLease = operator ? operatorLeaseInput(operator.behind, operator.lease) : undefined;
   const diagnosis = diagnose({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject, Lease } from '../kube/index.js';
 import { diagnose } from './diagnose.js';
 import { diagnosisBrief, diagnosisText } from './text.js';
-import type { DiagnoseInput, LeaseInput } from './types.js';
+import type { ControllerQueue, DiagnoseInput, LeaseInput } from './types.js';
 import { createReadiness } from '../readiness/index.js';
 
 const readiness = await createReadiness();
@@ -715,14 +715,19 @@ describe('diagnose: a custom resource', () => {
     status,
   });
   const opLease = (renewedAgo: number): LeaseInput => ({ ...lease('widget-operator', renewedAgo, 'widget-operator-0'), namespace: NS });
-  const queue = {
+  const queue: ControllerQueue = {
     source: 'http://127.0.0.1:1/metrics',
+    sourceIs: 'leader',
+    queue: 'widget',
     controller: 'widget',
-    matchedBy: 'kind' as const,
+    matchedBy: 'kind',
+    alsoMatched: [],
     depth: 12,
     adds: 40,
     retries: 30,
     reconciles: { error: 30, success: 10 },
+    workTime: null,
+    objectReconciles: [],
     windowMs: 40_000,
   };
   const operated = (obj: KubeObject, o: Partial<DiagnoseInput> = {}): DiagnoseInput => ({
@@ -753,7 +758,9 @@ describe('diagnose: a custom resource', () => {
       "Widget/w: no controller has written its status for 40.0s, and widget-operator's leader Lease is expired: no replica of it is reconciling Widgets",
     );
     expect(d.evidence.map((e) => `${e.source} ${e.reason}`)).toEqual(['field GenerationNotObserved', 'lease Expired', 'queue Retrying']);
-    expect(diagnosisText(d)).toContain('WorkQueue/widget  work queue: depth 12, 40 adds, 30 retries, reconciles 30 error, 10 success in the last 40.0s');
+    expect(diagnosisText(d)).toContain(
+      "WorkQueue/widget  work queue: depth 12, 40 adds, 30 retries, reconciles 30 error, 10 success in the last 40.0s (during the trace), from the leader's, http://127.0.0.1:1/metrics",
+    );
   });
 
   it('not observed while its operator holds its Lease: said so, with where to look', () => {

@@ -12,7 +12,7 @@ import type { KubeObject, Lease } from '../kube/index.js';
 import { controllerQueueFor } from '../metrics/index.js';
 import { describeVerdict, generationOf, managedFieldsTime, type Verdict } from '../readiness/index.js';
 import { formatDuration } from '../util/duration.js';
-import { queueActivity } from './text.js';
+import { queueActivity, queueSource } from './text.js';
 import {
   conditionEvidence,
   conditionOf,
@@ -218,12 +218,12 @@ function warningsAbout(ctx: Context, kind: string, obj: KubeObject): Evidence[] 
 function operatorQueueEvidence(ctx: Context): Evidence | undefined {
   const q = ctx.input.operator?.queue;
   if (!q) return undefined;
-  const window = q.windowMs === null ? '' : ` in the last ${formatDuration(q.windowMs)}`;
+  const window = q.windowMs === null ? ' during the trace' : ` in the last ${formatDuration(q.windowMs)} (during the trace)`;
   return {
-    object: { kind: 'WorkQueue', name: q.controller },
+    object: { kind: 'WorkQueue', name: q.queue },
     source: 'queue',
     reason: q.retries || q.reconciles.error ? 'Retrying' : 'Queue',
-    message: `${queueActivity(q)}${window} (${q.source})`,
+    message: `${queueActivity(q)}${window}, from ${queueSource(q)}`,
   };
 }
 

@@ -17,10 +17,10 @@
  * What cannot be found says why (`unseen`), never a guess. readControllerBehind does the I/O;
  * the rest is pure.
  */
-import { toCliError, type Kube, type KubeObject, type Lease } from '../kube/index.js';
-import { computeQueueStats, type QueueStatsSnapshot, type TimedScrape } from '../metrics/index.js';
+import { toCliError, type Kube, type KubeObject, type Lease, type ResourceInfo } from '../kube/index.js';
+import { computeQueueStats, counterIncrease, SampleIndex, type QueueRow, type QueueStatsSnapshot, type TimedScrape } from '../metrics/index.js';
 import { operatorName } from './diagnose.js';
-import type { ControllerBehind, ControllerQueue, LeaseInput, Seen } from './types.js';
+import type { ControllerBehind, ControllerQueue, LeaseInput, ObjectReconciles, Seen } from './types.js';
 
 /** Managers that are people or this tool, never the controller. */
 const NOT_CONTROLLERS = /^(kubectl|kubectl-[a-z-]+|helm|kustomize-controller|argocd-controller|before-first-apply)$/;
@@ -48,62 +48,139 @@ export function leaseMatchesManager(leaseName: string, manager: string): boolean
 
 const increase = (rate: number | null, windowS: number | null): number | null => (rate === null || windowS === null ? null : Math.round(rate * windowS));
 
+/** What the queue is looked for by: the traced kind's names, and the object, for per-object metrics. */
+export interface QueueTarget {
+  kind: string;
+  /** The plural resource name: `rollouts`. */
+  resource?: string | undefined;
+  singularName?: string | undefined;
+  namespace?: string | undefined;
+  name?: string | undefined;
+}
+
+const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
 /**
- * The queue of the controller behind `kind`, from scrapes at the trace's start and end of each
- * source (by source name). The leader's source is preferred (leader_election_master_status 1).
+ * Whether a queue's or a controller's name is the kind's: its kind, plural or singular name in any
+ * case and spelling, with or without a `controller`/`queue` ending (`Rollouts`, `rollout`,
+ * `rollouts-controller`, `RayCluster`).
+ */
+export function queueNamedFor(name: string, t: QueueTarget): boolean {
+  const n = squash(name).replace(/(controller|queue)$/, '');
+  return n !== '' && [t.kind, t.resource, t.singularName].some((w) => w !== undefined && squash(w) === n);
+}
+
+interface Candidate {
+  source: string;
+  s: QueueStatsSnapshot;
+  row: QueueRow;
+  adds: number | null;
+}
+
+/** The queues of one source that match `how`. */
+function matching(how: ControllerQueue['matchedBy'], s: QueueStatsSnapshot, t: QueueTarget): QueueRow[] {
+  if (how === 'kind') return s.queues.filter((q) => q.controller !== null && queueNamedFor(q.controller, t));
+  if (how === 'queue-name') return s.queues.filter((q) => q.controller === null && queueNamedFor(q.name, t));
+  const moved = s.queues.filter((q) => (increase(q.addsPerSecond, s.windowSeconds) ?? 0) > 0);
+  return moved.length === 1 ? moved : [];
+}
+
+/**
+ * The operator's own per-object metrics that name the traced object (a family with `reconcile` in
+ * its name and samples labelled with its name and namespace), as increases over the window.
+ */
+export function objectReconciles(after: TimedScrape, before: TimedScrape | undefined, t: QueueTarget): ObjectReconciles[] {
+  if (!t.name) return [];
+  const names = (l: Record<string, string>): boolean => l.name === t.name && (l.namespace ?? '') === (t.namespace ?? '');
+  const now = new SampleIndex(after.families);
+  const then = before ? new SampleIndex(before.families) : undefined;
+  const total = (index: SampleIndex | undefined, sample: string): number | undefined => {
+    const xs = index?.samples(sample).filter((x) => names(x.labels));
+    return xs && xs.length > 0 ? xs.reduce((a, x) => a + x.value, 0) : undefined;
+  };
+  // A series first seen at the end was born during the window: all of it is the increase.
+  const grown = (curr: number, prev: number | undefined): number => counterIncrease(prev ?? 0, curr) ?? curr;
+  const out: ObjectReconciles[] = [];
+  for (const f of after.families) {
+    if (!/reconcile/.test(f.name) || /^(workqueue_|controller_runtime_)/.test(f.name)) continue;
+    const timed = f.type === 'histogram' || f.type === 'summary';
+    const countName = timed ? `${f.name}_count` : f.samples.some((x) => x.name === `${f.name}_total`) ? `${f.name}_total` : f.name;
+    const count = total(now, countName);
+    if (count === undefined) continue;
+    const n = grown(count, total(then, countName));
+    const sum = timed ? total(now, `${f.name}_sum`) : undefined;
+    const dSum = sum === undefined ? undefined : grown(sum, total(then, `${f.name}_sum`));
+    out.push({ metric: f.name, count: Math.round(n), meanSeconds: dSum !== undefined && n > 0 ? dSum / n : null });
+  }
+  return out;
+}
+
+/**
+ * The queue of the controller behind the target, from scrapes at the trace's start and end of each
+ * source (by source name). Matched, in this order: a controller-runtime controller named for the
+ * kind (`workqueue_*{controller}`), a client-go queue named for it (`workqueue_*{name}` without a
+ * controller label: `Rollouts`), else the only queue of a source that took adds during the trace.
+ * The source is the leader's (leader_election_master_status 1), else the one whose matching queue
+ * moved most; two matching queues on it: the one that took more adds, the other named in
+ * `alsoMatched`.
  */
 export function controllerQueue(
-  kind: string,
+  target: QueueTarget,
   before: ReadonlyMap<string, TimedScrape>,
   after: ReadonlyMap<string, TimedScrape>,
 ): { queue: ControllerQueue; leaseNames: string[] } | { queue: null; leaseNames: string[]; why: string } {
-  const wanted = kind.toLowerCase();
   const stats: { source: string; s: QueueStatsSnapshot }[] = [];
   for (const [source, a] of after) stats.push({ source, s: computeQueueStats(a, before.get(source)) });
   const leaseNames = [...new Set(stats.flatMap(({ s }) => s.leaderElection.map((l) => l.name)))];
   if (stats.length === 0) return { queue: null, leaseNames, why: 'no metrics source answered' };
-  const leaders = stats.filter(({ s }) => s.leaderElection.some((l) => l.isLeader === true));
-  const ordered = [...leaders, ...stats.filter((x) => !leaders.includes(x))];
-  for (const matchedBy of ['kind', 'activity'] as const) {
-    for (const { source, s } of ordered) {
-      const rows = s.queues.filter((q) => q.controller !== null);
-      const row =
-        matchedBy === 'kind'
-          ? rows.find((q) => q.controller!.toLowerCase() === wanted)
-          : (() => {
-              const active = rows.filter((q) => (increase(q.addsPerSecond, s.windowSeconds) ?? 0) > 0);
-              return active.length === 1 ? active[0] : undefined;
-            })();
-      if (!row) continue;
-      const c = s.controllers.find((x) => x.controller === row.controller);
-      const reconciles: Record<string, number> = {};
-      for (const [result, rate] of Object.entries(c?.resultsPerSecond ?? {})) {
-        const n = increase(rate, s.windowSeconds);
-        if (n) reconciles[result] = n;
-      }
-      return {
-        leaseNames,
-        queue: {
-          source,
-          controller: row.controller!,
-          matchedBy,
-          depth: row.depth,
-          adds: increase(row.addsPerSecond, s.windowSeconds),
-          retries: increase(row.retriesPerSecond, s.windowSeconds),
-          reconciles,
-          windowMs: s.windowSeconds === null ? null : Math.round(s.windowSeconds * 1000),
-        },
-      };
+  const leads = (s: QueueStatsSnapshot): boolean => s.leaderElection.some((l) => l.isLeader === true);
+  const byAdds = (a: Candidate, b: Candidate): number => (b.adds ?? -1) - (a.adds ?? -1);
+  for (const how of ['kind', 'queue-name', 'activity'] as const) {
+    const found: Candidate[] = stats.flatMap(({ source, s }) =>
+      matching(how, s, target).map((row) => ({ source, s, row, adds: increase(row.addsPerSecond, s.windowSeconds) })),
+    );
+    if (found.length === 0) continue;
+    const leader = found.filter((c) => leads(c.s)).sort(byAdds)[0];
+    const moved = found.filter((c) => (c.adds ?? 0) > 0).sort(byAdds)[0];
+    const best = leader ?? moved ?? found[0]!;
+    const sourceIs: ControllerQueue['sourceIs'] = stats.length === 1 ? 'only' : leader ? 'leader' : moved ? 'moved' : 'only';
+    const row = best.row;
+    const s = best.s;
+    const alsoMatched = found.filter((c) => c.source === best.source && c.row !== row).map((c) => c.row.name);
+    const c = row.controller === null ? undefined : s.controllers.find((x) => x.controller === row.controller);
+    const reconciles: Record<string, number> = {};
+    for (const [result, rate] of Object.entries(c?.resultsPerSecond ?? {})) {
+      const n = increase(rate, s.windowSeconds);
+      if (n) reconciles[result] = n;
     }
+    return {
+      leaseNames,
+      queue: {
+        source: best.source,
+        sourceIs,
+        queue: row.name,
+        controller: row.controller ?? row.name,
+        matchedBy: how,
+        alsoMatched,
+        depth: row.depth,
+        adds: best.adds,
+        retries: increase(row.retriesPerSecond, s.windowSeconds),
+        reconciles,
+        workTime: row.workTime.observations === null ? null : { p50: row.workTime.p50, p99: row.workTime.p99, observations: row.workTime.observations },
+        objectReconciles: objectReconciles(after.get(best.source)!, before.get(best.source), target),
+        windowMs: s.windowSeconds === null ? null : Math.round(s.windowSeconds * 1000),
+      },
+    };
   }
-  const names = [...new Set(stats.flatMap(({ s }) => s.queues.map((q) => q.controller).filter((c): c is string => c !== null)))];
+  const names = [...new Set(stats.flatMap(({ s }) => s.queues.map((q) => q.controller ?? q.name)))];
+  const wanted = [target.kind, target.resource].filter(Boolean).join(' or ');
   return {
     queue: null,
     leaseNames,
     why:
       names.length === 0
-        ? 'the metrics have no controller-runtime workqueue (workqueue_*{controller})'
-        : `no controller named ${wanted} among ${names.join(', ')}, and none took adds during the trace`,
+        ? 'the metrics have no workqueue (workqueue_*{name} or workqueue_*{controller})'
+        : `no queue named for ${wanted} among ${names.join(', ')}, and none took adds during the trace`,
   };
 }
 
@@ -164,13 +241,14 @@ export interface ReadControllerOptions {
 /** The controller behind the target as it is now: its manager, its Lease (one LIST), its queue. */
 export async function readControllerBehind(
   kube: Kube,
-  kind: string,
+  info: Pick<ResourceInfo, 'kind' | 'resource' | 'singularName'>,
   target: KubeObject | undefined,
   o: ReadControllerOptions = {},
 ): Promise<{ behind: ControllerBehind; lease: Lease | undefined }> {
   const unseen: string[] = [];
   const manager = target ? statusManager(target) : undefined;
-  const joined = o.scrapes ? controllerQueue(kind, o.scrapes.before, o.scrapes.after) : undefined;
+  const queueTarget: QueueTarget = { ...info, namespace: target?.metadata.namespace, name: target?.metadata.name };
+  const joined = o.scrapes ? controllerQueue(queueTarget, o.scrapes.before, o.scrapes.after) : undefined;
   if (!joined) unseen.push('its workqueue: no --metrics given');
   else if (joined.queue === null) unseen.push(`its workqueue: ${joined.why}`);
   let found: { lease: Lease; foundBy: 'metrics' | 'name' } | undefined;

@@ -60,17 +60,37 @@ export interface DiagnoseInput {
 export interface ControllerQueue {
   /** The metrics source (its URL or name) the numbers come from: the leader's. */
   source: string;
-  /** controller-runtime's controller name. */
+  /** Why that source: it says it leads (leader_election_master_status 1), its queue alone moved, or it is the only one. */
+  sourceIs: 'leader' | 'moved' | 'only';
+  /** The queue's `name` label: `rollouts` (client-go, named by the operator), `raycluster` (controller-runtime). */
+  queue: string;
+  /** controller-runtime's controller name; for a client-go queue, which has none, the queue's name. */
   controller: string;
-  /** How the controller was matched to the target. */
-  matchedBy: 'kind' | 'activity';
+  /** How the queue was matched to the target: a controller-runtime controller or a client-go queue named for its kind, else the only queue that moved. */
+  matchedBy: 'kind' | 'queue-name' | 'activity';
+  /** Other queues that matched as well (on the chosen source), not joined. */
+  alsoMatched: string[];
   depth: number | null;
   /** Increases over the trace's window (between the two scrapes). */
   adds: number | null;
   retries: number | null;
-  /** Reconciles by result (success, error, requeue, requeue_after) during the window. */
+  /** Reconciles by result (success, error, requeue, requeue_after) during the window (controller-runtime only). */
   reconciles: Record<string, number>;
+  /** Seconds a worker spent on an item (workqueue_work_duration_seconds) over the window; null when absent. */
+  workTime: { p50: number | null; p99: number | null; observations: number | null } | null;
+  /** Counters the operator exports per object that name the traced one (e.g. Argo Rollouts' rollout_reconcile{name,namespace}). */
+  objectReconciles: ObjectReconciles[];
   windowMs: number | null;
+}
+
+/** An operator's own per-object reconcile metric, for the traced object, over the trace's window. */
+export interface ObjectReconciles {
+  /** The metric family: `rollout_reconcile`. */
+  metric: string;
+  /** Reconciles (a histogram's or summary's count, or a counter) during the window. */
+  count: number;
+  /** Mean seconds per reconcile during the window, from a histogram's or summary's sum; null for a counter. */
+  meanSeconds: number | null;
 }
 
 export interface ControllerBehind {

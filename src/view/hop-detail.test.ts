@@ -84,19 +84,24 @@ describe('hop detail of a custom resource', () => {
       },
       queue: {
         source: 'http://127.0.0.1:8080/metrics',
+        sourceIs: 'leader' as const,
+        queue: 'widget',
         controller: 'widget',
         matchedBy: 'kind' as const,
+        alsoMatched: [],
         depth: 0,
         adds: 4,
         retries: 0,
         reconciles: { success: 4 },
+        workTime: { p50: 0.002, p99: 0.012, observations: 4 },
+        objectReconciles: [],
         windowMs: 9_000,
       },
       unseen: [],
     };
     const lines = hopDetailLines(hop, { hops: [hop], tree: undefined }, { behind, at: T0 }).map((l) => l.text);
     expect(lines).toContain(
-      '            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success in 9.00s',
+      "            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success, work p99 12ms in 9.00s (the leader's, http://127.0.0.1:8080/metrics)",
     );
     // Not under a hop someone else wrote.
     expect(

@@ -109,6 +109,8 @@ export interface StartOperatorsOptions {
   args(index: number, port: number): string[];
   /** Leader-election identities, one per replica, when the program takes one. */
   identities?: string[];
+  /** More environment variables for every replica (beside this process's own). */
+  env?: NodeJS.ProcessEnv;
   /** Wait until every replica's metrics endpoint answers (default true). */
   waitForMetrics?: boolean;
   timeoutMs?: number;
@@ -133,7 +135,7 @@ const running = (p: ChildProcess): boolean => p.exitCode === null && p.signalCod
 export async function startOperators(o: StartOperatorsOptions): Promise<Operators> {
   const ports = await freePorts(o.replicas);
   const replicas = ports.map((port, index): OperatorReplica => {
-    const proc = spawn(o.binary, o.args(index, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(o.binary, o.args(index, port), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
     let out = '';
     const take = (chunk: Buffer): void => {
       out += chunk.toString('utf8');

@@ -1,0 +1,223 @@
+/**
+ * Argo Rollouts' controller (plain client-go, built from its published Go module) run as two
+ * replicas against the real control plane. A canary whose step pauses for a duration is Suspended
+ * while the controller holds it, and the trace goes on to convergence when the controller ends the
+ * pause by itself; a canary aborted in its pause is failed, not converged — its stable Pods keep
+ * `Available` True — in the trace and in `diagnose`. The controller behind the chain: its client-go
+ * queue (`workqueue_*{name="Rollouts"}`, no controller label) joined by name from the replica that
+ * leads, with its own reconcile histogram of the traced Rollout.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
+import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
+import type { KubeObject } from '../../src/kube/index.js';
+import type { Hop } from '../../src/trace/types.js';
+import { ROLLOUTS_LEASE, startArgoRollouts } from './argo-rollouts.js';
+import { adminKube, cluster, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
+import type { Operators } from './operators.js';
+
+const kube = adminKube();
+const dir = mkdtempSync(join(tmpdir(), 'it-rollouts-'));
+const ns = uniqueName('it-rollouts');
+let ops: Operators | undefined;
+let crds: string[] = [];
+
+type Step = { setWeight: number } | { pause: { duration?: string } };
+
+/** A canary Rollout of `replicas` Pods (kwok runs them; the image is never pulled) at `version`. */
+const rollout = (name: string, version: number, steps: Step[]): Record<string, unknown> => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Rollout',
+  metadata: { name, namespace: ns },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: `registry.invalid/app:${version}` }] } },
+    strategy: { canary: { steps } },
+  },
+});
+
+const path = (name: string): string => `/apis/argoproj.io/v1alpha1/namespaces/${ns}/rollouts/${name}`;
+
+function manifestFile(name: string, obj: Record<string, unknown>): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(obj));
+  return file;
+}
+
+const cliEnv = { CI: 'true', XDG_CONFIG_HOME: join(dir, 'no-config') };
+
+/**
+ * Applies the Rollout's first version, which a canary takes without steps, through the trace (so
+ * that every later version is applied by the same field manager), and waits until it is Healthy.
+ */
+async function healthyRollout(name: string, steps: Step[]): Promise<void> {
+  const r = await runCli(
+    createInformerTraceProgram,
+    [
+      '--apply',
+      '-f',
+      manifestFile(`${name}-v1`, rollout(name, 1, steps)),
+      '-n',
+      ns,
+      '--timeout',
+      '90s',
+      '-o',
+      'json',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ],
+    { env: cliEnv },
+  );
+  expect(r.stderr).not.toMatch(/^error/m);
+  expect(r.code).toBe(0);
+  expect(((await kube.client.json<KubeObject>(path(name))).status as { phase?: string } | undefined)?.phase).toBe('Healthy');
+}
+
+/** Traces `--apply` of the Rollout's next version as NDJSON, in the background. */
+function traceUpdate(name: string, version: number, steps: Step[], timeout: string) {
+  const run = startCli(
+    createInformerTraceProgram,
+    [
+      '--apply',
+      '-f',
+      manifestFile(`${name}-v${version}`, rollout(name, version, steps)),
+      '-n',
+      ns,
+      '--timeout',
+      timeout,
+      '-o',
+      'ndjson',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+    ],
+    { env: cliEnv },
+  );
+  const hops = (): Hop[] =>
+    run
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string; hop?: Hop })
+      .flatMap((e) => (e.type === 'hop' && e.hop ? [e.hop] : []));
+  return { run, hops };
+}
+
+const RULE = /\(rule: argoproj\.io Rollout, library\/argoproj\.io\.yaml\)$/;
+
+// The first run builds the controller from the module proxy: minutes on 2 cores with empty Go caches.
+beforeAll(async () => {
+  ({ ops, crds } = await startArgoRollouts(kube, ns, 2));
+}, 1_200_000);
+
+afterAll(async () => {
+  await ops?.stop();
+  await deleteNamespace(kube, ns);
+  for (const crd of crds) await deleteCrd(kube, crd);
+  crds = [];
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Argo Rollouts, traced', () => {
+  it("a canary's timed pause is Suspended while the controller holds it, and the trace goes on to convergence when the controller ends it", async () => {
+    const steps: Step[] = [{ setWeight: 50 }, { pause: { duration: '8s' } }];
+    await healthyRollout('timed', steps);
+    const { run, hops } = traceUpdate('timed', 2, steps, '120s');
+    const suspended = await eventually('the suspended hop', async () => hops().find((h) => h.kind === 'suspended' && h.object.kind === 'Rollout'), 90_000);
+    expect(suspended.detail).toMatch(RULE);
+    // Nobody resumes it: the controller ends the pause when its duration is over.
+    const r = await run.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    const all = hops();
+    const at = (kind: string): number => all.findIndex((h) => h.kind === kind && h.object.kind === 'Rollout');
+    expect(at('converged')).toBeGreaterThan(at('suspended'));
+    expect(all[at('converged')]!.detail).toMatch(RULE);
+    // The canary's ReplicaSet and its Pods are hops of the chain.
+    expect(all.some((h) => h.object.kind === 'ReplicaSet')).toBe(true);
+    expect(all.some((h) => h.kind === 'ready' && h.object.kind === 'Pod')).toBe(true);
+    const now = (await kube.client.json<KubeObject>(path('timed'))).status as { phase?: string; pauseConditions?: unknown[] };
+    expect(now.phase).toBe('Healthy');
+    expect(now.pauseConditions ?? []).toEqual([]);
+  });
+
+  it('a canary aborted in its pause is failed, not converged, in the trace and in diagnose, though its stable Pods stay Available', async () => {
+    const steps: Step[] = [{ setWeight: 50 }, { pause: {} }];
+    await healthyRollout('aborted', steps);
+    const { run, hops } = traceUpdate('aborted', 2, steps, '90s');
+    await eventually('the suspended hop', async () => hops().find((h) => h.kind === 'suspended' && h.object.kind === 'Rollout'), 90_000);
+    // What `kubectl argo rollouts abort` writes: status.abort, through the status subresource.
+    await kube.client.json(`${path('aborted')}/status`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: JSON.stringify({ status: { abort: true } }),
+    });
+    const r = await run.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(1);
+    const all = hops();
+    expect(all.some((h) => h.kind === 'converged')).toBe(false);
+    const failed = all.find((h) => h.kind === 'failed');
+    expect(failed?.object.kind).toBe('Rollout');
+    expect(failed?.detail).toMatch(RULE);
+    expect(all.findIndex((h) => h.kind === 'failed')).toBeGreaterThan(all.findIndex((h) => h.kind === 'suspended'));
+
+    const status = (await kube.client.json<KubeObject>(path('aborted'))).status as { phase?: string; conditions?: { type: string; status: string }[] };
+    expect(status.phase).toBe('Degraded');
+    // What a generic reading would call ready: the stable Pods are still Available.
+    expect(status.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
+
+    const d = await runCli(createInformerTraceProgram, ['diagnose', 'rollout/aborted', '-n', ns, '-o', 'json', '--kubeconfig', cluster().kubeconfigPath], {
+      env: cliEnv,
+    });
+    expect(d.stderr).not.toMatch(/^error/m);
+    expect(d.code).toBe(1);
+    const diagnosis = (JSON.parse(d.stdout) as { diagnosis: Diagnosis }).diagnosis;
+    expect(diagnosis.verdict).toBe('broken');
+    // Its cause, not only its verdict: the condition the controller wrote when the canary was aborted.
+    expect(diagnosis.summary).toMatch(/^Rollout\/aborted: .*RolloutAborted/);
+  });
+
+  it("joins the controller's client-go queue by its name, from the replica that leads, with its reconciles of the traced Rollout", async () => {
+    const steps: Step[] = [{ setWeight: 50 }];
+    await healthyRollout('queued', steps);
+    const metrics = ops!.metricsUrls.flatMap((u) => ['--metrics', u]);
+    const r = await runCli(
+      createInformerTraceProgram,
+      [
+        '--apply',
+        '-f',
+        manifestFile('queued-v2', rollout('queued', 2, steps)),
+        '-n',
+        ns,
+        '--timeout',
+        '90s',
+        '-o',
+        'json',
+        ...metrics,
+        '--kubeconfig',
+        cluster().kubeconfigPath,
+      ],
+      { env: cliEnv },
+    );
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    const { controller } = JSON.parse(r.stdout) as { controller?: ControllerBehind };
+    expect(controller?.manager).toBe('rollouts-controller');
+    expect(controller?.lease).toMatchObject({ namespace: ns, name: ROLLOUTS_LEASE });
+    const q = controller?.queue;
+    expect(q, JSON.stringify(controller)).toMatchObject({ queue: 'Rollouts', matchedBy: 'queue-name' });
+    expect(q!.adds).toBeGreaterThan(0);
+    expect(q!.workTime?.observations).toBeGreaterThan(0);
+    // The replica whose queue moved is the one that holds the Lease.
+    const holder = await ops!.holder(kube);
+    const leader = ops!.replicas.find((x) => x.metricsUrl === q!.source);
+    expect(leader, `${q!.source} among ${ops!.metricsUrls.join(', ')}`).toBeDefined();
+    expect(leader!.output()).toContain(holder);
+    expect(q!.objectReconciles.find((o) => o.metric === 'rollout_reconcile')?.count).toBeGreaterThan(0);
+    expect(controller?.unseen).toEqual([]);
+  });
+});
