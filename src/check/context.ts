@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { MetricsAccess } from '../metrics/index.js';
 import type { Readiness } from '../readiness/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 
@@ -13,6 +14,8 @@ export interface RunContext {
   readiness: Readiness;
   /** Every wait and every timestamp of a check; a fake one in unit tests. */
   clock: Clock;
+  /** The command's --metrics: a rollout check of a custom resource reads its operator's queue from them when it does not converge. */
+  operatorMetrics?: { sources: readonly string[]; access: MetricsAccess } | undefined;
   /** With --artifacts DIR: writes this check's files there (a rollout's waterfall SVG); returns the path. */
   artifacts?: { waterfall(snapshot: TraceSnapshot): string } | undefined;
 }

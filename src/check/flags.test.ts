@@ -50,6 +50,11 @@ describe('limits as users write them', () => {
 });
 
 describe('checks from flags', () => {
+  it("reads --metrics without queue limits beside a rollout check as its operator's metrics: no queue check, and no limit asked for", () => {
+    const specs = specsFromFlags({ restart: ['rollout/web'], metrics: ['http://127.0.0.1:8090/metrics'] }, 'demo', access);
+    expect(specs.map((s) => s.kind)).toEqual(['rollout']);
+  });
+
   it('makes one rollout check per --restart/--scale, one lease check per --lease and one queue check over all --metrics', () => {
     const specs = specsFromFlags(
       {

@@ -204,6 +204,8 @@ export function specsFromFlags(
   }
   if (metrics.length > 0 && controllers.length === 0) {
     for (const m of metrics) parseMetricsSpec(m);
+    // Without queue limits beside a rollout check, --metrics is where its operator's queue is read (RunContext.operatorMetrics).
+    if (maxDepth.length === 0 && maxRetryRate.length === 0 && triggers.length > 0) return specs;
     if (maxDepth.length === 0 && maxRetryRate.length === 0) {
       throw new UsageError('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE', {
         hint: 'e.g. --metrics https://127.0.0.1:10257/metrics --max-depth deployment=10 --max-retry-rate 1/s --window 60s',

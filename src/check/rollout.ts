@@ -11,13 +11,17 @@
  *   A rollout that never converged also counts the time since its last hop: a stall is a slow hop.
  * - A rollout that does not converge says where it is stuck: the diagnosis of its chain (the first
  *   broken link, its evidence, the next command), else the Pods that are not ready, with the latest
- *   Warning event about each (FailedScheduling: 0/2 nodes are available: …).
+ *   Warning event about each (FailedScheduling: 0/2 nodes are available: …). A custom resource's
+ *   adds the controller behind it (its Lease, and with --metrics its queue over the check: scraped
+ *   before the write and again at the end).
  */
-import { DEFAULT_GRACE_MS, diagnosisBrief } from '../diagnose/index.js';
+import { controllerBehindLine, DEFAULT_GRACE_MS, diagnosisBrief } from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube, ResourceInfo } from '../kube/index.js';
-import { diagnoseChain } from '../diagnose/chain.js';
+import { diagnoseChainWithController } from '../diagnose/chain.js';
+import { answered, MultiScraper, scrapeSources, type TimedScrape } from '../metrics/index.js';
+import { isCustomResource } from '../trace/child-discovery.js';
 import { resolveManifest } from '../trace/manifest.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
@@ -189,8 +193,12 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
       if (phase === 'trace' && (e.level === 'warning' || e.level === 'error')) ctx.log(`${e.level}: ${e.message}`);
     },
   });
+  // The operator behind a custom resource: its metrics scraped before the write, and again if it does not converge.
+  const operator =
+    ctx.operatorMetrics && isCustomResource(info) ? new MultiScraper(scrapeSources(ctx.operatorMetrics.sources, ctx.operatorMetrics.access, kube)) : undefined;
   try {
     await session.start();
+    const before: Map<string, TimedScrape> | undefined = operator ? answered(await operator.scrapeAll(session.signal)) : undefined;
     const fired = await session.fire();
     if (!fired) throw new UsageError('the rollout trigger made no write');
     ctx.log(`wrote: ${fired.wrote}`);
@@ -208,10 +216,16 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
     // Where it is stuck: the diagnosis of the chain (a step unchanged for half the deadline counts as
     // stuck); the not-ready Pods with their latest Warning when no diagnosis could be made.
     const graceMs = Math.min(DEFAULT_GRACE_MS, (spec.maxConvergeMs ?? spec.timeoutMs) / 2);
+    const scrapes = !finished && operator && before ? { before, after: answered(await operator.scrapeAll(session.signal)) } : undefined;
     const stuck = finished
       ? undefined
-      : await diagnoseChain(kube, session.caches(), { info, namespace, name }, { graceMs, signal: session.signal, readiness: ctx.readiness }).then(
-          diagnosisBrief,
+      : await diagnoseChainWithController(
+          kube,
+          session.caches(),
+          { info, namespace, name },
+          { graceMs, signal: session.signal, readiness: ctx.readiness, scrapes },
+        ).then(
+          ({ diagnosis, controller }) => `${diagnosisBrief(diagnosis)}${controller ? `; ${controllerBehindLine(controller, Date.now())}` : ''}`,
           () => describeStuck(snap.tree, events),
         );
     return evaluateRollout(spec, snap, session.endedAt ?? Date.now(), stuck);

@@ -43,6 +43,8 @@ export interface RunChecksOptions {
   onDone?: (run: CheckRun) => void;
   /** --artifacts DIR: where checks write their files (the command makes the folder). */
   artifacts?: CheckArtifacts | undefined;
+  /** The command's --metrics, for the operator behind a rollout check's custom resource. */
+  operatorMetrics?: RunContext['operatorMetrics'];
 }
 
 /** The limits a spec has, for error results when the check could not run at all. */
@@ -94,6 +96,7 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
     signal: options.signal,
     syncTimeoutMs: options.syncTimeoutMs,
     readiness: options.readiness,
+    operatorMetrics: options.operatorMetrics,
     clock,
     log: (line) => options.log(`${spec.name}: ${line}`),
     artifacts: dir ? { waterfall: (snapshot) => record(artifacts, dir.writeWaterfall(spec.name, snapshot)) } : undefined,

@@ -77,7 +77,10 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--lease <NAMESPACE/NAME>', 'lease check: the Lease to watch (repeatable)', collect, [])
     .option('--max-renew-age <duration>', 'lease check: the longest the Lease may go without a renewal, e.g. 20s')
     .option('--max-transitions <n>', 'lease check: the most holder changes allowed within the window');
-  addMetricsFlags(cmd, 'queue check: scrape workqueue metrics from');
+  addMetricsFlags(
+    cmd,
+    'queue check (with --max-depth / --max-retry-rate), or the operator behind a rollout check of a custom resource: scrape workqueue metrics from',
+  );
   cmd
     .option('--max-depth <[QUEUE=]N>', 'queue check: the highest workqueue depth allowed, for one queue or (without QUEUE=) each (repeatable)', collect, [])
     .option(
@@ -169,7 +172,8 @@ async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<Manife
 async function runCheckCommand(io: CommandIO, command: string, opts: CheckOptions, flags: CheckFlagValues): Promise<ExitCode> {
   // Everything is read and checked before any request.
   const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
-  const { access } = planMetrics(opts);
+  const metricsPlan = planMetrics(opts);
+  const { access } = metricsPlan;
   let config: { file: string; text: string } | undefined;
   if (opts.config !== undefined) {
     try {
@@ -208,6 +212,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     readiness,
     kube,
     artifacts,
+    operatorMetrics: metricsPlan.sources.length > 0 ? { sources: metricsPlan.sources, access } : undefined,
     onDone: (run) => {
       const failed = run.results.filter((r) => r.status !== 'passed').length;
       log(`${run.name}: done in ${formatDuration(run.durationMs)}, ${failed === 0 ? 'passed' : `${failed} of ${run.results.length} not passed`}`);

@@ -68,7 +68,7 @@ export {
 } from './sources.js';
 export { metricsNeedCluster, scrapeSources, type MetricsAccess } from './plan.js';
 export { discoverControlPlane, CONTROL_PLANE_PORTS, type DiscoveredComponent, type DiscoverOptions } from './discovery.js';
-export { MultiScraper, type SourceResult, type ScrapeSuccess, type ScrapeFailureResult } from './multi-scraper.js';
+export { answered, MultiScraper, type SourceResult, type ScrapeSuccess, type ScrapeFailureResult } from './multi-scraper.js';
 export { controllerQueueFor, queueAddsBetween, type QueueAdds } from './controller-queues.js';
 export { MetricsPoller, DEFAULT_POLL_INTERVAL_MS, type MetricsSnapshot, type SourceStatus, type SnapshotListener, type PollerOptions } from './poller.js';
 export {

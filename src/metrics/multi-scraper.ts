@@ -7,6 +7,7 @@ import { realClock, type Clock } from '../clock.js';
 import { flagDuration } from '../util/duration.js';
 import type { ExpositionFormat, MetricFamily } from './parse.js';
 import { ScrapeError, toScrapeError, type ScrapeFailure } from './scrape-error.js';
+import type { TimedScrape } from './queue-stats.js';
 import type { MetricsSource } from './sources.js';
 
 interface ResultBase {
@@ -31,6 +32,13 @@ export interface ScrapeFailureResult extends ResultBase {
 }
 
 export type SourceResult = ScrapeSuccess | ScrapeFailureResult;
+
+/** The sources that answered, each with its scrape as a TimedScrape (timed from when it started). */
+export function answered(results: readonly SourceResult[]): Map<string, TimedScrape> {
+  const out = new Map<string, TimedScrape>();
+  for (const r of results) if (r.ok) out.set(r.source, { atMs: r.startedAtMs, families: r.families });
+  return out;
+}
 
 export class MultiScraper {
   constructor(

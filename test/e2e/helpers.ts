@@ -11,6 +11,7 @@ import { httpsGet, LocalCluster, type ComponentName } from '../../tools/cluster/
 import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type CliResult, type LiveCli } from '../../tools/testing/cli.js';
 import { ApiLeaseClient, connect, type Kube, type KubeObject } from '../../src/kube/index.js';
+import type { Hop } from '../../src/trace/types.js';
 import type { DeltaLine } from '../../src/view/cache-view.js';
 
 export function cluster(): LocalCluster {
@@ -164,6 +165,12 @@ export function ndjsonLines<T>(stdout: string): T[] {
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as T);
+}
+
+/** The hops a trace's `-o ndjson` stream printed so far (its `hop` events, whole lines only), in order. */
+export function ndjsonHops(stdout: string): Hop[] {
+  const whole = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
+  return ndjsonLines<{ type: string; hop?: Hop }>(whole).flatMap((e) => (e.type === 'hop' && e.hop ? [e.hop] : []));
 }
 
 /** The cache a `cache -o ndjson` stream built: key → resourceVersion, its every delta applied in order. */

@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePorts } from '../../tools/cluster/ports.js';
 import type { Kube } from '../../src/kube/index.js';
-import { eventually } from './helpers.js';
+import { deleteCrd, deleteNamespace, eventually } from './helpers.js';
 
 const builds = new Map<string, Promise<string>>();
 
@@ -202,4 +202,18 @@ export async function startOperators(o: StartOperatorsOptions): Promise<Operator
     }
   }
   return ops;
+}
+
+/** An operator a test file started (startKubeRay, startArgoRollouts): its replicas and the CRDs it installed. */
+export interface StartedOperator {
+  ops: Operators | undefined;
+  crds: string[];
+}
+
+/** Undoes what a test file set up for an operator: stops its replicas, deletes its namespace and then its CRDs. */
+export async function tearDownOperator(kube: Kube, ns: string, started: StartedOperator): Promise<void> {
+  await started.ops?.stop();
+  await deleteNamespace(kube, ns);
+  for (const crd of started.crds) await deleteCrd(kube, crd);
+  started.crds = [];
 }

@@ -17,15 +17,14 @@ import type { HealthRow } from '../../src/commands/health.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
-import { adminKube, cluster, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, eventually, ndjsonHops, runCli, startCli, uniqueName } from './helpers.js';
 import { startKubeRay } from './kuberay.js';
-import type { Operators } from './operators.js';
+import { tearDownOperator, type StartedOperator } from './operators.js';
 
 const kube = adminKube();
 const dir = mkdtempSync(join(tmpdir(), 'it-readiness-'));
 const ns = uniqueName('it-ready');
-let ops: Operators | undefined;
-let crds: string[] = [];
+const started: StartedOperator = { ops: undefined, crds: [] };
 
 const cpu = (n: string): Record<string, unknown> => ({ limits: { cpu: n, memory: '1Gi' }, requests: { cpu: n, memory: '1Gi' } });
 const rayClusterSpec = (workers: number): Record<string, unknown> => ({
@@ -71,14 +70,11 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
 const NEVER = `- apiVersion: ray.io/v1\n  kind: RayCluster\n  current: "has(status.state) && status.state == 'never'"\n`;
 
 beforeAll(async () => {
-  ({ ops, crds } = await startKubeRay(kube, ns, 1));
+  Object.assign(started, await startKubeRay(kube, ns, 1));
 });
 
 afterAll(async () => {
-  await ops?.stop();
-  await deleteNamespace(kube, ns);
-  for (const crd of crds) await deleteCrd(kube, crd);
-  crds = [];
+  await tearDownOperator(kube, ns, started);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -116,13 +112,7 @@ describe('readiness against KubeRay', () => {
         env: { CI: 'true', XDG_CONFIG_HOME: join(dir, 'no-config') },
       },
     );
-    const hops = (): Hop[] =>
-      run
-        .stdout()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { type: string; hop?: Hop })
-        .flatMap((e) => (e.type === 'hop' && e.hop ? [e.hop] : []));
+    const hops = (): Hop[] => ndjsonHops(run.stdout());
     const suspended = await eventually('the suspended hop', async () => hops().find((h) => h.kind === 'suspended' && h.object.kind === 'RayCluster'), 90_000);
     expect(suspended.detail).toMatch(/^suspended expression true.*\(rule: ray\.io RayCluster, library\/ray\.io\.yaml\)$/);
     // Still going: the pause does not end the trace.

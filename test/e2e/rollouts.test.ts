@@ -16,14 +16,13 @@ import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/types.js';
 import { ROLLOUTS_LEASE, startArgoRollouts } from './argo-rollouts.js';
-import { adminKube, cluster, deleteCrd, deleteNamespace, eventually, runCli, startCli, uniqueName } from './helpers.js';
-import type { Operators } from './operators.js';
+import { adminKube, cluster, eventually, ndjsonHops, runCli, startCli, uniqueName } from './helpers.js';
+import { tearDownOperator, type StartedOperator } from './operators.js';
 
 const kube = adminKube();
 const dir = mkdtempSync(join(tmpdir(), 'it-rollouts-'));
 const ns = uniqueName('it-rollouts');
-let ops: Operators | undefined;
-let crds: string[] = [];
+const started: StartedOperator = { ops: undefined, crds: [] };
 
 type Step = { setWeight: number } | { pause: { duration?: string } };
 
@@ -50,28 +49,28 @@ function manifestFile(name: string, obj: Record<string, unknown>): string {
 
 const cliEnv = { CI: 'true', XDG_CONFIG_HOME: join(dir, 'no-config') };
 
+/** The argv of a command that applies the Rollout at `version` (`--apply -f FILE -n NS --timeout T -o FORMAT`), then `extra`. */
+const applyArgs = (name: string, version: number, steps: Step[], timeout: string, output: string, extra: string[] = []): string[] => [
+  '--apply',
+  '-f',
+  manifestFile(`${name}-v${version}`, rollout(name, version, steps)),
+  '-n',
+  ns,
+  '--timeout',
+  timeout,
+  '-o',
+  output,
+  ...extra,
+  '--kubeconfig',
+  cluster().kubeconfigPath,
+];
+
 /**
  * Applies the Rollout's first version, which a canary takes without steps, through the trace (so
  * that every later version is applied by the same field manager), and waits until it is Healthy.
  */
 async function healthyRollout(name: string, steps: Step[]): Promise<void> {
-  const r = await runCli(
-    createInformerTraceProgram,
-    [
-      '--apply',
-      '-f',
-      manifestFile(`${name}-v1`, rollout(name, 1, steps)),
-      '-n',
-      ns,
-      '--timeout',
-      '90s',
-      '-o',
-      'json',
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-    ],
-    { env: cliEnv },
-  );
+  const r = await runCli(createInformerTraceProgram, applyArgs(name, 1, steps, '90s', 'json'), { env: cliEnv });
   expect(r.stderr).not.toMatch(/^error/m);
   expect(r.code).toBe(0);
   expect(((await kube.client.json<KubeObject>(path(name))).status as { phase?: string } | undefined)?.phase).toBe('Healthy');
@@ -79,30 +78,8 @@ async function healthyRollout(name: string, steps: Step[]): Promise<void> {
 
 /** Traces `--apply` of the Rollout's next version as NDJSON, in the background. */
 function traceUpdate(name: string, version: number, steps: Step[], timeout: string) {
-  const run = startCli(
-    createInformerTraceProgram,
-    [
-      '--apply',
-      '-f',
-      manifestFile(`${name}-v${version}`, rollout(name, version, steps)),
-      '-n',
-      ns,
-      '--timeout',
-      timeout,
-      '-o',
-      'ndjson',
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-    ],
-    { env: cliEnv },
-  );
-  const hops = (): Hop[] =>
-    run
-      .stdout()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { type: string; hop?: Hop })
-      .flatMap((e) => (e.type === 'hop' && e.hop ? [e.hop] : []));
+  const run = startCli(createInformerTraceProgram, applyArgs(name, version, steps, timeout, 'ndjson'), { env: cliEnv });
+  const hops = (): Hop[] => ndjsonHops(run.stdout());
   return { run, hops };
 }
 
@@ -110,14 +87,11 @@ const RULE = /\(rule: argoproj\.io Rollout, library\/argoproj\.io\.yaml\)$/;
 
 // The first run builds the controller from the module proxy: minutes on 2 cores with empty Go caches.
 beforeAll(async () => {
-  ({ ops, crds } = await startArgoRollouts(kube, ns, 2));
+  Object.assign(started, await startArgoRollouts(kube, ns, 2));
 }, 1_200_000);
 
 afterAll(async () => {
-  await ops?.stop();
-  await deleteNamespace(kube, ns);
-  for (const crd of crds) await deleteCrd(kube, crd);
-  crds = [];
+  await tearDownOperator(kube, ns, started);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -184,25 +158,8 @@ describe('Argo Rollouts, traced', () => {
   it("joins the controller's client-go queue by its name, from the replica that leads, with its reconciles of the traced Rollout", async () => {
     const steps: Step[] = [{ setWeight: 50 }];
     await healthyRollout('queued', steps);
-    const metrics = ops!.metricsUrls.flatMap((u) => ['--metrics', u]);
-    const r = await runCli(
-      createInformerTraceProgram,
-      [
-        '--apply',
-        '-f',
-        manifestFile('queued-v2', rollout('queued', 2, steps)),
-        '-n',
-        ns,
-        '--timeout',
-        '90s',
-        '-o',
-        'json',
-        ...metrics,
-        '--kubeconfig',
-        cluster().kubeconfigPath,
-      ],
-      { env: cliEnv },
-    );
+    const metrics = started.ops!.metricsUrls.flatMap((u) => ['--metrics', u]);
+    const r = await runCli(createInformerTraceProgram, applyArgs('queued', 2, steps, '90s', 'json', metrics), { env: cliEnv });
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(0);
     const { controller } = JSON.parse(r.stdout) as { controller?: ControllerBehind };
@@ -213,11 +170,26 @@ describe('Argo Rollouts, traced', () => {
     expect(q!.adds).toBeGreaterThan(0);
     expect(q!.workTime?.observations).toBeGreaterThan(0);
     // The replica whose queue moved is the one that holds the Lease.
-    const holder = await ops!.holder(kube);
-    const leader = ops!.replicas.find((x) => x.metricsUrl === q!.source);
-    expect(leader, `${q!.source} among ${ops!.metricsUrls.join(', ')}`).toBeDefined();
+    const holder = await started.ops!.holder(kube);
+    const leader = started.ops!.replicas.find((x) => x.metricsUrl === q!.source);
+    expect(leader, `${q!.source} among ${started.ops!.metricsUrls.join(', ')}`).toBeDefined();
     expect(leader!.output()).toContain(holder);
     expect(q!.objectReconciles.find((o) => o.metric === 'rollout_reconcile')?.count).toBeGreaterThan(0);
     expect(controller?.unseen).toEqual([]);
+  });
+
+  it('check names the controller behind a Rollout that does not converge: its Lease, and its queue over the check', async () => {
+    const steps: Step[] = [{ setWeight: 50 }, { pause: {} }];
+    await healthyRollout('held', steps);
+    const metrics = started.ops!.metricsUrls.flatMap((u) => ['--metrics', u]);
+    const r = await runCli(createInformerTraceProgram, ['check', ...applyArgs('held', 2, steps, '20s', 'json', metrics)], { env: cliEnv });
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { checks: { kind?: string; results: { name: string; status: string; message: string }[] }[] };
+    const converge = report.checks.flatMap((c) => c.results).find((x) => x.name === 'time to converge');
+    expect(converge?.status).toBe('failed');
+    // Held at a pause nobody ends: not converged, with where it is and who is behind it.
+    expect(converge!.message).toMatch(/^not converged within the 20\.0s timeout/);
+    expect(converge!.message).toContain(`controller: rollouts-controller · Lease ${ns}/${ROLLOUTS_LEASE} held by `);
+    expect(converge!.message).toMatch(/queue Rollouts: depth \d+, [1-9]\d* adds, \d+ retries/);
   });
 });
