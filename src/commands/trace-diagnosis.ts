@@ -34,6 +34,8 @@ export interface TraceDiagnosisOptions {
   session: TraceSession;
   target: TraceTarget;
   metrics: TraceMetrics | undefined;
+  /** Without metrics: why (no --metrics, and what finding the operator's replicas tried). */
+  noMetrics?: string | undefined;
   timeoutMs: number;
   stallMs: number | undefined;
   settleMs: number;
@@ -106,6 +108,8 @@ export class TraceDiagnoses {
     return diagnoseChainWithController(kube, session.caches(), target, {
       graceMs: Math.min(DEFAULT_GRACE_MS, stallMs ?? timeoutMs / 2),
       scrapes: await metrics?.sinceBaseline(session.signal),
+      foundBy: metrics?.foundBy,
+      noMetrics: this.o.noMetrics,
       signal: session.signal,
       readiness: session.tracer.readiness,
     });
@@ -126,7 +130,14 @@ export class TraceDiagnoses {
     const signal = AbortSignal.timeout(CONTROLLER_LOOKUP_MS);
     try {
       const scrapes = await metrics?.sinceBaseline(signal);
-      return (await readControllerBehind(kube, target.info, chainFromCaches(session.caches(), target).object, { scrapes, signal })).behind;
+      return (
+        await readControllerBehind(kube, target.info, chainFromCaches(session.caches(), target).object, {
+          scrapes,
+          foundBy: metrics?.foundBy,
+          noMetrics: this.o.noMetrics,
+          signal,
+        })
+      ).behind;
     } catch (err) {
       log(`warning: the controller behind ${target.info.kind}/${target.name} could not be read: ${(err as Error).message}`);
       return undefined;

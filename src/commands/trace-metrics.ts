@@ -4,11 +4,25 @@
  * --burst, the increase of the target kind's controller queue adds (workqueue_adds_total of
  * kube-controller-manager's "deployment", "statefulset", ... queue) from a scrape just before the
  * writes to one after the trace ended, handed to the Tracer to print beside its own workqueue's
- * numbers.
+ * numbers. Without --metrics, for a custom resource: its operator's replicas, found from the Lease
+ * its status writer leads through (operatorTraceMetrics).
  */
 import type { MetricsPlan } from '../cli/metrics-flags.js';
-import type { Kube } from '../kube/index.js';
-import { controllerQueueFor, MetricsPoller, MultiScraper, queueAddsBetween, scrapeSources, type MetricsSnapshot, type TimedScrape } from '../metrics/index.js';
+import type { Kube, KubeObject } from '../kube/index.js';
+import { findOperatorMetrics } from '../diagnose/index.js';
+import {
+  controllerQueueFor,
+  MetricsPoller,
+  MultiScraper,
+  queueAddsBetween,
+  scrapeSources,
+  sourceForTarget,
+  sourceOptions,
+  type MetricsAccess,
+  type MetricsSnapshot,
+  type MetricsSource,
+  type TimedScrape,
+} from '../metrics/index.js';
 import { escapeTerminal } from '../util/escape.js';
 
 export interface TraceMetrics {
@@ -17,12 +31,52 @@ export interface TraceMetrics {
   baseline(signal: AbortSignal): Promise<void>;
   /** Scrapes again: the good scrapes of the baseline and of now, by source; undefined before the baseline. */
   sinceBaseline(signal: AbortSignal): Promise<{ before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } | undefined>;
+  /** How each source was found, when discovery found them rather than --metrics. */
+  foundBy?: ReadonlyMap<string, readonly string[]>;
   /** Scrapes again and tells the tracer the queue's adds since the baseline (or says why not). */
   afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, kind: string, signal: AbortSignal): Promise<void>;
 }
 
 export function traceMetrics(kube: Kube, plan: MetricsPlan, intervalMs: number, log: (line: string) => void): TraceMetrics {
-  const poller = new MetricsPoller(new MultiScraper(scrapeSources(plan.sources, plan.access, kube)), { intervalMs });
+  return metricsOver(scrapeSources(plan.sources, plan.access, kube), intervalMs, log);
+}
+
+/**
+ * Without --metrics: the metrics of the operator behind a custom resource that exists, found from
+ * its Lease (findOperatorMetrics); else why not, for the controller's "not found" line.
+ */
+export async function operatorTraceMetrics(
+  kube: Kube,
+  target: KubeObject | undefined,
+  access: MetricsAccess,
+  intervalMs: number,
+  log: (line: string) => void,
+  signal: AbortSignal,
+): Promise<{ metrics: TraceMetrics; why?: undefined } | { metrics: undefined; why: string }> {
+  const r = await findOperatorMetrics(kube, target, signal).catch((err: unknown) => ({
+    found: null,
+    why: `no --metrics given, and finding its replicas failed: ${(err as Error).message}`,
+  }));
+  if (!r.found) return { metrics: undefined, why: r.why };
+  const options = sourceOptions(access, kube);
+  const foundBy = new Map(r.found.targets.map((t) => [t.source, t.foundBy]));
+  return {
+    metrics: metricsOver(
+      r.found.targets.map((t) => sourceForTarget(t.target, options)),
+      intervalMs,
+      log,
+      foundBy,
+    ),
+  };
+}
+
+function metricsOver(
+  sources: MetricsSource[],
+  intervalMs: number,
+  log: (line: string) => void,
+  foundBy?: ReadonlyMap<string, readonly string[]>,
+): TraceMetrics {
+  const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs });
   let before: Map<string, TimedScrape> | undefined;
   const good = (snap: MetricsSnapshot): Map<string, TimedScrape> => {
     const out = new Map<string, TimedScrape>();
@@ -36,6 +90,7 @@ export function traceMetrics(kube: Kube, plan: MetricsPlan, intervalMs: number, 
   };
   return {
     poller,
+    ...(foundBy ? { foundBy } : {}),
     async baseline(signal) {
       before = good(await poller.pollOnce(signal));
     },

@@ -15,6 +15,8 @@ import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, type ConnectionFlags, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
 import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
+import { chainFromCaches } from '../diagnose/chain.js';
+import { isCustomResource } from '../trace/child-discovery.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';
 import type { TriggerRequest } from '../trace/triggers.js';
@@ -23,7 +25,7 @@ import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
-import { traceMetrics } from './trace-metrics.js';
+import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
 import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
 export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
@@ -269,7 +271,13 @@ export async function runTrace(
   try {
     await session.start();
     sink.started(session);
-    const metrics = plan.metrics.specs.length > 0 ? traceMetrics(kube, plan.metrics, plan.metricsIntervalMs, log) : undefined;
+    // Without --metrics, a custom resource's operator is looked for from its Lease; what was tried is said in its controller line.
+    const { metrics, why: noMetrics } =
+      plan.metrics.specs.length > 0
+        ? { metrics: traceMetrics(kube, plan.metrics, plan.metricsIntervalMs, log), why: undefined }
+        : isCustomResource(info) && session.targetExists()
+          ? await operatorTraceMetrics(kube, chainFromCaches(session.caches(), target).object, plan.metrics.access, plan.metricsIntervalMs, log, session.signal)
+          : { metrics: undefined, why: undefined };
     await metrics?.baseline(session.signal);
     if (plan.trigger.kind === 'watch') {
       const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;
@@ -279,13 +287,24 @@ export async function runTrace(
     }
     const fired = await session.fire();
     if (fired && sink.saysWrite) log(`wrote: ${fired.wrote} (resourceVersion ${fired.resourceVersion})`);
-    const diagnoses = new TraceDiagnoses({ kube, session, target, metrics, timeoutMs: plan.timeoutMs, stallMs: plan.stallMs, settleMs: plan.settleMs, log });
+    const diagnoses = new TraceDiagnoses({
+      kube,
+      session,
+      target,
+      metrics,
+      noMetrics,
+      timeoutMs: plan.timeoutMs,
+      stallMs: plan.stallMs,
+      settleMs: plan.settleMs,
+      log,
+    });
     diagnoses.watch(sink);
 
     const left = await sink.run(session, { metrics, diagnoses: diagnoses.feed, exitOnEnd: plan.exitOnEnd });
     if (left !== 'ended') session.stop('interrupted', left === 'quit' ? 'quit' : 'interrupted');
     await session.finish();
-    if (metrics && plan.trigger.kind === 'burst' && !session.signal.aborted) await metrics.afterBurst(session.tracer, info.kind, session.signal);
+    if (metrics && plan.metrics.specs.length > 0 && plan.trigger.kind === 'burst' && !session.signal.aborted)
+      await metrics.afterBurst(session.tracer, info.kind, session.signal);
     const snap = session.snapshot();
     const { stuck, controller } = await diagnoses.atEnd(snap.outcome, io.signal?.aborted === true);
     sink.end({ snap, summary: summarise(snap, Date.now()), stuck, controller, now: Date.now() });

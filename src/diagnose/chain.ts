@@ -97,6 +97,9 @@ export interface DiagnoseChainOptions {
   now?: number;
   /** For a custom resource: scrapes of its operator's metrics at the trace's start and now (--metrics). */
   scrapes?: ReadControllerOptions['scrapes'];
+  /** How those sources were found, and why there are none (ReadControllerOptions). */
+  foundBy?: ReadControllerOptions['foundBy'];
+  noMetrics?: ReadControllerOptions['noMetrics'];
   graceMs?: number;
   /** Why the Events could not be watched, when the caches have none. */
   eventsUnseen?: string;
@@ -124,7 +127,14 @@ export async function diagnoseChainWithController(
   const [nodes, leases, operator] = await Promise.all([
     readNodes(kube, pods, options.signal),
     readLeases(kube, options.signal),
-    custom ? readControllerBehind(kube, target.info, chain.object, { scrapes: options.scrapes, signal: options.signal }) : undefined,
+    custom
+      ? readControllerBehind(kube, target.info, chain.object, {
+          scrapes: options.scrapes,
+          foundBy: options.foundBy,
+          noMetrics: options.noMetrics,
+          signal: options.signal,
+        })
+      : undefined,
   ]);
   const operatorLease = operator ? operatorLeaseInput(operator.behind, operator.lease) : undefined;
   const diagnosis = diagnose({

@@ -718,6 +718,7 @@ describe('diagnose: a custom resource', () => {
   const queue: ControllerQueue = {
     source: 'http://127.0.0.1:1/metrics',
     sourceIs: 'leader',
+    foundBy: [],
     queue: 'widget',
     controller: 'widget',
     matchedBy: 'kind',

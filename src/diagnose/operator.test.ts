@@ -75,6 +75,7 @@ describe('the operator behind a custom resource', () => {
     expect(r.queue).toEqual({
       source: 'http://b/metrics',
       sourceIs: 'leader',
+      foundBy: [],
       queue: 'raycluster',
       controller: 'raycluster',
       matchedBy: 'kind',

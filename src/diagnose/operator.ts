@@ -18,7 +18,16 @@
  * the rest is pure.
  */
 import { toCliError, type Kube, type KubeObject, type Lease, type ResourceInfo } from '../kube/index.js';
-import { computeQueueStats, counterIncrease, SampleIndex, type QueueRow, type QueueStatsSnapshot, type TimedScrape } from '../metrics/index.js';
+import {
+  computeQueueStats,
+  counterIncrease,
+  discoverTargets,
+  SampleIndex,
+  type DiscoveredTarget,
+  type QueueRow,
+  type QueueStatsSnapshot,
+  type TimedScrape,
+} from '../metrics/index.js';
 import { operatorName } from './diagnose.js';
 import type { ControllerBehind, ControllerQueue, LeaseInput, ObjectReconciles, Seen } from './types.js';
 
@@ -158,6 +167,7 @@ export function controllerQueue(
       queue: {
         source: best.source,
         sourceIs,
+        foundBy: [],
         queue: row.name,
         controller: row.controller ?? row.name,
         matchedBy: how,
@@ -232,9 +242,53 @@ async function findLease(
   return { seen: true, value: byName[0] ? { lease: byName[0], foundBy: 'name' } : undefined };
 }
 
+/** The operator's replicas' metrics, found without --metrics from the Lease it leads through. */
+export interface FoundOperatorMetrics {
+  /** "NAMESPACE/NAME" of the Lease they were found through. */
+  lease: string;
+  targets: { source: string; foundBy: string[]; target: DiscoveredTarget }[];
+}
+
+/**
+ * Finds the metrics of the operator behind `target` without flags, by the discovery `top` uses:
+ * its status writer's Lease (found as readControllerBehind finds it), then the Pods its holder
+ * names and the EndpointSlices that name those Pods. Resolves with the targets tied to the Lease,
+ * or why there are none, with the flag that would help.
+ */
+export async function findOperatorMetrics(
+  kube: Kube,
+  target: KubeObject | undefined,
+  signal?: AbortSignal,
+): Promise<{ found: FoundOperatorMetrics } | { found: null; why: string }> {
+  const hint = "give --metrics with its replicas' endpoints";
+  const manager = target ? statusManager(target) : undefined;
+  if (!manager) return { found: null, why: `no --metrics given, and no status write names its controller yet to find its Lease by (${hint})` };
+  const r = await findLease(kube, manager, target?.metadata.namespace, [], signal);
+  if (!r.seen) return { found: null, why: `no --metrics given, and its Lease could not be read: ${r.why} (${hint})` };
+  if (!r.value) return { found: null, why: `no --metrics given, and no Lease is named like ${manager} to find its replicas by (${hint})` };
+  const l = r.value.lease;
+  const lease = { namespace: l.metadata.namespace ?? '', name: l.metadata.name ?? '', holder: l.spec?.holderIdentity || null };
+  const key = `${lease.namespace}/${lease.name}`;
+  const d = await discoverTargets(kube.client, { server: kube.connection.server, leases: [lease], signal });
+  const tied = d.targets.filter((t) => t.lease === key);
+  if (tied.length === 0) {
+    const host = lease.holder ? ` (holder ${lease.holder})` : ' (held by nobody)';
+    const errs = d.errors.length ? `; ${d.errors.join('; ')}` : '';
+    return {
+      found: null,
+      why: `no --metrics given, and none found for Lease ${key}${host}: no Pod in ${lease.namespace} named for its holder with a metrics port or prometheus.io annotations, nor an EndpointSlice naming one${errs} (${hint})`,
+    };
+  }
+  return { found: { lease: key, targets: tied.map((t) => ({ source: t.source, foundBy: t.foundBy, target: t })) } };
+}
+
 export interface ReadControllerOptions {
   /** Scrapes of the --metrics sources at the trace's start and end; absent when none were given. */
   scrapes?: { before: ReadonlyMap<string, TimedScrape>; after: ReadonlyMap<string, TimedScrape> } | undefined;
+  /** How each source was found, when discovery found them (by source name); none for --metrics. */
+  foundBy?: ReadonlyMap<string, readonly string[]> | undefined;
+  /** Without scrapes: why there are none (no --metrics, and what discovery tried). */
+  noMetrics?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -249,7 +303,7 @@ export async function readControllerBehind(
   const manager = target ? statusManager(target) : undefined;
   const queueTarget: QueueTarget = { ...info, namespace: target?.metadata.namespace, name: target?.metadata.name };
   const joined = o.scrapes ? controllerQueue(queueTarget, o.scrapes.before, o.scrapes.after) : undefined;
-  if (!joined) unseen.push('its workqueue: no --metrics given');
+  if (!joined) unseen.push(`its workqueue: ${o.noMetrics ?? 'no --metrics given'}`);
   else if (joined.queue === null) unseen.push(`its workqueue: ${joined.why}`);
   let found: { lease: Lease; foundBy: 'metrics' | 'name' } | undefined;
   const leaseNames = joined?.leaseNames ?? [];
@@ -277,7 +331,7 @@ export async function readControllerBehind(
             foundBy: found.foundBy,
           }
         : null,
-      queue: joined?.queue ?? null,
+      queue: joined?.queue ? { ...joined.queue, foundBy: [...(o.foundBy?.get(joined.queue.source) ?? [])] } : null,
       unseen,
     },
   };

@@ -93,7 +93,8 @@ export function queueActivity(q: ControllerQueue): string {
 /** Which replica's metrics a queue was read from, and why that one: `the leader's, http://…`; the other queues that matched. */
 export function queueSource(q: ControllerQueue): string {
   const why = q.sourceIs === 'leader' ? "the leader's" : q.sourceIs === 'moved' ? 'the replica whose queue moved' : 'the only source';
-  return `${why}, ${q.source}${q.alsoMatched.length ? `; also named for the kind: ${q.alsoMatched.join(', ')}` : ''}`;
+  const found = q.foundBy.length ? `, found through ${q.foundBy.join(', ')}` : '';
+  return `${why}, ${q.source}${found}${q.alsoMatched.length ? `; also named for the kind: ${q.alsoMatched.join(', ')}` : ''}`;
 }
 
 /**

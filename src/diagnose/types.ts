@@ -62,6 +62,8 @@ export interface ControllerQueue {
   source: string;
   /** Why that source: it says it leads (leader_election_master_status 1), its queue alone moved, or it is the only one. */
   sourceIs: 'leader' | 'moved' | 'only';
+  /** How the source was found without --metrics (discovery from the operator's Lease); empty for --metrics. */
+  foundBy: string[];
   /** The queue's `name` label: `rollouts` (client-go, named by the operator), `raycluster` (controller-runtime). */
   queue: string;
   /** controller-runtime's controller name; for a client-go queue, which has none, the queue's name. */

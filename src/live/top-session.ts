@@ -12,8 +12,8 @@
  */
 import { realClock } from '../clock.js';
 import { runUntilSynced, SharedIndexInformer } from '../informer/index.js';
-import { kubeconfigHttpsCredentials, LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
-import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, type MetricsAccess } from '../metrics/index.js';
+import { LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
+import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, sourceOptions, type MetricsAccess } from '../metrics/index.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import type { CandidatesStatus } from '../view/lease-view.js';
 import { TopModel } from '../view/top-model.js';
@@ -68,17 +68,7 @@ export async function startTopSession(kube: Kube, options: TopSessionOptions): P
   const found = await discoverTargets(kube.client, { server: kube.connection.server, leases: holders, signal });
   const targets = mergeUserSpecs(found.targets, options.userSpecs);
   const { access } = options;
-  const sources = targets.map((t) =>
-    sourceForTarget(t, {
-      client: kube.client,
-      timeoutMs: access.timeoutMs,
-      direct: {
-        insecureSkipTlsVerify: access.insecureSkipTlsVerify,
-        bearerToken: access.token,
-        credentials: access.kubeconfigCredentials ? kubeconfigHttpsCredentials(kube.connection.kubeConfig) : undefined,
-      },
-    }),
-  );
+  const sources = targets.map((t) => sourceForTarget(t, sourceOptions(access, kube)));
   const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: options.intervalMs });
   const topTargets: TopTarget[] = targets.map(({ routes: _routes, ...t }) => t);
   const model = new TopModel({ leases, leaseError, metrics: poller, targets: topTargets, discoveryErrors: found.errors });

@@ -131,6 +131,43 @@ describe('discoverTargets', () => {
     expect(bySource.get('http://10.244.0.7:9102/stats')!.foundBy).toEqual(['Pod mon/annotated: annotated prometheus.io/scrape=true, port 9102, path /stats']);
   });
 
+  it("ties the endpoints of a Service's EndpointSlices that name the holder's Pods to its Lease, one per address, loopback ones directly", async () => {
+    const slice = (name: string, port: number, pod: string, address: string, portName = 'metrics') => ({
+      metadata: { name, namespace: 'shop', labels: { 'kubernetes.io/service-name': 'op-metrics' } },
+      addressType: address.endsWith('.localhost') ? 'FQDN' : 'IPv4',
+      endpoints: [{ addresses: [address], conditions: { ready: true }, targetRef: { kind: 'Pod', name: pod, namespace: 'shop' } }],
+      ports: [{ name: portName, port, protocol: 'TCP' }],
+    });
+    const api = new FakeApi({
+      // No metrics port on the Pods: only the Service says where their metrics are.
+      '/api/v1/pods': [
+        operatorPod('op-7d9f-abcde', { ports: [] }),
+        operatorPod('op-7d9f-fghij', { ports: [] }),
+        { ...operatorPod('other', { ports: [] }), metadata: { name: 'other', namespace: 'shop' } },
+      ],
+      '/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices': [
+        slice('op-metrics-a', 18500, 'op-7d9f-fghij', 'op-a.localhost'),
+        slice('op-metrics-b', 18502, 'op-7d9f-fghij', 'op-b.localhost'),
+        slice('op-metrics-c', 8080, 'op-7d9f-abcde', '10.244.0.8', 'http'),
+        slice('web', 8080, 'other', '10.244.0.9'),
+      ],
+    });
+    const { targets } = await discoverTargets(api, {
+      server: 'https://127.0.0.1:6443',
+      leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }],
+    });
+    const tied = targets.filter((t) => t.lease === 'shop/op-lock');
+    expect(tied.map((t) => t.source)).toEqual(['http://127.0.0.1:18500/metrics', 'http://127.0.0.1:18502/metrics', 'http://10.244.0.8:8080/metrics']);
+    expect(tied[0]!.foundBy).toEqual([
+      "EndpointSlice shop/op-metrics-a of Service shop/op-metrics, port metrics: an endpoint of Pod op-7d9f-fghij, which Lease shop/op-lock's holder op-7d9f-fghij_3b1c names",
+    ]);
+    expect(tied[0]!.routes).toEqual([{ kind: 'direct', url: 'http://127.0.0.1:18500/metrics', insecureSkipTlsVerify: true }]);
+    expect(tied[2]!.routes[0]).toEqual({ kind: 'proxy', spec: 'pod/shop/op-7d9f-abcde:8080' });
+    expect(tied[2]!.foundBy[0]).toContain('a replica of the Pod');
+    // A Service of another Pod is not the operator's.
+    expect(targets.some((t) => t.source.includes('10.244.0.9'))).toBe(false);
+  });
+
   it("kubeadm static Pods: through the pod proxy, then directly at the node's address", async () => {
     const staticPod = {
       metadata: { name: 'kube-scheduler-cp-1', namespace: 'kube-system', labels: { component: 'kube-scheduler', tier: 'control-plane' } },

@@ -13,7 +13,8 @@
  *      `path`, `scheme`);
  *   5. the Pod a leader Lease's holder identity names (client-go writes `hostname_uuid`, and a
  *      Pod's hostname is its name), and the Pods of the same owner (its other replicas): each is
- *      tied to that Lease.
+ *      tied to that Lease; so is each endpoint of an EndpointSlice in the Lease's namespace that
+ *      names one of those Pods, on its metrics port (a Service that selects them).
  *
  * How a target is reached: directly (https://ADDRESS:PORT/PATH) and through the API server's pod or
  * service proxy; loopback addresses only directly (the API server's proxy refuses them), Pod and
@@ -81,6 +82,7 @@ export interface DiscoveryResult {
 
 interface Port {
   name?: string;
+  appProtocol?: string;
   port?: number;
   containerPort?: number;
   protocol?: string;
@@ -290,8 +292,69 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
           : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
       if (!t.foundBy.includes(why)) t.foundBy.push(why);
     }
+    // 5b. The endpoints of EndpointSlices (a Service's) that name those Pods, on a metrics port.
+    const slices = await list<Slice>(
+      `EndpointSlices in ${l.namespace}`,
+      `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(l.namespace)}/endpointslices`,
+      {
+        resource: 'endpointslices.discovery.k8s.io',
+        namespace: l.namespace,
+      },
+    );
+    const names = new Set(replicas.map((p) => p.metadata.name));
+    for (const t of leaseSliceTargets(slices ?? [], l, holderPod.metadata.name!, names, local)) {
+      const existing = targets.get(t.source);
+      if (existing) {
+        existing.lease ??= t.lease;
+        for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
+      } else targets.set(t.source, t);
+    }
   }
   return { targets: [...targets.values()], errors };
+}
+
+/**
+ * Targets from the endpoints of EndpointSlices that name a Pod of a Lease's holder (its own, or a
+ * replica's), on the slice's metrics port (`metrics`, `http-metrics`, `https-metrics`, or its only
+ * port): each one tied to the Lease. One per endpoint address: replicas that share a Pod name (one
+ * host) stay apart.
+ */
+function leaseSliceTargets(
+  slices: readonly Slice[],
+  l: LeaseHolder,
+  holderPod: string,
+  pods: ReadonlySet<string | undefined>,
+  local: boolean,
+): DiscoveredTarget[] {
+  const out: DiscoveredTarget[] = [];
+  for (const slice of slices) {
+    const port = pickPort(slice.ports ?? []);
+    if (!port?.port) continue;
+    const scheme = port.name === 'https-metrics' || port.appProtocol === 'https' ? 'https' : 'http';
+    const service = slice.metadata.labels?.['kubernetes.io/service-name'];
+    for (const ep of slice.endpoints ?? []) {
+      const pod = ep.targetRef?.kind === 'Pod' ? ep.targetRef.name : undefined;
+      if (!pod || !pods.has(pod) || ep.conditions?.ready === false) continue;
+      for (const address of ep.addresses ?? []) {
+        const loopback = isLoopbackHost(address);
+        const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
+        const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
+        out.push({
+          source: url,
+          component: null,
+          namespace: l.namespace,
+          pod,
+          host: pod,
+          lease: `${l.namespace}/${l.name}`,
+          foundBy: [
+            `EndpointSlice ${l.namespace}/${slice.metadata.name}${service ? ` of Service ${l.namespace}/${service}` : ''}, port ${port.name ?? port.port}: an endpoint of Pod ${pod}, ${pod === holderPod ? `which Lease ${l.namespace}/${l.name}'s holder ${l.holder} names` : `a replica of the Pod Lease ${l.namespace}/${l.name}'s holder names`}`,
+          ],
+          routes: loopback ? [direct] : [{ kind: 'proxy', spec: `pod/${l.namespace}/${pod}:${port.port}` }, direct],
+        });
+      }
+    }
+  }
+  return out;
 }
 
 function messageOf(err: unknown): string {

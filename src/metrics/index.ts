@@ -66,7 +66,7 @@ export {
   type DirectAuth,
   type DirectCredentials,
 } from './sources.js';
-export { metricsNeedCluster, scrapeSources, type MetricsAccess } from './plan.js';
+export { metricsNeedCluster, scrapeSources, sourceOptions, type MetricsAccess } from './plan.js';
 export { discoverControlPlane, CONTROL_PLANE_PORTS, type DiscoveredComponent, type DiscoverOptions } from './discovery.js';
 export { answered, MultiScraper, type SourceResult, type ScrapeSuccess, type ScrapeFailureResult } from './multi-scraper.js';
 export { controllerQueueFor, queueAddsBetween, type QueueAdds } from './controller-queues.js';

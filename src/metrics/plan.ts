@@ -7,7 +7,7 @@
  * of the user's own wins over the kubeconfig's.
  */
 import { kubeconfigHttpsCredentials, type Kube } from '../kube/index.js';
-import { createSources, type DirectAuth, type MetricsSource, type MetricsSpec } from './sources.js';
+import { createSources, type DirectAuth, type MetricsSource, type MetricsSpec, type SourceOptions } from './sources.js';
 
 /** How the sources are reached (the --metrics-* flags, or a queue check's keys). */
 export interface MetricsAccess {
@@ -26,12 +26,17 @@ export function metricsNeedCluster(specs: readonly MetricsSpec[], access: Pick<M
   return specs.some((s) => s.kind !== 'url') || access.kubeconfigCredentials;
 }
 
-/** Sources for `specs`; `kube` is needed when metricsNeedCluster says so. */
-export function scrapeSources(specs: readonly string[], access: MetricsAccess, kube: Kube | undefined): MetricsSource[] {
+/** How sources are reached with the --metrics-* flags: the API server's client, the timeout, the auth of direct endpoints. */
+export function sourceOptions(access: MetricsAccess, kube: Kube | undefined): SourceOptions {
   const direct: DirectAuth = {
     insecureSkipTlsVerify: access.insecureSkipTlsVerify,
     bearerToken: access.token,
     credentials: access.kubeconfigCredentials && kube ? kubeconfigHttpsCredentials(kube.connection.kubeConfig) : undefined,
   };
-  return createSources(specs, { client: kube?.client, timeoutMs: access.timeoutMs, direct });
+  return { client: kube?.client, timeoutMs: access.timeoutMs, direct };
+}
+
+/** Sources for `specs`; `kube` is needed when metricsNeedCluster says so. */
+export function scrapeSources(specs: readonly string[], access: MetricsAccess, kube: Kube | undefined): MetricsSource[] {
+  return createSources(specs, sourceOptions(access, kube));
 }

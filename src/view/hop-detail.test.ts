@@ -85,6 +85,7 @@ describe('hop detail of a custom resource', () => {
       queue: {
         source: 'http://127.0.0.1:8080/metrics',
         sourceIs: 'leader' as const,
+        foundBy: ['EndpointSlice demo/widget-metrics-1 of Service demo/widget-metrics, port metrics: an endpoint of Pod widget-operator-1'],
         queue: 'widget',
         controller: 'widget',
         matchedBy: 'kind' as const,
@@ -101,7 +102,7 @@ describe('hop detail of a custom resource', () => {
     };
     const lines = hopDetailLines(hop, { hops: [hop], tree: undefined }, { behind, at: T0 }).map((l) => l.text);
     expect(lines).toContain(
-      "            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success, work p99 12ms in 9.00s (the leader's, http://127.0.0.1:8080/metrics)",
+      "            widget-operator · Lease demo/widget-operator held by widget-operator-1, renewed 2.00s ago (1 transitions) · queue widget: depth 0, 4 adds, 0 retries, reconciles 4 success, work p99 12ms in 9.00s (the leader's, http://127.0.0.1:8080/metrics, found through EndpointSlice demo/widget-metrics-1 of Service demo/widget-metrics, port metrics: an endpoint of Pod widget-operator-1)",
     );
     // Not under a hop someone else wrote.
     expect(

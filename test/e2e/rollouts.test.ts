@@ -192,4 +192,79 @@ describe('Argo Rollouts, traced', () => {
     expect(converge!.message).toContain(`controller: rollouts-controller · Lease ${ns}/${ROLLOUTS_LEASE} held by `);
     expect(converge!.message).toMatch(/queue Rollouts: depth \d+, [1-9]\d* adds, \d+ retries/);
   });
+
+  it("without --metrics, finds the leader's metrics from its Lease: the holder's Pod, and a Service's EndpointSlices that name it; says what it tried when there are none", async () => {
+    const steps: Step[] = [{ setWeight: 50 }];
+    await healthyRollout('found', steps);
+    const traced = async (version: number): Promise<ControllerBehind> => {
+      const r = await runCli(createInformerTraceProgram, applyArgs('found', version, steps, '90s', 'json'), { env: cliEnv });
+      expect(r.stderr).not.toMatch(/^error/m);
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { controller: ControllerBehind }).controller;
+    };
+    // Nothing in the cluster says where its metrics are: what was tried, and the flag that helps.
+    const none = await traced(2);
+    expect(none.queue).toBeNull();
+    expect(none.unseen.join('; ')).toMatch(
+      new RegExp(`^its workqueue: no --metrics given, and none found for Lease ${ns}/${ROLLOUTS_LEASE} \\(holder .+\\): .*\\(give --metrics`),
+    );
+
+    // As a cluster would have it: the replicas run in the Pod their holder identity names (client-go
+    // writes HOSTNAME_UUID, and a Pod's hostname is its name), published by a Service whose
+    // EndpointSlices name that Pod. Here the replicas are processes of this machine, so the
+    // endpoints are loopback names; kwok runs the Pod.
+    const holder = (await started.ops!.holder(kube))!;
+    const pod = holder.slice(0, holder.lastIndexOf('_'));
+    await kube.client.json(`/api/v1/namespaces/${ns}/pods`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: pod, labels: { app: 'argo-rollouts' } },
+        spec: { containers: [{ name: 'controller', image: 'registry.invalid/argo-rollouts:1' }] },
+      },
+    });
+    await eventually(
+      "the holder's Pod running",
+      async () => (await kube.client.json<{ status?: { phase?: string } }>(`/api/v1/namespaces/${ns}/pods/${pod}`)).status?.phase === 'Running',
+    );
+    await kube.client.json(`/api/v1/namespaces/${ns}/services`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'argo-rollouts-metrics' },
+        spec: { clusterIP: 'None', ports: [{ name: 'metrics', port: 8090 }] },
+      },
+    });
+    for (const r of started.ops!.replicas)
+      await kube.client.json(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+        method: 'POST',
+        body: {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: {
+            name: `argo-rollouts-metrics-${r.index}`,
+            labels: { 'kubernetes.io/service-name': 'argo-rollouts-metrics', 'endpointslice.kubernetes.io/managed-by': 'informer-trace-e2e' },
+          },
+          addressType: 'FQDN',
+          endpoints: [{ addresses: [`argo-rollouts-${r.index}.localhost`], conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: ns, name: pod } }],
+          ports: [{ name: 'metrics', port: r.port, protocol: 'TCP' }],
+        },
+      });
+
+    const found = await traced(3);
+    expect(found.unseen).toEqual([]);
+    const q = found.queue!;
+    expect(q).toMatchObject({ queue: 'Rollouts', matchedBy: 'queue-name' });
+    expect(q.adds).toBeGreaterThan(0);
+    expect(q.foundBy[0]).toMatch(
+      new RegExp(
+        `^EndpointSlice ${ns}/argo-rollouts-metrics-\\d of Service ${ns}/argo-rollouts-metrics, port metrics: an endpoint of Pod ${pod}, which Lease ${ns}/${ROLLOUTS_LEASE}'s holder `,
+      ),
+    );
+    // The replica it was read from is the one that leads.
+    const leader = started.ops!.replicas.find((x) => q.source === `http://127.0.0.1:${x.port}/metrics`);
+    expect(leader?.output()).toContain(holder);
+  });
 });
