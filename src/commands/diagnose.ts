@@ -10,14 +10,15 @@ import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import type { CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { DEFAULT_GRACE_MS, diagnosisText, type Diagnosis, type Seen } from '../diagnose/index.js';
+import { DEFAULT_GRACE_MS, diagnosisText, findOperatorMetrics, type Diagnosis, type Seen } from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced } from '../informer/index.js';
 import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
 import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
 import { renderStructured } from '../output/format.js';
-import { diagnoseChain } from '../diagnose/chain.js';
+import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
+import { isCustomResource } from '../trace/child-discovery.js';
 import { Tracer } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
@@ -87,16 +88,24 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
           },
         }),
       );
-      const read =
-        metrics.specs.length > 0
-          ? await readQueues(new MetricsPoller(new MultiScraper(scrapeSources(opts.metrics ?? [], metrics.access, kube))), controller.signal)
+      const traced = { info, namespace, name: target.name };
+      // Without --metrics, a custom resource's operator is looked for from its Lease, as the trace does.
+      const found =
+        metrics.specs.length === 0 && isCustomResource(info)
+          ? await findOperatorMetrics(kube, chainFromCaches(tracer.caches(), traced).object, metrics.access, controller.signal)
           : undefined;
-      const diagnosis = await diagnoseChain(
-        kube,
-        tracer.caches(),
-        { info, namespace, name: target.name },
-        { graceMs, eventsUnseen, queues: read?.queues, scrapes: read?.scrapes, signal: controller.signal, readiness },
-      );
+      const sources = metrics.specs.length > 0 ? scrapeSources(opts.metrics ?? [], metrics.access, kube) : found?.found?.sources;
+      const read = sources ? await readQueues(new MetricsPoller(new MultiScraper(sources)), controller.signal) : undefined;
+      const diagnosis = await diagnoseChain(kube, tracer.caches(), traced, {
+        graceMs,
+        eventsUnseen,
+        queues: read?.queues,
+        scrapes: read?.scrapes,
+        foundBy: found?.found?.foundBy,
+        noMetrics: found && !found.found ? found.why : undefined,
+        signal: controller.signal,
+        readiness,
+      });
       if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
       else io.stdout.write(diagnosisText(diagnosis));
       setExitCode(diagnosisExitCode[diagnosis.verdict]);

@@ -16,8 +16,6 @@ import {
   MultiScraper,
   queueAddsBetween,
   scrapeSources,
-  sourceForTarget,
-  sourceOptions,
   type MetricsAccess,
   type MetricsSnapshot,
   type MetricsSource,
@@ -53,21 +51,12 @@ export async function operatorTraceMetrics(
   log: (line: string) => void,
   signal: AbortSignal,
 ): Promise<{ metrics: TraceMetrics; why?: undefined } | { metrics: undefined; why: string }> {
-  const r = await findOperatorMetrics(kube, target, signal).catch((err: unknown) => ({
+  const r = await findOperatorMetrics(kube, target, access, signal).catch((err: unknown) => ({
     found: null,
     why: `no --metrics given, and finding its replicas failed: ${(err as Error).message}`,
   }));
   if (!r.found) return { metrics: undefined, why: r.why };
-  const options = sourceOptions(access, kube);
-  const foundBy = new Map(r.found.targets.map((t) => [t.source, t.foundBy]));
-  return {
-    metrics: metricsOver(
-      r.found.targets.map((t) => sourceForTarget(t.target, options)),
-      intervalMs,
-      log,
-      foundBy,
-    ),
-  };
+  return { metrics: metricsOver(r.found.sources, intervalMs, log, r.found.foundBy) };
 }
 
 function metricsOver(

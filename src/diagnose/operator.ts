@@ -23,7 +23,10 @@ import {
   counterIncrease,
   discoverTargets,
   SampleIndex,
-  type DiscoveredTarget,
+  sourceForTarget,
+  sourceOptions,
+  type MetricsAccess,
+  type MetricsSource,
   type QueueRow,
   type QueueStatsSnapshot,
   type TimedScrape,
@@ -246,18 +249,15 @@ async function findLease(
 export interface FoundOperatorMetrics {
   /** "NAMESPACE/NAME" of the Lease they were found through. */
   lease: string;
-  targets: { source: string; foundBy: string[]; target: DiscoveredTarget }[];
+  sources: MetricsSource[];
+  /** How each source was found, by its name. */
+  foundBy: ReadonlyMap<string, readonly string[]>;
 }
 
-/**
- * Finds the metrics of the operator behind `target` without flags, by the discovery `top` uses:
- * its status writer's Lease (found as readControllerBehind finds it), then the Pods its holder
- * names and the EndpointSlices that name those Pods. Resolves with the targets tied to the Lease,
- * or why there are none, with the flag that would help.
- */
 export async function findOperatorMetrics(
   kube: Kube,
   target: KubeObject | undefined,
+  access: MetricsAccess,
   signal?: AbortSignal,
 ): Promise<{ found: FoundOperatorMetrics } | { found: null; why: string }> {
   const hint = "give --metrics with its replicas' endpoints";
@@ -279,7 +279,8 @@ export async function findOperatorMetrics(
       why: `no --metrics given, and none found for Lease ${key}${host}: no Pod in ${lease.namespace} named for its holder with a metrics port or prometheus.io annotations, nor an EndpointSlice naming one${errs} (${hint})`,
     };
   }
-  return { found: { lease: key, targets: tied.map((t) => ({ source: t.source, foundBy: t.foundBy, target: t })) } };
+  const options = sourceOptions(access, kube);
+  return { found: { lease: key, sources: tied.map((t) => sourceForTarget(t, options)), foundBy: new Map(tied.map((t) => [t.source, t.foundBy])) } };
 }
 
 export interface ReadControllerOptions {
