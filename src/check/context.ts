@@ -14,7 +14,7 @@ export interface RunContext {
   readiness: Readiness;
   /** Every wait and every timestamp of a check; a fake one in unit tests. */
   clock: Clock;
-  /** The command's --metrics: a rollout check of a custom resource reads its operator's queue from them when it does not converge. */
+  /** The command's --metrics and --metrics-* flags: a rollout check of a custom resource reads its operator's queue from them (none given: from its replicas found through its Lease) when it does not converge. */
   operatorMetrics?: { sources: readonly string[]; access: MetricsAccess } | undefined;
   /** With --artifacts DIR: writes this check's files there (a rollout's waterfall SVG); returns the path. */
   artifacts?: { waterfall(snapshot: TraceSnapshot): string } | undefined;

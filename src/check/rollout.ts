@@ -12,14 +12,14 @@
  * - A rollout that does not converge says where it is stuck: the diagnosis of its chain (the first
  *   broken link, its evidence, the next command), else the Pods that are not ready, with the latest
  *   Warning event about each (FailedScheduling: 0/2 nodes are available: …). A custom resource's
- *   adds the controller behind it (its Lease, and with --metrics its queue over the check: scraped
- *   before the write and again at the end).
+ *   adds the controller behind it (its Lease, and its queue over the check: from --metrics, else
+ *   from its replicas found through its Lease; scraped before the write and again at the end).
  */
-import { controllerBehindLine, DEFAULT_GRACE_MS, diagnosisBrief } from '../diagnose/index.js';
+import { controllerBehindLine, DEFAULT_GRACE_MS, diagnosisBrief, findOperatorMetrics } from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube, ResourceInfo } from '../kube/index.js';
-import { diagnoseChainWithController } from '../diagnose/chain.js';
+import { chainFromCaches, diagnoseChainWithController } from '../diagnose/chain.js';
 import { answered, MultiScraper, scrapeSources, type TimedScrape } from '../metrics/index.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { resolveManifest } from '../trace/manifest.js';
@@ -193,11 +193,24 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
       if (phase === 'trace' && (e.level === 'warning' || e.level === 'error')) ctx.log(`${e.level}: ${e.message}`);
     },
   });
-  // The operator behind a custom resource: its metrics scraped before the write, and again if it does not converge.
-  const operator =
-    ctx.operatorMetrics && isCustomResource(info) ? new MultiScraper(scrapeSources(ctx.operatorMetrics.sources, ctx.operatorMetrics.access, kube)) : undefined;
+  // The operator behind a custom resource: its metrics (--metrics, else found from its Lease) scraped
+  // before the write, and again if it does not converge.
+  const custom = isCustomResource(info);
+  const given = ctx.operatorMetrics && ctx.operatorMetrics.sources.length > 0 ? ctx.operatorMetrics : undefined;
+  let operator = custom && given ? new MultiScraper(scrapeSources(given.sources, given.access, kube)) : undefined;
+  let found: { foundBy?: ReadonlyMap<string, readonly string[]>; noMetrics?: string } = {};
   try {
     await session.start();
+    if (custom && !given && ctx.operatorMetrics && session.targetExists()) {
+      const r = await findOperatorMetrics(
+        kube,
+        chainFromCaches(session.caches(), { info, namespace, name }).object,
+        ctx.operatorMetrics.access,
+        session.signal,
+      );
+      if (r.found) operator = new MultiScraper(r.found.sources);
+      found = r.found ? { foundBy: r.found.foundBy } : { noMetrics: r.why };
+    }
     const before: Map<string, TimedScrape> | undefined = operator ? answered(await operator.scrapeAll(session.signal)) : undefined;
     const fired = await session.fire();
     if (!fired) throw new UsageError('the rollout trigger made no write');
@@ -223,7 +236,7 @@ export async function runRolloutCheck(kube: Kube, spec: RolloutCheckSpec, ctx: R
           kube,
           session.caches(),
           { info, namespace, name },
-          { graceMs, signal: session.signal, readiness: ctx.readiness, scrapes },
+          { graceMs, signal: session.signal, readiness: ctx.readiness, scrapes, ...found },
         ).then(
           ({ diagnosis, controller }) => `${diagnosisBrief(diagnosis)}${controller ? `; ${controllerBehindLine(controller, Date.now())}` : ''}`,
           () => describeStuck(snap.tree, events),

@@ -212,7 +212,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     readiness,
     kube,
     artifacts,
-    operatorMetrics: metricsPlan.sources.length > 0 ? { sources: metricsPlan.sources, access } : undefined,
+    operatorMetrics: { sources: metricsPlan.sources, access },
     onDone: (run) => {
       const failed = run.results.filter((r) => r.status !== 'passed').length;
       log(`${run.name}: done in ${formatDuration(run.durationMs)}, ${failed === 0 ? 'passed' : `${failed} of ${run.results.length} not passed`}`);

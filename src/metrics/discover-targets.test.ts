@@ -168,6 +168,63 @@ describe('discoverTargets', () => {
     expect(targets.some((t) => t.source.includes('10.244.0.9'))).toBe(false);
   });
 
+  it("reads the port, path and scheme a ServiceMonitor or PodMonitor names for the Lease holder's Pods; no error when prometheus-operator is not installed", async () => {
+    const slice = {
+      metadata: { name: 'op-svc-1', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'op-svc' } },
+      addressType: 'FQDN',
+      endpoints: [{ addresses: ['op.localhost'], conditions: { ready: true }, targetRef: { kind: 'Pod', name: 'op-7d9f-fghij', namespace: 'shop' } }],
+      // Two ports, neither named for metrics: only a monitor says which one.
+      ports: [
+        { name: 'healthz', port: 18501, protocol: 'TCP' },
+        { name: 'http-prom', port: 18500, protocol: 'TCP' },
+      ],
+    };
+    const pods = [operatorPod('op-7d9f-fghij', { ports: [{ name: 'prom', containerPort: 9200 }] })];
+    const answers = {
+      '/api/v1/pods': pods,
+      '/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices': [slice],
+      '/apis/monitoring.coreos.com/v1/namespaces/shop/servicemonitors': [
+        {
+          metadata: { name: 'op', namespace: 'shop' },
+          spec: {
+            selector: { matchLabels: { app: 'op' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['control'] }] },
+            endpoints: [{ port: 'http-prom', path: '/stats' }],
+          },
+        },
+      ],
+      '/api/v1/namespaces/shop/services?labelSelector=app=op,tier in (control)': [{ metadata: { name: 'op-svc', namespace: 'shop' } }],
+      '/apis/monitoring.coreos.com/v1/namespaces/shop/podmonitors': [
+        {
+          metadata: { name: 'op-pods', namespace: 'shop' },
+          spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'webapp-operator' } }, podMetricsEndpoints: [{ port: 'prom' }] },
+        },
+      ],
+      '/api/v1/namespaces/shop/pods?labelSelector=app.kubernetes.io/name=webapp-operator': pods,
+    };
+    const leases = [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }];
+    const { targets, errors } = await discoverTargets(new FakeApi(answers), { server: 'https://127.0.0.1:6443', leases });
+    const tied = new Map(targets.filter((t) => t.lease === 'shop/op-lock').map((t) => [t.source, t]));
+    expect([...tied.keys()]).toEqual(['http://127.0.0.1:18500/stats', 'pod/shop/op-7d9f-fghij:9200']);
+    expect(tied.get('http://127.0.0.1:18500/stats')!.foundBy).toEqual([
+      "ServiceMonitor shop/op: EndpointSlice shop/op-svc-1 of Service shop/op-svc, port http-prom: an endpoint of Pod op-7d9f-fghij, which Lease shop/op-lock's holder op-7d9f-fghij_3b1c names",
+    ]);
+    expect(tied.get('pod/shop/op-7d9f-fghij:9200')!.routes).toEqual([
+      { kind: 'proxy', spec: 'pod/shop/op-7d9f-fghij:9200' },
+      { kind: 'direct', url: 'http://10.244.0.7:9200/metrics', insecureSkipTlsVerify: false },
+    ]);
+    expect(tied.get('pod/shop/op-7d9f-fghij:9200')!.foundBy[0]).toMatch(/^PodMonitor shop\/op-pods, port prom: Pod op-7d9f-fghij, which Lease/);
+    expect(errors).toEqual([]);
+    // Without prometheus-operator's CRDs (the lists answer 404): the same, minus what the monitors said, and no error line.
+    const notServed = new FakeApi({
+      ...answers,
+      '/apis/monitoring.coreos.com/v1/namespaces/shop/servicemonitors': new ApiError('the server could not find the requested resource', { code: 404 }),
+      '/apis/monitoring.coreos.com/v1/namespaces/shop/podmonitors': new ApiError('the server could not find the requested resource', { code: 404 }),
+    });
+    const bare = await discoverTargets(notServed, { server: 'https://127.0.0.1:6443', leases });
+    expect(bare.errors).toEqual([]);
+    expect(bare.targets.filter((t) => t.lease === 'shop/op-lock')).toEqual([]);
+  });
+
   it("kubeadm static Pods: through the pod proxy, then directly at the node's address", async () => {
     const staticPod = {
       metadata: { name: 'kube-scheduler-cp-1', namespace: 'kube-system', labels: { component: 'kube-scheduler', tier: 'control-plane' } },

@@ -14,7 +14,9 @@
  *   5. the Pod a leader Lease's holder identity names (client-go writes `hostname_uuid`, and a
  *      Pod's hostname is its name), and the Pods of the same owner (its other replicas): each is
  *      tied to that Lease; so is each endpoint of an EndpointSlice in the Lease's namespace that
- *      names one of those Pods, on its metrics port (a Service that selects them).
+ *      names one of those Pods, on its metrics port (a Service that selects them), or on the port,
+ *      path and scheme a prometheus-operator ServiceMonitor there names for that Service; and each
+ *      of those Pods a PodMonitor there selects, on the container port it names.
  *
  * How a target is reached: directly (https://ADDRESS:PORT/PATH) and through the API server's pod or
  * service proxy; loopback addresses only directly (the API server's proxy refuses them), Pod and
@@ -34,6 +36,7 @@
 import { realClock } from '../clock.js';
 import type { KubeObject } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
+import { isNotFound } from '../kube/api-error.js';
 import { toCliError } from '../kube/cli-errors.js';
 import { discoverControlPlane, CONTROL_PLANE_PORTS } from './discovery.js';
 import type { Exposition } from './parse.js';
@@ -163,6 +166,18 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
     } catch (err) {
       if (options.signal?.aborted) throw err;
       errors.push(`${what}: ${messageOf(err)}`);
+      return undefined;
+    }
+  };
+
+  /** `list`, for a kind that may not be served (a CRD not installed): nothing, without an error line. */
+  const listServed = async <T>(what: string, path: string, resource: string): Promise<T[] | undefined> => {
+    try {
+      const res = await client.raw(path, { signal: options.signal, describe: { verb: 'list', resource } });
+      return ((JSON.parse(res.body) as { items?: T[] }).items ?? []) as T[];
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      if (!isNotFound(err)) errors.push(`${what}: ${messageOf(err)}`);
       return undefined;
     }
   };
@@ -302,15 +317,110 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
       },
     );
     const names = new Set(replicas.map((p) => p.metadata.name));
-    for (const t of leaseSliceTargets(slices ?? [], l, holderPod.metadata.name!, names, local)) {
+    const tie = (t: DiscoveredTarget): void => {
       const existing = targets.get(t.source);
       if (existing) {
         existing.lease ??= t.lease;
         for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
       } else targets.set(t.source, t);
+    };
+    for (const t of leaseSliceTargets(slices ?? [], l, holderPod.metadata.name!, names, local)) tie(t);
+    // 5c. prometheus-operator's ServiceMonitors and PodMonitors there (when served) that select them.
+    const nsPath = `/apis/monitoring.coreos.com/v1/namespaces/${encodeURIComponent(l.namespace)}`;
+    const byLabels = async (resource: string, path: string, selector: LabelSelector | undefined): Promise<KubeObject[]> =>
+      (await list<KubeObject>(`${resource} in ${l.namespace} a monitor selects`, `${path}?labelSelector=${encodeURIComponent(selectorText(selector))}`, {
+        resource,
+        namespace: l.namespace,
+      })) ?? [];
+    for (const m of (await listServed<Monitor>(`ServiceMonitors in ${l.namespace}`, `${nsPath}/servicemonitors`, 'servicemonitors.monitoring.coreos.com')) ??
+      []) {
+      const services = new Set(
+        (await byLabels('services', `/api/v1/namespaces/${encodeURIComponent(l.namespace)}/services`, m.spec?.selector)).map((x) => x.metadata.name),
+      );
+      const selected = (slices ?? []).filter((x) => services.has(x.metadata.labels?.['kubernetes.io/service-name']));
+      for (const e of m.spec?.endpoints ?? []) {
+        for (const t of leaseSliceTargets(selected, l, holderPod.metadata.name!, names, local, {
+          monitor: `ServiceMonitor ${l.namespace}/${m.metadata.name}`,
+          ...e,
+        }))
+          tie(t);
+      }
+    }
+    for (const m of (await listServed<Monitor>(`PodMonitors in ${l.namespace}`, `${nsPath}/podmonitors`, 'podmonitors.monitoring.coreos.com')) ?? []) {
+      const selected = new Set(
+        (await byLabels('pods', `/api/v1/namespaces/${encodeURIComponent(l.namespace)}/pods`, m.spec?.selector)).map((x) => x.metadata.name),
+      );
+      for (const p of replicas.filter((x) => selected.has(x.metadata.name))) {
+        for (const e of m.spec?.podMetricsEndpoints ?? []) {
+          const t = podMonitorTarget(p, e, `PodMonitor ${l.namespace}/${m.metadata.name}`, l, holderPod.metadata.name!, local);
+          if (t) tie(t);
+        }
+      }
     }
   }
   return { targets: [...targets.values()], errors };
+}
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+/** A ServiceMonitor's or PodMonitor's endpoint: the port it scrapes (by name, or by number), and how. */
+interface MonitorEndpoint {
+  port?: string;
+  targetPort?: number | string;
+  portNumber?: number;
+  path?: string;
+  scheme?: string;
+}
+interface Monitor extends KubeObject {
+  spec?: { selector?: LabelSelector; endpoints?: MonitorEndpoint[]; podMetricsEndpoints?: MonitorEndpoint[] };
+}
+
+/** A LabelSelector as the API server's labelSelector parameter reads it; an empty one selects everything. */
+export function selectorText(s: LabelSelector | undefined): string {
+  const parts = Object.entries(s?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of s?.matchExpressions ?? []) {
+    const values = `(${(e.values ?? []).join(',')})`;
+    if (e.operator === 'In') parts.push(`${e.key} in ${values}`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin ${values}`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}
+
+/** A Pod a PodMonitor selects, scraped as its endpoint says: the container port it names, its path and scheme. */
+function podMonitorTarget(p: PodLike, e: MonitorEndpoint, monitor: string, l: LeaseHolder, holderPod: string, local: boolean): DiscoveredTarget | undefined {
+  const ports = p.spec?.containers?.flatMap((c) => c.ports ?? []) ?? [];
+  const port =
+    e.port !== undefined
+      ? ports.find((x) => x.name === e.port)?.containerPort
+      : (e.portNumber ?? (typeof e.targetPort === 'number' ? e.targetPort : undefined));
+  if (!port) return undefined;
+  const address = p.status?.podIP;
+  const ns = p.metadata.namespace!;
+  const name = p.metadata.name!;
+  const path = e.path ?? '/metrics';
+  const scheme = e.scheme === 'https' ? 'https' : 'http';
+  const loopback = address !== undefined && isLoopbackHost(address);
+  const routes: Route[] = [];
+  // The pod proxy only reaches /metrics.
+  if (!loopback && path === '/metrics') routes.push({ kind: 'proxy', spec: `pod/${ns}/${name}:${port}` });
+  if (address) routes.push({ kind: 'direct', url: `${scheme}://${hostPort(address, port)}${path}`, insecureSkipTlsVerify: loopback && local });
+  if (routes.length === 0) return undefined;
+  return {
+    source: routes[0]!.kind === 'proxy' ? routes[0]!.spec : (routes[0] as { url: string }).url,
+    component: null,
+    namespace: ns,
+    pod: name,
+    host: name,
+    lease: `${l.namespace}/${l.name}`,
+    foundBy: [
+      `${monitor}, port ${e.port ?? port}: Pod ${name}, ${name === holderPod ? `which Lease ${l.namespace}/${l.name}'s holder ${l.holder} names` : `a replica of the Pod Lease ${l.namespace}/${l.name}'s holder names`}`,
+    ],
+    routes,
+  };
 }
 
 /**
@@ -325,19 +435,24 @@ function leaseSliceTargets(
   holderPod: string,
   pods: ReadonlySet<string | undefined>,
   local: boolean,
+  monitor?: MonitorEndpoint & { monitor: string },
 ): DiscoveredTarget[] {
   const out: DiscoveredTarget[] = [];
   for (const slice of slices) {
-    const port = pickPort(slice.ports ?? []);
+    // A ServiceMonitor's endpoint names the port (a slice carries its Service's port names) and says how to scrape it.
+    const port = monitor
+      ? (slice.ports ?? []).find((x) => (monitor.port !== undefined ? x.name === monitor.port : x.port === monitor.targetPort))
+      : pickPort(slice.ports ?? []);
     if (!port?.port) continue;
-    const scheme = port.name === 'https-metrics' || port.appProtocol === 'https' ? 'https' : 'http';
+    const scheme = monitor ? (monitor.scheme === 'https' ? 'https' : 'http') : port.name === 'https-metrics' || port.appProtocol === 'https' ? 'https' : 'http';
+    const path = monitor?.path ?? '/metrics';
     const service = slice.metadata.labels?.['kubernetes.io/service-name'];
     for (const ep of slice.endpoints ?? []) {
       const pod = ep.targetRef?.kind === 'Pod' ? ep.targetRef.name : undefined;
       if (!pod || !pods.has(pod) || ep.conditions?.ready === false) continue;
       for (const address of ep.addresses ?? []) {
         const loopback = isLoopbackHost(address);
-        const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
+        const url = `${scheme}://${hostPort(dialAddress(address), port.port)}${path}`;
         const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
         out.push({
           source: url,
@@ -347,9 +462,9 @@ function leaseSliceTargets(
           host: pod,
           lease: `${l.namespace}/${l.name}`,
           foundBy: [
-            `EndpointSlice ${l.namespace}/${slice.metadata.name}${service ? ` of Service ${l.namespace}/${service}` : ''}, port ${port.name ?? port.port}: an endpoint of Pod ${pod}, ${pod === holderPod ? `which Lease ${l.namespace}/${l.name}'s holder ${l.holder} names` : `a replica of the Pod Lease ${l.namespace}/${l.name}'s holder names`}`,
+            `${monitor ? `${monitor.monitor}: ` : ''}EndpointSlice ${l.namespace}/${slice.metadata.name}${service ? ` of Service ${l.namespace}/${service}` : ''}, port ${port.name ?? port.port}: an endpoint of Pod ${pod}, ${pod === holderPod ? `which Lease ${l.namespace}/${l.name}'s holder ${l.holder} names` : `a replica of the Pod Lease ${l.namespace}/${l.name}'s holder names`}`,
           ],
-          routes: loopback ? [direct] : [{ kind: 'proxy', spec: `pod/${l.namespace}/${pod}:${port.port}` }, direct],
+          routes: loopback || path !== '/metrics' ? [direct] : [{ kind: 'proxy', spec: `pod/${l.namespace}/${pod}:${port.port}` }, direct],
         });
       }
     }
