@@ -276,7 +276,7 @@ export async function findOperatorMetrics(
     const errs = d.errors.length ? `; ${d.errors.join('; ')}` : '';
     return {
       found: null,
-      why: `no --metrics given, and none found for Lease ${key}${host}: no Pod in ${lease.namespace} named for its holder with a metrics port or prometheus.io annotations, nor an EndpointSlice naming one${errs} (${hint})`,
+      why: `no --metrics given, and none found for Lease ${key}${host}: no Pod in ${lease.namespace} named for its holder with a metrics port or prometheus.io annotations, nor an EndpointSlice, ServiceMonitor or PodMonitor naming one${errs} (${hint})`,
     };
   }
   const options = sourceOptions(access, kube);
