@@ -57,6 +57,15 @@ export async function startArgoRollouts(kube: Kube, ns: string, replicas: number
       '2s',
     ],
   });
+  // Each replica makes its identity itself (HOSTNAME_UUID) and logs it once, at its start: kept
+  // before later logs push the line out of the output the tests keep.
+  for (const r of ops.replicas) {
+    r.identity = await eventually(
+      `Argo Rollouts replica ${r.index}'s leader-election identity`,
+      async () => /Leaderelection get id ([^\s"]+)/.exec(r.output())?.[1],
+      30_000,
+    );
+  }
   await eventually('an Argo Rollouts replica to lead', () => ops.holder(kube), 60_000);
   return { ops, crds };
 }

@@ -73,7 +73,7 @@ export async function applyCrd(
 
 export interface OperatorReplica {
   index: number;
-  /** Its leader-election identity when the test chose one. */
+  /** Its leader-election identity: the one the test chose, or the one it logged (set by the test). */
   identity: string | undefined;
   port: number;
   /** http://127.0.0.1:PORT/metrics */
