@@ -67,13 +67,23 @@ function metricsOver(
 ): TraceMetrics {
   const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs });
   let before: Map<string, TimedScrape> | undefined;
+  // A source that fails is said once, however many scrapes it fails.
+  const said = new Set<string>();
   const good = (snap: MetricsSnapshot): Map<string, TimedScrape> => {
     const out = new Map<string, TimedScrape>();
     for (const s of snap.sources) {
       const scrape = s.ok ? poller.lastScrape(s.source) : undefined;
       if (scrape) out.set(s.source, scrape);
-      // What a source answered is the cluster's text: escaped, whatever `log` does.
-      else if (s.error !== null) log(escapeTerminal(`warning: metrics ${s.source}: ${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`));
+      else if (s.error !== null && !said.has(s.source)) {
+        said.add(s.source);
+        const found = foundBy?.get(s.source);
+        // What a source answered is the cluster's text: escaped, whatever `log` does.
+        log(
+          escapeTerminal(
+            `warning: metrics ${s.source}${found ? ` (found through ${found.join(', ')})` : ''}: ${s.error}${s.hint ? ` (hint: ${s.hint})` : found ? " (hint: give --metrics with its replicas' endpoints)" : ''}`,
+          ),
+        );
+      }
     }
     return out;
   };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../kube/index.js';
+import type { Kube, KubeObject } from '../kube/index.js';
 import { parseExposition } from '../metrics/parse.js';
 import type { TimedScrape } from '../metrics/index.js';
-import { controllerQueue, leaseMatchesManager, objectReconciles, queueNamedFor, statusManager } from './operator.js';
+import { controllerQueue, leaseMatchesManager, objectReconciles, queueNamedFor, readControllerBehind, statusManager } from './operator.js';
 
 const scrape = (atMs: number, text: string): TimedScrape => ({ atMs, families: parseExposition(text).families });
 
@@ -178,5 +178,17 @@ describe('the operator behind a custom resource', () => {
     expect(objectReconciles(at(7, 0.7), scrape(0, ''), t)).toMatchObject([{ count: 7 }]);
     expect(objectReconciles(at(2, 0.2), at(9, 0.9), t)).toMatchObject([{ count: 2 }]);
     expect(objectReconciles(at(7, 0.7), at(3, 0.3), { kind: 'Rollout', namespace: 'other', name: 'demo' })).toEqual([]);
+  });
+
+  it('says which replicas found through the Lease were tried when none answered, and the flag that helps', async () => {
+    const r = await readControllerBehind(
+      {} as Kube,
+      { kind: 'Rollout', resource: 'rollouts', singularName: 'rollout' },
+      { metadata: { name: 'demo', namespace: 'shop' } },
+      { scrapes: { before: new Map(), after: new Map() }, foundBy: new Map([['http://127.0.0.1:18500/metrics', ['EndpointSlice shop/op-1 …']]]) },
+    );
+    expect(r.behind.unseen).toContain(
+      'its workqueue: no metrics source answered (tried the replicas found through its Lease: http://127.0.0.1:18500/metrics; give --metrics with their endpoints)',
+    );
   });
 });

@@ -305,7 +305,10 @@ export async function readControllerBehind(
   const queueTarget: QueueTarget = { ...info, namespace: target?.metadata.namespace, name: target?.metadata.name };
   const joined = o.scrapes ? controllerQueue(queueTarget, o.scrapes.before, o.scrapes.after) : undefined;
   if (!joined) unseen.push(`its workqueue: ${o.noMetrics ?? 'no --metrics given'}`);
-  else if (joined.queue === null) unseen.push(`its workqueue: ${joined.why}`);
+  else if (joined.queue === null)
+    unseen.push(
+      `its workqueue: ${joined.why}${o.foundBy && o.foundBy.size > 0 && o.scrapes!.after.size === 0 ? ` (tried the replicas found through its Lease: ${[...o.foundBy.keys()].join(', ')}; give --metrics with their endpoints)` : ''}`,
+    );
   let found: { lease: Lease; foundBy: 'metrics' | 'name' } | undefined;
   const leaseNames = joined?.leaseNames ?? [];
   if (!manager) unseen.push('its controller: no status write names a field manager yet');
