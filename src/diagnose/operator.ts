@@ -269,7 +269,7 @@ export async function findOperatorMetrics(
   const l = r.value.lease;
   const lease = { namespace: l.metadata.namespace ?? '', name: l.metadata.name ?? '', holder: l.spec?.holderIdentity || null };
   const key = `${lease.namespace}/${lease.name}`;
-  const d = await discoverTargets(kube.client, { server: kube.connection.server, leases: [lease], signal });
+  const d = await discoverTargets(kube.client, { server: kube.connection.server, leases: [lease], leasesOnly: true, signal });
   const tied = d.targets.filter((t) => t.lease === key);
   if (tied.length === 0) {
     const host = lease.holder ? ` (holder ${lease.holder})` : ' (held by nobody)';

@@ -138,24 +138,23 @@ describe('discoverTargets', () => {
       endpoints: [{ addresses: [address], conditions: { ready: true }, targetRef: { kind: 'Pod', name: pod, namespace: 'shop' } }],
       ports: [{ name: portName, port, protocol: 'TCP' }],
     });
-    const api = new FakeApi({
-      // No metrics port on the Pods: only the Service says where their metrics are.
-      '/api/v1/pods': [
-        operatorPod('op-7d9f-abcde', { ports: [] }),
-        operatorPod('op-7d9f-fghij', { ports: [] }),
-        { ...operatorPod('other', { ports: [] }), metadata: { name: 'other', namespace: 'shop' } },
-      ],
+    // No metrics port on the Pods: only the Service says where their metrics are.
+    const pods = [
+      operatorPod('op-7d9f-abcde', { ports: [] }),
+      operatorPod('op-7d9f-fghij', { ports: [] }),
+      { ...operatorPod('other', { ports: [] }), metadata: { name: 'other', namespace: 'shop' } },
+    ];
+    const leases = [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }];
+    const slices = {
       '/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices': [
         slice('op-metrics-a', 18500, 'op-7d9f-fghij', 'op-a.localhost'),
         slice('op-metrics-b', 18502, 'op-7d9f-fghij', 'op-b.localhost'),
         slice('op-metrics-c', 8080, 'op-7d9f-abcde', '10.244.0.8', 'http'),
         slice('web', 8080, 'other', '10.244.0.9'),
       ],
-    });
-    const { targets } = await discoverTargets(api, {
-      server: 'https://127.0.0.1:6443',
-      leases: [{ namespace: 'shop', name: 'op-lock', holder: 'op-7d9f-fghij_3b1c' }],
-    });
+    };
+    const api = new FakeApi({ '/api/v1/pods': pods, ...slices });
+    const { targets } = await discoverTargets(api, { server: 'https://127.0.0.1:6443', leases });
     const tied = targets.filter((t) => t.lease === 'shop/op-lock');
     expect(tied.map((t) => t.source)).toEqual(['http://127.0.0.1:18500/metrics', 'http://127.0.0.1:18502/metrics', 'http://10.244.0.8:8080/metrics']);
     expect(tied[0]!.foundBy).toEqual([
@@ -166,6 +165,11 @@ describe('discoverTargets', () => {
     expect(tied[2]!.foundBy[0]).toContain('a replica of the Pod');
     // A Service of another Pod is not the operator's.
     expect(targets.some((t) => t.source.includes('10.244.0.9'))).toBe(false);
+    // One operator's Lease alone: the same targets, from its namespace's lists only.
+    const narrow = new FakeApi({ '/api/v1/namespaces/shop/pods': pods, ...slices });
+    const only = await discoverTargets(narrow, { server: 'https://127.0.0.1:6443', leases, leasesOnly: true });
+    expect(only.targets.map((t) => t.source)).toEqual(tied.map((t) => t.source));
+    expect(narrow.paths.every((x) => x.includes('/namespaces/shop/'))).toBe(true);
   });
 
   it("reads the port, path and scheme a ServiceMonitor or PodMonitor names for the Lease holder's Pods; no error when prometheus-operator is not installed", async () => {

@@ -31,7 +31,8 @@
  * otherwise. No credentials are sent to a discovered endpoint unless asked for (--metrics-token,
  * --metrics-kubeconfig-credentials).
  *
- * A list that is refused (403) or fails is one line in `errors`; the other steps go on.
+ * A list that is refused (403) or fails is one line in `errors`; the other steps go on. With
+ * `leasesOnly`, step 5 alone, over the Pods of the Leases' namespaces.
  */
 import { realClock } from '../clock.js';
 import type { KubeObject } from '../kube/types.js';
@@ -74,6 +75,11 @@ export interface DiscoverTargetsOptions {
   server: string;
   /** Leader Leases, for step 5. */
   leases?: readonly LeaseHolder[];
+  /**
+   * Step 5 alone, for the Leases' namespaces only: the metrics of one operator, found from its
+   * Lease, without listing the control plane's Services or every Pod of the cluster.
+   */
+  leasesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -182,101 +188,104 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
     }
   };
 
-  add({
-    source: 'apiserver',
-    component: 'kube-apiserver',
-    namespace: null,
-    pod: null,
-    host: null,
-    lease: null,
-    foundBy: ['the API server of the kubeconfig'],
-    routes: [{ kind: 'apiserver' }],
-  });
+  if (!options.leasesOnly) await discoverControlPlaneTargets();
+  async function discoverControlPlaneTargets(): Promise<void> {
+    add({
+      source: 'apiserver',
+      component: 'kube-apiserver',
+      namespace: null,
+      pod: null,
+      host: null,
+      lease: null,
+      foundBy: ['the API server of the kubeconfig'],
+      routes: [{ kind: 'apiserver' }],
+    });
 
-  // 2. kube-prometheus Services and their EndpointSlices.
-  const components = Object.keys(CONTROL_PLANE_PORTS);
-  const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
-  for (const label of KUBE_PROMETHEUS_LABELS) {
-    const selector = `${label} in (${components.join(',')})`;
-    const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(
-      `Services labelled ${selector} in kube-system`,
-      `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`,
-      { resource: 'services', namespace: 'kube-system' },
-    );
-    for (const s of items ?? []) {
-      const name = s.metadata.name ?? '';
-      const component = s.metadata.labels?.[label] ?? '';
-      if (name && !services.has(name)) services.set(name, { labels: `${label}=${component}`, component, ports: s.spec?.ports ?? [] });
+    // 2. kube-prometheus Services and their EndpointSlices.
+    const components = Object.keys(CONTROL_PLANE_PORTS);
+    const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
+    for (const label of KUBE_PROMETHEUS_LABELS) {
+      const selector = `${label} in (${components.join(',')})`;
+      const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(
+        `Services labelled ${selector} in kube-system`,
+        `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`,
+        { resource: 'services', namespace: 'kube-system' },
+      );
+      for (const s of items ?? []) {
+        const name = s.metadata.name ?? '';
+        const component = s.metadata.labels?.[label] ?? '';
+        if (name && !services.has(name)) services.set(name, { labels: `${label}=${component}`, component, ports: s.spec?.ports ?? [] });
+      }
     }
-  }
-  for (const [service, svc] of services) {
-    const selector = `kubernetes.io/service-name=${service}`;
-    const slices = await list<Slice>(
-      `EndpointSlices of Service kube-system/${service}`,
-      `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`,
-      { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' },
-    );
-    for (const slice of slices ?? []) {
-      const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
-      if (!port?.port) continue;
-      const scheme = port.name === 'http-metrics' ? 'http' : 'https';
-      for (const ep of slice.endpoints ?? []) {
-        if (ep.conditions?.ready === false) continue;
-        for (const address of ep.addresses ?? []) {
-          const loopback = isLoopbackHost(address);
-          const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
-          const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
-          const proxy: Route[] = loopback
-            ? []
-            : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
-          const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
-          add({
-            source: url,
-            component: svc.component,
-            namespace: 'kube-system',
-            pod,
-            host: pod ?? ep.nodeName ?? ep.hostname ?? null,
-            lease: null,
-            foundBy: [
-              `EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`,
-            ],
-            routes: loopback ? [direct] : [...proxy, direct],
-          });
+    for (const [service, svc] of services) {
+      const selector = `kubernetes.io/service-name=${service}`;
+      const slices = await list<Slice>(
+        `EndpointSlices of Service kube-system/${service}`,
+        `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`,
+        { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' },
+      );
+      for (const slice of slices ?? []) {
+        const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
+        if (!port?.port) continue;
+        const scheme = port.name === 'http-metrics' ? 'http' : 'https';
+        for (const ep of slice.endpoints ?? []) {
+          if (ep.conditions?.ready === false) continue;
+          for (const address of ep.addresses ?? []) {
+            const loopback = isLoopbackHost(address);
+            const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
+            const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
+            const proxy: Route[] = loopback
+              ? []
+              : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
+            const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
+            add({
+              source: url,
+              component: svc.component,
+              namespace: 'kube-system',
+              pod,
+              host: pod ?? ep.nodeName ?? ep.hostname ?? null,
+              lease: null,
+              foundBy: [
+                `EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`,
+              ],
+              routes: loopback ? [direct] : [...proxy, direct],
+            });
+          }
         }
       }
     }
-  }
 
-  // 3. kubeadm static Pods.
-  try {
-    for (const d of await discoverControlPlane(client, { signal: options.signal })) {
-      add({
-        source: d.spec,
-        component: d.component,
-        namespace: d.namespace,
-        pod: d.pod,
-        host: d.node ?? d.pod,
-        lease: null,
-        foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
-        // The proxy first; the components often refuse it (anonymous), and the node's address
-        // may be reachable from here.
-        routes: [
-          { kind: 'proxy', spec: d.spec },
-          ...(d.podIP
-            ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }]
-            : []),
-        ],
-      });
+    // 3. kubeadm static Pods.
+    try {
+      for (const d of await discoverControlPlane(client, { signal: options.signal })) {
+        add({
+          source: d.spec,
+          component: d.component,
+          namespace: d.namespace,
+          pod: d.pod,
+          host: d.node ?? d.pod,
+          lease: null,
+          foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
+          // The proxy first; the components often refuse it (anonymous), and the node's address
+          // may be reachable from here.
+          routes: [
+            { kind: 'proxy', spec: d.spec },
+            ...(d.podIP
+              ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }]
+              : []),
+          ],
+        });
+      }
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      errors.push(`control-plane Pods in kube-system: ${messageOf(err)}`);
     }
-  } catch (err) {
-    if (options.signal?.aborted) throw err;
-    errors.push(`control-plane Pods in kube-system: ${messageOf(err)}`);
   }
 
   // 4 and 5. Pods with metrics ports or annotations, and the Pods Lease holders name.
-  let pods = await list<PodLike>('Pods in all namespaces', '/api/v1/pods', { resource: 'pods' });
+  let pods = options.leasesOnly ? undefined : await list<PodLike>('Pods in all namespaces', '/api/v1/pods', { resource: 'pods' });
   if (pods === undefined) {
-    // Not allowed cluster-wide: the namespaces of the Leases may still be readable.
+    // Not allowed cluster-wide (or only the Leases wanted): the namespaces of the Leases.
     pods = [];
     for (const ns of new Set((options.leases ?? []).map((l) => l.namespace))) {
       pods.push(...((await list<PodLike>(`Pods in ${ns}`, `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, { resource: 'pods', namespace: ns })) ?? []));
