@@ -125,6 +125,7 @@ describe('checks from flags', () => {
       'web.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n',
       'db.json': '{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db","namespace":"data"}}',
       'two.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+      'noname.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {}\n',
       '-': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: piped}\n',
     };
     const readFile = (path: string): string => {
@@ -160,12 +161,23 @@ describe('checks from flags', () => {
       expect(specsFromFlags({ apply: true, filename: ['db.json'] }, 'data', access, manifests('data'))[0]).toMatchObject({ namespace: 'data' });
     });
 
+    it('makes one set check of a file of several objects, each held to the limit', () => {
+      const [spec] = specsFromFlags({ apply: true, filename: ['two.yaml'], maxConverge: '90s' }, 'demo', access, manifests());
+      expect(spec).toMatchObject({ kind: 'set', name: 'apply two.yaml in demo', files: ['two.yaml'], maxConvergeMs: 90_000, timeoutMs: 90_000 });
+      expect(spec!.kind === 'set' && spec!.objects.map((o) => [o.obj.metadata.name, o.source])).toEqual([
+        ['a', 'two.yaml: document 1'],
+        ['b', 'two.yaml: document 2'],
+      ]);
+      expect(describeSpec(spec!)).toBe('apply 2 objects from two.yaml; each ready ≤ 1m30s');
+    });
+
     it('refuses what kubectl apply would, before anything is sent', () => {
       expect(refused({ apply: true })).toBe('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
       expect(refused({ filename: ['web.yaml'] })).toBe('-f gives the manifest of --apply; add --apply to apply it');
       expect(refused({ apply: true, filename: ['-', '-'] })).toBe('-f -: stdin can be read once');
       expect(refused({ apply: true, filename: ['missing.yaml'] })).toBe('-f missing.yaml: no such file');
-      expect(refused({ apply: true, filename: ['two.yaml'] })).toBe('-f two.yaml: holds 2 objects; --apply traces one object');
+      expect(refused({ apply: true, filename: ['noname.yaml'] })).toBe('noname.yaml: document 2: the object has no metadata.name');
+      expect(refused({ apply: true, filename: ['two.yaml'], maxHop: '5s' })).toBe("--max-hop applies to one object's rollout; -f two.yaml holds 2 objects");
       expect(refused({ apply: true, filename: ['db.json'] }, 'demo')).toBe('-f db.json: the object\'s namespace "data" does not match --namespace "demo"');
       expect(refused({ apply: true, filename: ['web.yaml'], maxConverge: 'soon' })).toBe('--max-converge: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)');
     });

@@ -5,13 +5,14 @@
  * limit that makes it a check, is a UsageError that says which flag is missing.
  */
 import { readFileSync } from 'node:fs';
+import { isFolder, objectsOfText, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { manifestNamespace, parseManifest } from '../trace/manifest.js';
 import { parseTarget } from '../util/target.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 import { controllerSpec } from './controller.js';
-import { DEFAULT_WINDOW_MS, leaseSpec, queueSpec, rolloutSpec } from './spec-builders.js';
+import { DEFAULT_WINDOW_MS, leaseSpec, queueSpec, rolloutSpec, setSpec } from './spec-builders.js';
 import type { CheckSpec, MetricsAccess, RolloutTrigger } from './types.js';
 
 export interface CheckFlagValues {
@@ -20,6 +21,8 @@ export interface CheckFlagValues {
   /** --apply: each -f FILE is a manifest to apply server-side, one rollout check each. */
   apply?: boolean;
   filename?: string[];
+  /** -R: the subfolders of a -f folder too. */
+  recursive?: boolean;
   maxConverge?: string;
   maxHop?: string;
   timeout?: string;
@@ -95,6 +98,22 @@ export function readApply(
   };
 }
 
+/**
+ * The objects of a -f that is a set: a folder (its subfolders with `recursive`), or a file of
+ * several objects. Undefined for a file of one object: a rollout check of its own (readApply).
+ */
+function applyObjects(file: string, recursive: boolean, inputs: ManifestInputs): SourcedObject[] | undefined {
+  if (isFolder(file)) return requireApplicable(readObjectFiles([file], { recursive }), [file]);
+  let text: string;
+  try {
+    text = inputs.readFile(file);
+  } catch {
+    return undefined; // readApply says what is wrong with it
+  }
+  const objects = objectsOfText(text, file === '-' ? 'stdin' : file);
+  return objects.length > 1 ? requireApplicable(objects, [file]) : undefined;
+}
+
 /** NAMESPACE/NAME, or NAME in the -n namespace. */
 export function readLease(text: string): { namespace: string | undefined; name: string } {
   const parts = text.trim().split('/');
@@ -164,13 +183,21 @@ export function specsFromFlags(
     throw new UsageError('--window applies to lease and queue checks: give --lease or --metrics', { hint: 'and to controller checks: --controller NAME' });
   }
 
+  // A folder, or a file of several objects, is one set check; a file of one object, one rollout check.
+  const sets: { file: string; objects: SourcedObject[] }[] = [];
+  const single: string[] = [];
+  for (const f of files) {
+    const objects = flag(`-f ${f}`, () => applyObjects(f, opts.recursive === true, manifests));
+    if (objects) sets.push({ file: f, objects });
+    else single.push(f);
+  }
   const triggers: { target: string; namespace: string | undefined; trigger: RolloutTrigger }[] = [
     ...restarts.map((t) => ({ target: flag('--restart', () => readTarget(t)), namespace, trigger: { kind: 'restart' } as RolloutTrigger })),
     ...scales.map((t) => {
       const s = flag('--scale', () => readScale(t));
       return { target: s.target, namespace, trigger: { kind: 'scale', replicas: s.replicas } as RolloutTrigger };
     }),
-    ...files.map((f) => {
+    ...single.map((f) => {
       try {
         return readApply(f, namespace, manifests);
       } catch (err) {
@@ -181,6 +208,12 @@ export function specsFromFlags(
   ];
   for (const t of triggers) {
     specs.push(rolloutSpec({ target: t.target, namespace: t.namespace, trigger: t.trigger, maxConvergeMs, maxHopMs, timeoutMs, origin }));
+  }
+  for (const s of sets) {
+    if (maxHopMs !== undefined) throw new UsageError(`--max-hop applies to one object's rollout; -f ${s.file} holds ${s.objects.length} objects`);
+    for (const o of s.objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, namespace, manifests.namespaceFlag, manifests.namespaceName);
+    const objects = s.objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
+    specs.push(setSpec({ files: [s.file], objects, namespace, maxConvergeMs, timeoutMs, origin }));
   }
 
   if (leases.length > 0 && maxRenewAgeMs === undefined && maxTransitions === undefined) {

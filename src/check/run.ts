@@ -12,6 +12,7 @@ import { realClock, type Clock } from '../clock.js';
 import { CliError, formatError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { toCliError, type Kube } from '../kube/index.js';
+import { memberLabel } from '../trace/set-session.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Readiness } from '../readiness/index.js';
 import type { RunContext } from './context.js';
@@ -21,6 +22,7 @@ import { runLeaseCheck } from './lease.js';
 import { queueLimitName } from './limits.js';
 import { runQueueCheck } from './queue.js';
 import { runRolloutCheck } from './rollout.js';
+import { runSetCheck, setResultName } from './set.js';
 import type { CheckReport, CheckResult, CheckRun, CheckSpec, Unit } from './types.js';
 
 /** Writes a check's files for CI; returns the path written. */
@@ -55,6 +57,12 @@ function limitsOf(spec: CheckSpec): { name: string; limit: number | null; unit: 
         { name: 'time to converge', limit: spec.maxConvergeMs ?? spec.timeoutMs, unit: 'ms' },
         ...(spec.maxHopMs !== undefined ? [{ name: 'slowest hop', limit: spec.maxHopMs, unit: 'ms' as const }] : []),
       ];
+    case 'set':
+      return spec.objects.map((o) => ({
+        name: setResultName(memberLabel({ kind: o.obj.kind ?? '', name: o.obj.metadata.name ?? '', info: undefined })),
+        limit: spec.maxConvergeMs ?? spec.timeoutMs,
+        unit: 'ms' as const,
+      }));
     case 'lease':
       return [
         ...(spec.maxRenewAgeMs !== undefined ? [{ name: 'renew age', limit: spec.maxRenewAgeMs, unit: 'ms' as const }] : []),
@@ -106,6 +114,9 @@ async function runOne(spec: CheckSpec, options: RunChecksOptions): Promise<Check
     switch (spec.kind) {
       case 'rollout':
         results = await runRolloutCheck(need(options.kube), spec, ctx);
+        break;
+      case 'set':
+        results = await runSetCheck(need(options.kube), spec, ctx);
         break;
       case 'lease':
         results = await runLeaseCheck(need(options.kube), spec, ctx);

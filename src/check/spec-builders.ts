@@ -3,7 +3,7 @@
  * timeout and sample spacing. The readers (flags.ts, config.ts) only read and check what the user
  * wrote; what a check is made of is decided here, once.
  */
-import type { LeaseCheckSpec, MetricsAccess, QueueCheckSpec, QueueLimit, RolloutCheckSpec, SpecOrigin } from './types.js';
+import type { LeaseCheckSpec, MetricsAccess, QueueCheckSpec, QueueLimit, RolloutCheckSpec, SetCheckSpec, SpecOrigin } from './types.js';
 
 export const DEFAULT_WINDOW_MS = 60_000;
 export const DEFAULT_ROLLOUT_TIMEOUT_MS = 5 * 60_000;
@@ -27,6 +27,20 @@ export function rolloutSpec(
     maxConvergeMs,
     maxHopMs: fields.maxHopMs,
     timeoutMs: fields.timeoutMs ?? maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
+    origin: fields.origin,
+  };
+}
+
+/** A set check: named after its files, timing out after maxConverge unless told. */
+export function setSpec(fields: Omit<SetCheckSpec, 'kind' | 'name' | 'timeoutMs'> & { timeoutMs?: number | undefined }): SetCheckSpec {
+  return {
+    kind: 'set',
+    name: `apply ${fields.files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')}${fields.namespace ? ` in ${fields.namespace}` : ''}`,
+    files: fields.files,
+    objects: fields.objects,
+    namespace: fields.namespace,
+    maxConvergeMs: fields.maxConvergeMs,
+    timeoutMs: fields.timeoutMs ?? fields.maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
     origin: fields.origin,
   };
 }

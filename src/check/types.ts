@@ -9,7 +9,7 @@ import type { MetricsAccess } from '../metrics/index.js';
 
 export type { MetricsAccess };
 
-export type CheckKind = 'rollout' | 'lease' | 'queue' | 'controller';
+export type CheckKind = 'rollout' | 'lease' | 'queue' | 'controller' | 'set';
 
 /** Where a check was defined, for messages that point at it. */
 export interface SpecOrigin {
@@ -38,6 +38,21 @@ export interface RolloutCheckSpec {
   /** Longest single hop (its time after the hop it follows) up to convergence. */
   maxHopMs: number | undefined;
   /** How long to wait for convergence before giving up. */
+  timeoutMs: number;
+  origin: SpecOrigin;
+}
+
+/** Many objects applied at once (a folder, a chart's rendered output), each held to the limit. */
+export interface SetCheckSpec {
+  kind: 'set';
+  name: string;
+  /** The -f paths, as given. */
+  files: string[];
+  objects: { obj: KubeObject; source: string }[];
+  /** Where an object without a namespace lands; undefined: the context's. */
+  namespace: string | undefined;
+  /** Each object's write to its readiness; undefined: being ready within the timeout is the check. */
+  maxConvergeMs: number | undefined;
   timeoutMs: number;
   origin: SpecOrigin;
 }
@@ -95,7 +110,7 @@ export interface ControllerCheckSpec {
   origin: SpecOrigin;
 }
 
-export type CheckSpec = RolloutCheckSpec | LeaseCheckSpec | QueueCheckSpec | ControllerCheckSpec;
+export type CheckSpec = RolloutCheckSpec | SetCheckSpec | LeaseCheckSpec | QueueCheckSpec | ControllerCheckSpec;
 
 export type Unit = 'ms' | 'count' | 'per-second';
 

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { UsageError } from '../errors.js';
 
 /** What a command may touch of the process: passed in, so tests run commands in-process. */
 export interface CommandIO {
@@ -21,4 +22,12 @@ export function interactive(io: Pick<CommandIO, 'stdout' | 'env'>): boolean {
 
 export function colorEnabled(io: CommandIO): boolean {
   return !io.env.NO_COLOR && Boolean(io.stdout.isTTY);
+}
+
+/** All of stdin, for `-f -`: read once, up front; `what` names what it holds, for the line when there is none. */
+export async function readStdin(io: Pick<CommandIO, 'stdin'>, what = 'objects'): Promise<string> {
+  if (!io.stdin) throw new UsageError(`-f -: there is no stdin to read ${what} from`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -111,3 +111,20 @@ export function readObjectFiles(paths: readonly string[], o: { recursive: boolea
   }
   return out;
 }
+
+/** Objects to apply: each needs a name (one line naming its file and document otherwise), and there must be one. */
+export function requireApplicable(objects: SourcedObject[], paths: readonly string[]): SourcedObject[] {
+  if (objects.length === 0) throw new UsageError(`-f ${paths.join(',')}: holds no objects`);
+  for (const o of objects) if (!o.obj.metadata.name) throw new UsageError(`${o.file}: document ${o.document}: the object has no metadata.name`);
+  return objects;
+}
+
+/** Whether `path` is a folder (false for stdin, and for what does not exist: reading it says so). */
+export function isFolder(path: string): boolean {
+  if (path === '-') return false;
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

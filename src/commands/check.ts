@@ -13,7 +13,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import type { CommandIO } from '../cli/io.js';
+import { readStdin, type CommandIO } from '../cli/io.js';
 import { requireFolderOf, durationFlag } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
@@ -69,8 +69,17 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--config <file>', 'run the checks in a YAML file (see docs/ci.md), with those the flags give')
     .option('--restart <TYPE/NAME>', 'rollout check: restart the workload (as kubectl rollout restart) and trace it (repeatable)', collect, [])
     .option('--scale <TYPE/NAME=N>', 'rollout check: scale the workload to N replicas and trace it (repeatable)', collect, [])
-    .option('--apply', 'rollout check: apply the manifest of each -f server-side (as kubectl apply --server-side; it may create the workload) and trace it')
-    .option('-f, --filename <file>', 'the manifest for --apply: one object, YAML or JSON; - reads stdin (repeatable: one check each)', collect, [])
+    .option(
+      '--apply',
+      'rollout check: apply each -f server-side (as kubectl apply --server-side; it may create the objects) and trace it: a file of one object is one check; a folder or a file of several, one check of every object',
+    )
+    .option(
+      '-f, --filename <file>',
+      'the objects for --apply: a file (YAML, JSON, a List), a folder of them, or - for stdin (repeatable: one check each)',
+      collect,
+      [],
+    )
+    .option('-R, --recursive', "-f: read a folder's subfolders too")
     .option('--max-converge <duration>', 'rollout check: the longest the rollout may take to converge, e.g. 60s')
     .option('--max-hop <duration>', 'rollout check: the longest any hop may take after the one it follows, e.g. 20s')
     .option('--timeout <duration>', 'rollout check: how long to wait for convergence (default: --max-converge, else 5m)')
@@ -157,12 +166,7 @@ function needsCluster(specs: readonly CheckSpec[]): boolean {
 /** Manifests for --apply are read from their files; stdin (-f -) once, up front, only when asked for. */
 async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<ManifestInputs> {
   let stdin: string | undefined;
-  if (opts.apply && opts.filename?.includes('-')) {
-    if (!io.stdin) throw new UsageError('-f -: there is no stdin to read the manifest from');
-    const chunks: Buffer[] = [];
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    stdin = Buffer.concat(chunks).toString('utf8');
-  }
+  if (opts.apply && opts.filename?.includes('-')) stdin = await readStdin(io, 'the manifest');
   return {
     readFile: (path) => (path === '-' && stdin !== undefined ? stdin : readFileSync(path, 'utf8')),
     namespaceFlag: opts.namespace,

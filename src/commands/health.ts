@@ -9,7 +9,7 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { colorEnabled, type CommandIO } from '../cli/io.js';
+import { colorEnabled, readStdin, type CommandIO } from '../cli/io.js';
 import { readObjectFiles, type SourcedObject } from '../cli/object-files.js';
 import { collectItems, mergedOptions } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
@@ -107,13 +107,6 @@ export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode)
     setExitCode(rows.every((r) => r.status === 'Current') ? ExitCode.Ok : ExitCode.CheckFailed);
   });
   return cmd;
-}
-
-async function readStdin(io: CommandIO): Promise<string> {
-  if (!io.stdin) throw new UsageError('-f -: there is no stdin to read objects from');
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The live objects TYPE[/NAME] names, in the order the server lists them. */

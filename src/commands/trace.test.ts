@@ -7,16 +7,24 @@ const base: TraceOptions = { timeout: '2m', coalesce: '50ms', settle: '3s', sync
 const io = { stdout: new PassThrough(), env: {} };
 
 describe('planTrace: the --apply trigger', () => {
-  it('plans an apply of the file given with -f', () => {
-    expect(planTrace({ ...base, apply: true, filename: 'web.yaml' }, io).trigger).toEqual({ kind: 'apply', file: 'web.yaml' });
-    expect(planTrace({ ...base, apply: true, filename: '-' }, io).trigger).toEqual({ kind: 'apply', file: '-' });
+  it('plans an apply of the files given with -f, their subfolders with -R', () => {
+    expect(planTrace({ ...base, apply: true, filename: ['web.yaml'] }, io).trigger).toEqual({ kind: 'apply', files: ['web.yaml'], recursive: false });
+    expect(planTrace({ ...base, apply: true, filename: ['-'] }, io).trigger).toEqual({ kind: 'apply', files: ['-'], recursive: false });
+    expect(planTrace({ ...base, apply: true, filename: ['app/', 'crs.yaml'], recursive: true }, io).trigger).toEqual({
+      kind: 'apply',
+      files: ['app/', 'crs.yaml'],
+      recursive: true,
+    });
+    expect(planTrace({ ...base, apply: true, filename: ['app/'], failFast: true }, io).failFast).toBe(true);
   });
 
   it.each<[Partial<TraceOptions>, string]>([
-    [{ apply: true }, '--apply needs the manifest: -f FILE, or -f - for stdin'],
-    [{ filename: 'web.yaml' }, '-f gives the manifest of --apply; add --apply to apply it'],
-    [{ apply: true, filename: 'web.yaml', restart: true }, 'choose one trigger; got --restart and --apply'],
-    [{ apply: true, filename: 'web.yaml', watch: true }, 'choose one trigger; got --apply and --watch'],
+    [{ apply: true }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
+    [{ apply: true, filename: [] }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
+    [{ filename: ['web.yaml'] }, '-f gives the objects of --apply; add --apply to apply them'],
+    [{ recursive: true }, '-R reads the folders of -f; it goes with --apply'],
+    [{ apply: true, filename: ['web.yaml'], restart: true }, 'choose one trigger; got --restart and --apply'],
+    [{ apply: true, filename: ['web.yaml'], watch: true }, 'choose one trigger; got --apply and --watch'],
   ])('refuses %j', (opts, message) => {
     expect(() => planTrace({ ...base, ...opts }, io)).toThrow(new UsageError(message));
   });

@@ -3,18 +3,18 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
-import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { connectionFlags } from '../cli/connection-flags.js';
-import { interactive, type CommandIO } from '../cli/io.js';
+import { interactive, readStdin, type CommandIO } from '../cli/io.js';
+import { isFolder, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
-import { durationFlag, listItems, positiveDurationFlag, requireFolderOf, wholeNumberFlag } from '../cli/options.js';
+import { collectItems, durationFlag, listItems, positiveDurationFlag, requireFolderOf, wholeNumberFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { connect, groupResource, type ConnectionFlags, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { connect, groupResource, type ConnectionFlags, type Kube, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
-import { manifestNamespace, parseManifest, resolveManifest } from '../trace/manifest.js';
+import { manifestNamespace, resolveManifest } from '../trace/manifest.js';
 import { chainFromCaches } from '../diagnose/chain.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { TraceSession } from '../trace/session.js';
@@ -26,6 +26,7 @@ import { escapeTerminal } from '../util/escape.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
+import { runTraceSet, type SetOutput } from './trace-set.js';
 import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
 export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
@@ -35,7 +36,9 @@ export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
   scale?: string;
   burst?: string;
   apply?: boolean;
-  filename?: string;
+  filename?: string[];
+  recursive?: boolean;
+  failFast?: boolean;
   watch?: boolean;
   timeout: string;
   output?: TraceOutput;
@@ -59,8 +62,18 @@ export function addTraceOptions(cmd: Command): Command {
     .option('--restart', 'write: restart the rollout as `kubectl rollout restart` does (pod-template annotation)')
     .option('--scale <replicas>', 'write: set spec.replicas')
     .option('--burst <n>', 'write: N rapid annotations, to show how the workqueue collapses them')
-    .option('--apply', 'write: apply the manifest of -f server-side, as `kubectl apply --server-side` does (the target may not exist yet)')
-    .option('-f, --filename <file>', 'the manifest for --apply: one object, YAML or JSON; - reads stdin')
+    .option(
+      '--apply',
+      'write: apply the objects of -f server-side, as `kubectl apply --server-side` does, and trace each to its readiness (one object: its chain; several: every chain at once)',
+    )
+    .option(
+      '-f, --filename <file>',
+      'the objects for --apply: a file, a folder of them, or - for stdin; YAML (several documents), JSON or a List (repeatable, or comma-separated)',
+      collectItems,
+      [],
+    )
+    .option('-R, --recursive', "-f: read a folder's subfolders too")
+    .option('--fail-fast', 'several objects: end as soon as one fails or is refused, instead of waiting for the others')
     .option('-w, --watch', 'no write: trace the next change someone else makes (the default without a trigger)')
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
     .addOption(
@@ -89,7 +102,7 @@ export function addTraceOptions(cmd: Command): Command {
 }
 
 /** An --apply is planned with its file; the manifest is read when the command runs. */
-type PlannedTrigger = Exclude<TriggerRequest, { kind: 'apply' }> | { kind: 'apply'; file: string };
+type PlannedTrigger = Exclude<TriggerRequest, { kind: 'apply' }> | { kind: 'apply'; files: string[]; recursive: boolean };
 
 /** Every flag of the trace, parsed and checked before any request is sent. */
 interface Plan extends TraceArtifacts {
@@ -110,6 +123,8 @@ interface Plan extends TraceArtifacts {
   /** Only an explicit --watch waits for a target to be created: without a trigger flag, a name that does not exist is more likely a typo, said at once. */
   waitForTarget: boolean;
   exitOnEnd: boolean;
+  /** Several objects: end at the first that fails. */
+  failFast: boolean;
 }
 
 function plannedTrigger(opts: TraceOptions): PlannedTrigger {
@@ -122,8 +137,10 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
     opts.watch && '--watch',
   ].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`choose one trigger; got ${chosen.join(' and ')}`);
-  if (opts.apply && opts.filename === undefined) throw new UsageError('--apply needs the manifest: -f FILE, or -f - for stdin');
-  if (!opts.apply && opts.filename !== undefined) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
+  const files = opts.filename ?? [];
+  if (opts.apply && files.length === 0) throw new UsageError('--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin');
+  if (!opts.apply && files.length > 0) throw new UsageError('-f gives the objects of --apply; add --apply to apply them');
+  if (!opts.apply && opts.recursive) throw new UsageError('-R reads the folders of -f; it goes with --apply');
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
@@ -135,7 +152,7 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   if (opts.restart) return { kind: 'restart' };
   if (opts.scale !== undefined) return { kind: 'scale', replicas: wholeNumberFlag('--scale', opts.scale, 0) };
   if (opts.burst !== undefined) return { kind: 'burst', count: wholeNumberFlag('--burst', opts.burst, 2) };
-  if (opts.apply) return { kind: 'apply', file: opts.filename! };
+  if (opts.apply) return { kind: 'apply', files, recursive: opts.recursive === true };
   return { kind: 'watch' };
 }
 
@@ -161,6 +178,7 @@ export function planTrace(opts: TraceOptions, io: Pick<CommandIO, 'stdout' | 'en
     health: { ready: opts.ready, healthRules: opts.healthRules },
     waitForTarget: opts.watch === true,
     exitOnEnd: opts.exitOnConverge === true,
+    failFast: opts.failFast === true,
   };
 }
 
@@ -187,18 +205,18 @@ const exitFor: Record<TraceOutcome, ExitCode> = {
   interrupted: ExitCode.Interrupted,
 };
 
-/** Reads the manifest of --apply from its file or stdin. */
-async function readManifest(io: CommandIO, file: string): Promise<{ manifest: KubeObject; source: string }> {
-  if (file === '-') {
-    if (!io.stdin) throw new UsageError('-f -: there is no stdin to read the manifest from');
-    const chunks: Buffer[] = [];
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    return { manifest: parseManifest(Buffer.concat(chunks).toString('utf8'), 'stdin'), source: 'stdin' };
-  }
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`-f ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  });
-  return { manifest: parseManifest(text, file), source: file };
+/**
+ * The objects of --apply, every file read and checked before anything is written: each needs a
+ * name (one line naming the file and the document otherwise).
+ */
+async function readApplyObjects(io: CommandIO, planned: { files: string[]; recursive: boolean }): Promise<SourcedObject[]> {
+  const stdin = planned.files.includes('-') ? await readStdin(io) : undefined;
+  return requireApplicable(readObjectFiles(planned.files, { recursive: planned.recursive, stdin }), planned.files);
+}
+
+/** A set (several objects, or a folder, which may hold more another day) is traced object by object at once. */
+function isSet(planned: { files: string[] }, objects: SourcedObject[]): boolean {
+  return objects.length > 1 || planned.files.some(isFolder);
 }
 
 interface ResolvedTarget {
@@ -210,12 +228,12 @@ interface ResolvedTarget {
 
 /** The target named on the command line, or by the manifest of --apply (which must agree with it). */
 async function resolveTarget(
-  io: CommandIO,
   kube: Kube,
   first: string | undefined,
   second: string | undefined,
   planned: PlannedTrigger,
   namespaceFlag: string | undefined,
+  object: SourcedObject | undefined,
 ): Promise<ResolvedTarget> {
   const named = first === undefined ? undefined : splitTarget(first, second);
   if (planned.kind !== 'apply') {
@@ -223,7 +241,7 @@ async function resolveTarget(
     const info = await kube.discovery.resolve(named.type);
     return { info, namespace: info.namespaced ? kube.connection.namespace : undefined, name: named.name, trigger: planned };
   }
-  const { manifest, source } = await readManifest(io, planned.file);
+  const { obj: manifest, file: source } = object!;
   manifestNamespace(manifest, source, undefined, namespaceFlag);
   const { info, namespace, name, manifest: applied } = await resolveManifest(kube, manifest, source, kube.connection.namespace);
   if (named) {
@@ -243,9 +261,15 @@ export async function runTrace(
   setExitCode: (c: ExitCode) => void,
 ): Promise<void> {
   const plan = planTrace(opts, io);
+  const objects = plan.trigger.kind === 'apply' ? await readApplyObjects(io, plan.trigger) : undefined;
+  if (objects && plan.trigger.kind === 'apply' && isSet(plan.trigger, objects)) {
+    setExitCode(await traceSet(io, plan, objects, first));
+    return;
+  }
+  if (plan.failFast) throw new UsageError('--fail-fast ends a set of objects at the first that fails; it goes with --apply -f of several objects');
   const readiness = await readinessFromFlags(plan.health, io.env);
   const kube = connect(plan.connection);
-  const { info, namespace, name, trigger } = await resolveTarget(io, kube, first, second, plan.trigger, plan.connection.namespace);
+  const { info, namespace, name, trigger } = await resolveTarget(kube, first, second, plan.trigger, plan.connection.namespace, objects?.[0]);
   const extraChildren: ResourceInfo[] = [];
   for (const k of plan.children) extraChildren.push(await kube.discovery.resolve(k));
   // One line each; the cluster's words in it (an informer's warning, an error's message) escaped.
@@ -315,4 +339,31 @@ export async function runTrace(
     sink.close();
     session.close();
   }
+}
+
+const SET_OUTPUTS: readonly SetOutput[] = ['table', 'json', 'yaml', 'ndjson'];
+
+/** --apply of several objects: each applied in order and traced to its readiness, all at once. */
+async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], first: string | undefined): Promise<ExitCode> {
+  if (first !== undefined) throw new UsageError(`-f holds ${objects.length} objects and every one is traced; leave out ${first}`);
+  const output = plan.output === 'tui' && !interactive(io) ? 'table' : plan.output;
+  if (!(SET_OUTPUTS as readonly string[]).includes(output === 'tui' ? 'table' : output))
+    throw new UsageError(`-o ${output} draws one trace; a set of ${objects.length} objects is shown as table, json, yaml or ndjson`);
+  for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, undefined, plan.connection.namespace);
+  const readiness = await readinessFromFlags(plan.health, io.env);
+  const kube = connect(plan.connection);
+  return runTraceSet(
+    io,
+    kube,
+    readiness,
+    objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` })),
+    {
+      output: output === 'tui' ? 'table' : (output as SetOutput),
+      timeoutMs: plan.timeoutMs,
+      syncTimeoutMs: plan.syncTimeoutMs,
+      coalesceMs: plan.coalesceMs,
+      settleMs: plan.settleMs,
+      failFast: plan.failFast,
+    },
+  );
 }

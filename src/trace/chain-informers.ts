@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import { OwnerUIDIndex, SharedIndexInformer, chainTransforms, ownerUIDIndexFunc } from '../informer/index.js';
 import type { KubeObject, ListerWatcher, ResourceInfo } from '../kube/index.js';
 import { childKinds } from './facts.js';
+import type { InformerPool } from './informer-pool.js';
 import { slimManagedFields, stampReceivedAt } from './received-at.js';
 
 export interface ChildInformer {
@@ -51,6 +52,8 @@ export class ChainInformers {
     private readonly clock: Clock,
     target: { info: ResourceInfo; name: string },
     extra: ResourceInfo[],
+    /** Informers shared with other traces: the target's is then its kind's in the whole namespace. */
+    private readonly pool?: InformerPool,
   ) {
     this.target = this.newInformer(target.info, { fieldSelector: `metadata.name=${target.name}` });
     for (const info of descendantKinds(target.info.kind, extra)) {
@@ -76,12 +79,8 @@ export class ChainInformers {
 
   /** An informer of the namespace's objects of one kind, with the owner-uid index. */
   newInformer(info: ResourceInfo, selectors: { fieldSelector?: string; metadataOnly?: boolean } = {}): SharedIndexInformer {
-    const lw = this.listerWatcher(info, { namespace: this.namespace, ...selectors });
-    return new SharedIndexInformer(lw, {
-      clock: this.clock,
-      indexers: { [OwnerUIDIndex]: ownerUIDIndexFunc },
-      transform: chainTransforms(slimManagedFields, stampReceivedAt(this.clock)),
-    });
+    if (this.pool) return this.pool.informer({ info, namespace: this.namespace, metadataOnly: selectors.metadataOnly === true });
+    return chainInformer(this.listerWatcher(info, { namespace: this.namespace, ...selectors }), this.clock);
   }
 
   /**
@@ -104,6 +103,15 @@ export class ChainInformers {
   ownedBy(informer: ChildInformer, ownerUid: string): KubeObject[] {
     return informer.informer.getIndexer().byIndex(OwnerUIDIndex, ownerUid) as KubeObject[];
   }
+}
+
+/** An informer as a chain's are: the owner-uid index, managedFields slimmed, the time each version was received stamped. */
+export function chainInformer(lw: ListerWatcher, clock: Clock): SharedIndexInformer {
+  return new SharedIndexInformer(lw, {
+    clock,
+    indexers: { [OwnerUIDIndex]: ownerUIDIndexFunc },
+    transform: chainTransforms(slimManagedFields, stampReceivedAt(clock)),
+  });
 }
 
 /** The descendant kinds of `kind` down the owner chain, each once: known ones, then extra ones and theirs. */

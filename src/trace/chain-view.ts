@@ -46,6 +46,18 @@ export class ChainView {
     else this.wholeNext = true;
   }
 
+  /**
+   * Whether a child object may be of the chain: a member, or owned by the root or a member (or a
+   * tombstone without its object). An object that joins later brings its children in the cache
+   * with it, so one left out here is found then.
+   */
+  concerns(obj: KubeObject | { key: string; obj?: KubeObject | null }): boolean {
+    const o = isDeletedFinalStateUnknown(obj) ? obj.obj : (obj as KubeObject);
+    const uid = o?.metadata?.uid;
+    if (!uid || this.wholeNext || this.members.has(uid)) return true;
+    return (o.metadata.ownerReferences ?? []).some((r) => r.uid === this.root || this.members.has(r.uid));
+  }
+
   /** The next view walks the whole chain. */
   markFull(): void {
     this.wholeNext = true;

@@ -18,7 +18,7 @@
  *   line (takeCutNote: since the last call; cutTotal: since the start). The informer's cache itself is bounded by the server: an Event deleted at
  *   its TTL is deleted from the cache by the watch.
  */
-import { isDeletedFinalStateUnknown, type SharedIndexInformer } from '../informer/index.js';
+import { isDeletedFinalStateUnknown, type ResourceEventHandlerRegistration, type SharedIndexInformer } from '../informer/index.js';
 import type { KubeObject, ResourceInfo } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { TraceEventRef } from './types.js';
@@ -147,6 +147,7 @@ export class EventBudget {
 export class EventsReader {
   /** Event versions the informer has handed us so far. */
   private received = 0;
+  private readonly registration: ResourceEventHandlerRegistration;
   /** The Events delivered since the last read, each one's newest version, by uid (bounded by the cache). */
   private unread = new Map<unknown, KubeObject>();
   /** Event objects already read: the cache keeps an object until a new version replaces it. */
@@ -169,7 +170,7 @@ export class EventsReader {
       this.unread.set(obj.metadata.uid || obj, obj);
       onNews();
     };
-    informer.addEventHandler(
+    this.registration = informer.addEventHandler(
       {
         onAdd: (obj) => received(obj as KubeObject),
         onUpdate: (_old, obj) => received(obj as KubeObject),
@@ -185,6 +186,11 @@ export class EventsReader {
       },
       { name: 'trace-events' },
     );
+  }
+
+  /** Takes the reader's handler away from the informer (a shared one outlives it). */
+  detach(): void {
+    void this.registration.remove();
   }
 
   /** How many Event versions the informer has handed us so far. */

@@ -99,7 +99,7 @@ export class TraceSession {
   async start(): Promise<void> {
     await this.tracer.discoverChildren(this.controller.signal);
     await this.tracer.addEventsInformer();
-    const sync = this.options.sync ?? ((informers, o) => runUntilSynced(this.options.kube, informers, o));
+    const sync = this.options.sync ?? this.options.pool?.sync ?? ((informers, o) => runUntilSynced(this.options.kube, informers, o));
     const onEvent = this.options.onInformerEvent;
     await this.tracer.start(this.controller.signal, (informers) =>
       sync(informers, {
@@ -120,11 +120,13 @@ export class TraceSession {
     return this.tracer.targetObject() !== undefined;
   }
 
-  /** Makes the trigger and starts the timeout. Returns what was written (undefined when watching). */
-  async fire(): Promise<TraceTrigger | undefined> {
+  /**
+   * Makes the trigger and starts the timeout (the options', or what is left of a set's deadline).
+   * Returns what was written (undefined when watching).
+   */
+  async fire(timeoutMs = this.options.timeoutMs): Promise<TraceTrigger | undefined> {
     const fired = await this.tracer.fire(this.options.trigger, this.controller.signal);
     if (this.endedAtMs === undefined) {
-      const { timeoutMs } = this.options;
       this.timeout = this.clock.setTimer(timeoutMs, () => this.tracer.stop('timeout', `no convergence within ${formatDuration(timeoutMs)}`));
     }
     return fired;
@@ -207,8 +209,9 @@ export class TraceSession {
     return off;
   }
 
-  /** Stops the informers and every timer the session set. */
+  /** Stops the informers (takes its handlers away from a pool's, which outlive it) and every timer the session set. */
   close(): void {
+    this.tracer.detach();
     this.controller.abort();
     this.timeout?.stop();
     for (const c of this.cleanups.splice(0)) c();

@@ -14,7 +14,13 @@
  *   hops are in, rather than cutting the chain short.
  */
 import { realClock, type Clock } from '../clock.js';
-import { isDeletedFinalStateUnknown, type Indexer, type InformerStats, type SharedIndexInformer } from '../informer/index.js';
+import {
+  isDeletedFinalStateUnknown,
+  type Indexer,
+  type InformerStats,
+  type ResourceEventHandlerRegistration,
+  type SharedIndexInformer,
+} from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import type { Readiness } from '../readiness/index.js';
 import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
@@ -24,6 +30,7 @@ import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObj
 import { ChainView } from './chain-view.js';
 import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
 import { EventsReader } from './events-reader.js';
+import type { InformerPool } from './informer-pool.js';
 import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
 import { ChainTree } from './tree.js';
@@ -62,6 +69,8 @@ export interface TracerOptions {
   metricsProvider?: InMemoryMetricsProvider;
   /** Where each informer lists and watches; the API server unless a test gives its own. */
   listerWatcher?: ListerWatcherFactory;
+  /** Informers shared with the other traces of a set (informer-pool.ts); this trace's own otherwise. */
+  pool?: InformerPool;
 }
 
 /** The tracer's informer caches, for a reader that needs more than the hops (a diagnosis). */
@@ -128,6 +137,9 @@ export class Tracer {
   private readonly chainInformers: ChainInformers;
   private readonly chain: ChainView;
   private readonly treeOf: ChainTree;
+  private readonly pool: InformerPool | undefined;
+  /** The handlers this trace added: taken away by detach(), from informers that may outlive it. */
+  private readonly registrations: ResourceEventHandlerRegistration[] = [];
   /** The engine that judges the target and its children: the one the command built, for its diagnoses too. */
   readonly readiness: Readiness;
   private events: EventsReader | undefined;
@@ -185,7 +197,8 @@ export class Tracer {
       clock: this.clock,
     });
     this.ended = new Promise((resolve) => (this.endResolve = resolve));
-    this.chainInformers = new ChainInformers(this.target.namespace, this.listerWatcher, this.clock, this.target, options.extraChildren ?? []);
+    this.pool = options.pool;
+    this.chainInformers = new ChainInformers(this.target.namespace, this.listerWatcher, this.clock, this.target, options.extraChildren ?? [], options.pool);
     this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.tracked(kind, obj, owner));
     this.treeOf = new ChainTree(this.chainInformers, options.readiness);
     this.handleTarget();
@@ -205,10 +218,18 @@ export class Tracer {
     return [this.chainInformers.target, ...this.chainInformers.children.map((c) => c.informer), ...(this.events ? [this.events.informer] : [])];
   }
 
+  /** Whether `obj` is the target: the target's informer holds only it, unless it is shared (a pool's). */
+  private isTarget(obj: KubeObject | { key: string; obj?: KubeObject | null }): boolean {
+    if (!this.pool) return true;
+    const o = isDeletedFinalStateUnknown(obj) ? obj.obj : (obj as KubeObject);
+    return o?.metadata?.name === this.target.name;
+  }
+
   private handleTarget(): void {
-    this.chainInformers.target.addEventHandler(
+    const reg = this.chainInformers.target.addEventHandler(
       {
         onAdd: (obj, _initial, n) => {
+          if (!this.isTarget(obj)) return;
           this.firstReceived(obj, n.receivedAt);
           this.versionReceived(obj, n.receivedAt);
           // Watching for a target that did not exist: its creation is the change being traced.
@@ -217,6 +238,7 @@ export class Tracer {
           this.add(TARGET_KEY);
         },
         onUpdate: (_old, obj, n) => {
+          if (!this.isTarget(obj)) return;
           if (!n.isSync) {
             this.targetWatchEvents++;
             const rv = obj.metadata.resourceVersion;
@@ -226,33 +248,48 @@ export class Tracer {
           }
           this.add(TARGET_KEY);
         },
-        onDelete: (obj, n) => this.onDelete(obj, n.receivedAt),
+        onDelete: (obj, n) => {
+          if (this.isTarget(obj)) this.onDelete(obj, n.receivedAt);
+        },
       },
       { name: 'trace' },
     );
+    this.registrations.push(reg);
   }
 
   private handleChildren(children: ChildInformer[] = this.chainInformers.children): void {
+    // A shared informer tells every trace of every object of its kind: each keeps to its own chain.
+    const concerns = (obj: KubeObject | { key: string; obj?: KubeObject | null }): boolean => !this.pool || this.chain.concerns(obj);
     for (const child of children) {
-      child.informer.addEventHandler(
+      const reg = child.informer.addEventHandler(
         {
           onAdd: (obj, _initial, n) => {
             this.firstReceived(obj, n.receivedAt);
+            if (!concerns(obj)) return;
             this.chain.touch(child, obj);
             this.add(TARGET_KEY);
           },
           onUpdate: (_o, obj, n) => {
+            if (!concerns(obj)) return;
             this.chain.touch(child, obj);
             if (!n.isSync) this.add(TARGET_KEY);
           },
           onDelete: (obj, n) => {
+            if (!concerns(obj)) return;
             this.chain.touch(child, obj);
             this.onDelete(obj, n.receivedAt);
           },
         },
         { name: 'trace' },
       );
+      this.registrations.push(reg);
     }
+  }
+
+  /** Takes this trace's handlers away from its informers (shared ones outlive it). */
+  detach(): void {
+    for (const reg of this.registrations.splice(0)) void reg.remove();
+    this.events?.detach();
   }
 
   private firstReceived(obj: KubeObject, at: number): void {
@@ -292,7 +329,8 @@ export class Tracer {
    */
   async discoverChildren(signal?: AbortSignal): Promise<DiscoveredChildren | undefined> {
     if (!this.discover || isKnownKind(this.target.info.kind)) return undefined;
-    const found = await discoverChildren(this.kube.discovery, this.target.info, this.target.namespace, this.listerWatcher, signal);
+    const find = (): Promise<DiscoveredChildren> => discoverChildren(this.kube.discovery, this.target.info, this.target.namespace, this.listerWatcher, signal);
+    const found = this.pool ? await this.pool.discover(this.target.info, this.target.namespace, find) : await find();
     this.handleChildren(this.chainInformers.addDiscovered(found.kinds));
     const name = (i: ResourceInfo): string => (i.group ? `${i.resource}.${i.group}` : i.resource);
     this.discovered = {

@@ -58,7 +58,10 @@ export async function writeTrigger(
     const written = await writer.apply(info, namespace, name, request.manifest, APPLY_FIELD_MANAGER, signal);
     const result = !current ? 'created' : written.metadata.resourceVersion === current.metadata.resourceVersion ? 'unchanged' : 'configured';
     return {
-      trigger: triggerOf('apply', `applied ${what} from ${request.source} (server-side, field manager ${APPLY_FIELD_MANAGER}): ${result}`, at, written, 1),
+      trigger: {
+        ...triggerOf('apply', `applied ${what} from ${request.source} (server-side, field manager ${APPLY_FIELD_MANAGER}): ${result}`, at, written, 1),
+        applied: result,
+      },
       unchanged: result === 'unchanged',
     };
   }

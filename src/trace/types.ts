@@ -21,6 +21,8 @@ export interface TraceTrigger {
   generation?: number | undefined;
   /** Number of writes (burst). */
   writes: number;
+  /** What an apply did: created the object, changed it, or stored nothing new. */
+  applied?: 'created' | 'configured' | 'unchanged' | undefined;
 }
 
 export interface TraceEventRef {

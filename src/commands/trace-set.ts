@@ -1,0 +1,147 @@
+/**
+ * `kubectl informer-trace --apply -f DIR`: a set of objects (a folder, a chart's rendered output,
+ * a kustomization, several `-f`) applied and traced at once (SetSession), each to its readiness;
+ * at the end, the diagnosis of each object that failed or was not ready in time.
+ *
+ * table: each apply as kubectl says it, each hop with its object as it comes, each object as it
+ * settles, then a table of the objects and the summary; ndjson: the same as events, a line each;
+ * json/yaml: `{ summary, objects }` at the end.
+ */
+import type { CommandIO } from '../cli/io.js';
+import { diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
+import { ExitCode } from '../exit-codes.js';
+import type { Kube } from '../kube/index.js';
+import { ndjsonWriter, renderStructured } from '../output/format.js';
+import { renderTable } from '../output/table.js';
+import type { Readiness } from '../readiness/index.js';
+import { memberLabel, memberStatus, SetSession, type SetEvent, type SetInput, type SetMember } from '../trace/set-session.js';
+import { formatDuration } from '../util/duration.js';
+import { escapeTerminal } from '../util/escape.js';
+import { setObjectView, setSummaryLines, summariseSet, type SetReport } from '../view/set-view.js';
+import { hopLine } from '../view/trace-view.js';
+
+export type SetOutput = 'table' | 'json' | 'yaml' | 'ndjson';
+
+export interface SetPlan {
+  output: SetOutput;
+  timeoutMs: number;
+  syncTimeoutMs: number;
+  coalesceMs: number;
+  settleMs: number;
+  failFast: boolean;
+}
+
+interface SetSink {
+  event(e: SetEvent): void;
+  end(report: SetReport): void;
+}
+
+const objectRef = (m: SetMember): { apiVersion: string; kind: string; namespace?: string; name: string } => ({
+  apiVersion: m.apiVersion,
+  kind: m.kind,
+  ...(m.namespace ? { namespace: m.namespace } : {}),
+  name: m.name,
+});
+
+function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | undefined): SetSink {
+  const out = (line: string): void => void io.stdout.write(`${escapeTerminal(line)}\n`);
+  switch (output) {
+    case 'table':
+      return {
+        event(e) {
+          const label = memberLabel(e.member);
+          if (e.type === 'applied') out(`${label} ${e.member.applied ?? 'applied'}`);
+          else if (e.type === 'refused') out(`${label} refused: ${e.member.message ?? ''}`);
+          else if (e.type === 'trace' && e.event.type === 'hop') out(`  ${label}  ${hopLine(e.event.hop)}`);
+          else if (e.type === 'settled') {
+            const since = startedAt();
+            const m = e.member;
+            const when = m.readyAt !== undefined && m.appliedAt !== undefined ? ` in ${formatDuration(m.readyAt - m.appliedAt)}` : '';
+            const at = since !== undefined ? ` (+${formatDuration(e.at - since)})` : '';
+            out(
+              `${label} ${m.state === 'no-readiness' ? 'applied (no readiness to wait for)' : `${m.state.replace('-', ' ')}${when}`}${at}${m.verdict ? `  ${m.verdict.detail}` : ''}`,
+            );
+          }
+        },
+        end(report) {
+          const rows = report.objects.map((o) => [
+            o.object,
+            o.namespace ?? '',
+            o.apply,
+            o.status,
+            o.readyMs !== undefined ? formatDuration(o.readyMs) : '',
+            o.rule ?? '',
+          ]);
+          io.stdout.write(
+            `\n${renderTable(
+              ['OBJECT', 'NAMESPACE', 'APPLY', 'STATUS', 'READY IN', 'RULE'],
+              rows.map((r) => r.map((c) => escapeTerminal(c))),
+            )}\n`,
+          );
+          for (const l of setSummaryLines(report.summary)) out(l);
+          for (const o of report.objects) if (o.diagnosis) io.stdout.write(`\n${o.object}: ${diagnosisText(o.diagnosis)}`);
+        },
+      };
+    case 'ndjson': {
+      const line = ndjsonWriter(io.stdout);
+      return {
+        event(e) {
+          const object = objectRef(e.member);
+          if (e.type === 'applied') line({ type: 'applied', object, apply: e.member.applied, at: e.at });
+          else if (e.type === 'refused') line({ type: 'refused', object, message: e.member.message });
+          else if (e.type === 'trace') line({ ...e.event, object });
+          else
+            line({
+              type: 'settled',
+              object,
+              state: e.member.state,
+              status: memberStatus(e.member),
+              ...(e.member.verdict ? { rule: e.member.verdict.rule, detail: e.member.verdict.detail } : {}),
+            });
+        },
+        end: (report) => line({ type: 'summary', summary: report.summary, objects: report.objects }),
+      };
+    }
+    case 'json':
+    case 'yaml':
+      return { event: () => undefined, end: (report) => void io.stdout.write(renderStructured(report, output)) };
+  }
+}
+
+/** Applies and traces the set; resolves the exit code: 0 when every object is ready (or has no readiness), 1 otherwise. */
+export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readiness, inputs: SetInput[], plan: SetPlan): Promise<ExitCode> {
+  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
+  const set = new SetSession({
+    kube,
+    readiness,
+    inputs,
+    defaultNamespace: kube.connection.namespace,
+    timeoutMs: plan.timeoutMs,
+    syncTimeoutMs: plan.syncTimeoutMs,
+    coalesceMs: plan.coalesceMs,
+    settleMs: plan.settleMs,
+    failFast: plan.failFast,
+    signal: io.signal ?? new AbortController().signal,
+    onInformerEvent: (e) => {
+      if (e.level === 'warning' || e.level === 'error') log(`${e.level}: ${e.message}`);
+    },
+  });
+  const sink = setSink(plan.output, io, () => set.startedAt);
+  set.subscribe((e) => sink.event(e));
+  log(`applying ${inputs.length} objects (server-side, field manager kubectl-informer-trace); timeout ${formatDuration(plan.timeoutMs)}`);
+  try {
+    await set.run();
+    const snaps = set.snapshots();
+    const diagnoses = await diagnoseSetMembers(kube, readiness, set.members, log);
+    const interrupted = io.signal?.aborted === true;
+    const report: SetReport = {
+      summary: summariseSet(set.members, snaps, set.startedAt, interrupted),
+      objects: set.members.map((m) => setObjectView(m, snaps.get(m), diagnoses.get(m))),
+    };
+    sink.end(report);
+    if (interrupted) return ExitCode.Interrupted;
+    return report.summary.outcome === 'ready' ? ExitCode.Ok : ExitCode.CheckFailed;
+  } finally {
+    set.close();
+  }
+}

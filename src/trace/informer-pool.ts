@@ -1,0 +1,87 @@
+/**
+ * Informers shared by many traces at once: the traces of a set of objects (`--apply -f DIR`) ask
+ * for the same kinds in the same namespaces, and each kind and namespace is listed and watched
+ * once, whatever the number of objects. 500 objects in one namespace cost about what the
+ * namespace costs.
+ *
+ * Contract:
+ * - One informer per group, resource, namespace and shape (whole objects, or metadata only). A
+ *   trace that asks for its target by name gets its kind's informer of the whole namespace, and
+ *   keeps to its own object in its handlers.
+ * - The pool runs its informers until it is closed, not as long as the trace that first asked:
+ *   sync() starts the new ones and waits for them; a trace that ends only takes its handlers away.
+ * - What discovery finds for the children of a kind the tool does not know is found once per kind
+ *   and namespace (discover()).
+ */
+import type { SharedIndexInformer, SyncOptions } from '../informer/index.js';
+import type { ResourceInfo } from '../kube/index.js';
+
+export interface PooledInformerKey {
+  info: ResourceInfo;
+  namespace: string | undefined;
+  metadataOnly: boolean;
+}
+
+export class InformerPool {
+  private readonly informers = new Map<string, SharedIndexInformer>();
+  private readonly discovered = new Map<string, Promise<unknown>>();
+  private readonly controller = new AbortController();
+
+  /**
+   * @param make makes the informer for a key the first time it is asked for (chainInformer()).
+   * @param run runs informers until synced (runUntilSynced against the API server), under the
+   * pool's signal: they outlive the traces that asked for them.
+   * @param parent the command's signal (an interrupt): closes the pool.
+   */
+  constructor(
+    private readonly make: (key: PooledInformerKey) => SharedIndexInformer,
+    private readonly run: (informers: SharedIndexInformer[], options: SyncOptions) => Promise<void>,
+    parent?: AbortSignal,
+  ) {
+    if (parent?.aborted) this.controller.abort();
+    parent?.addEventListener('abort', () => this.controller.abort(), { once: true });
+  }
+
+  /** Aborts when the pool is closed: what the informers run under. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The informer for `key`, made the first time it is asked for. */
+  informer(key: PooledInformerKey): SharedIndexInformer {
+    const id = keyOf(key);
+    let inf = this.informers.get(id);
+    if (!inf) this.informers.set(id, (inf = this.make(key)));
+    return inf;
+  }
+
+  /** Starts the informers not running yet and resolves once all of `informers` synced. */
+  sync = (informers: SharedIndexInformer[], options: SyncOptions): Promise<void> => this.run(informers, { ...options, signal: this.controller.signal });
+
+  /** What `find` resolves to for one kind and namespace, asked once. */
+  discover<T>(info: ResourceInfo, namespace: string | undefined, find: () => Promise<T>): Promise<T> {
+    const id = `${info.group}/${info.kind}/${namespace ?? ''}`;
+    let p = this.discovered.get(id) as Promise<T> | undefined;
+    if (!p) {
+      p = find();
+      // A failed discovery is not remembered: the next trace asks again.
+      p.catch(() => this.discovered.delete(id));
+      this.discovered.set(id, p);
+    }
+    return p;
+  }
+
+  /** How many informers the pool runs. */
+  size(): number {
+    return this.informers.size;
+  }
+
+  /** Stops every informer. */
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+function keyOf(k: PooledInformerKey): string {
+  return `${k.info.group}/${k.info.resource}/${k.namespace ?? ''}/${k.metadataOnly ? 'meta' : 'full'}`;
+}

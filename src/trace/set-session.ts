@@ -1,0 +1,389 @@
+/**
+ * A change of many objects, traced at once: a folder, a chart's `helm template` output, a
+ * kustomization. Every object is applied server-side in an order that works (apply-order.ts),
+ * and each is followed to its readiness by the command's readiness engine.
+ *
+ * Contract:
+ * - Steps run in apply order. Before a step's writes, its objects' kinds are resolved (a custom
+ *   resource's once its definition is Established) and their traces started, so that each trace's
+ *   baseline is taken before its write. A Namespace or a CustomResourceDefinition is waited for
+ *   (Active, Established) before the next step.
+ * - A built-in workload or a custom resource is traced (TraceSession), its chain hop by hop; any
+ *   other object is judged as the apply leaves it and, when it has a readiness (a claim Bound, a
+ *   load balancer's address), waited for. An object without readiness (a ConfigMap, RBAC) is
+ *   applied, and that is all.
+ * - The traces share their informers (informer-pool.ts): one per kind and namespace.
+ * - An object the server refuses is named with the server's reason; the rest go on.
+ * - One deadline for the set, `timeoutMs` from the first write. With `failFast`, the first object
+ *   that fails (Failed, or refused) ends the set: the traces stop and later steps are not applied.
+ * - Each object is said once as it is applied, each hop with its object as it comes, and each
+ *   object once when it settles (subscribe()).
+ */
+import { realClock, type Clock } from '../clock.js';
+import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
+import { ApiError, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
+import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
+import { chainInformer } from './chain-informers.js';
+import { isCustomResource } from './child-discovery.js';
+import { InformerPool } from './informer-pool.js';
+import { TraceSession } from './session.js';
+import { APPLY_FIELD_MANAGER } from './triggers.js';
+import type { TraceSnapshot } from './tracer.js';
+import type { TraceEvent } from './types.js';
+
+/** One object of the set, as read from its file. */
+export interface SetInput {
+  obj: KubeObject;
+  /** `app.yaml: document 2` */
+  source: string;
+}
+
+/** Where an object of the set stands. */
+export type MemberState =
+  /** Not written yet (a later step, or stopped by --fail-fast). */
+  | 'pending'
+  /** Written; its readiness not settled yet. */
+  | 'applied'
+  /** Ready: Current in the readiness engine's words. */
+  | 'ready'
+  /** Applied; its kind has no readiness to wait for (a ConfigMap, RBAC). */
+  | 'no-readiness'
+  | 'failed'
+  /** Not ready by the deadline. */
+  | 'not-ready'
+  /** The server refused it. */
+  | 'refused'
+  /** Stopped before it settled: an interrupt, or --fail-fast after another failed. */
+  | 'stopped';
+
+export interface SetMember {
+  /** Place in apply order, from 0. */
+  index: number;
+  source: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string | undefined;
+  name: string;
+  step: ApplyStep;
+  info?: ResourceInfo | undefined;
+  state: MemberState;
+  /** What the apply did. */
+  applied?: 'created' | 'configured' | 'unchanged' | undefined;
+  /** Our clock when its write was sent. */
+  appliedAt?: number | undefined;
+  /** Our clock when it was seen ready. */
+  readyAt?: number | undefined;
+  /** The readiness engine's last verdict on it. */
+  verdict?: Verdict | undefined;
+  /** Why it is not ready, refused or stopped, in one line. */
+  message?: string | undefined;
+  /** Its trace, for a workload or a custom resource. */
+  session?: TraceSession | undefined;
+}
+
+export type SetEvent =
+  | { type: 'applied'; member: SetMember; at: number }
+  | { type: 'refused'; member: SetMember; at: number }
+  | { type: 'trace'; member: SetMember; event: TraceEvent }
+  | { type: 'settled'; member: SetMember; at: number };
+
+export interface SetSessionOptions {
+  kube: Kube;
+  readiness: Readiness;
+  inputs: SetInput[];
+  /** Where an object without a namespace lands (the kubeconfig's, or -n). */
+  defaultNamespace: string;
+  timeoutMs: number;
+  syncTimeoutMs: number;
+  coalesceMs: number;
+  settleMs: number;
+  failFast: boolean;
+  signal: AbortSignal;
+  onInformerEvent?: (event: InformerEvent) => void;
+  clock?: Clock;
+}
+
+/** `deployment.apps/web`, as kubectl names what it applied. */
+export function memberLabel(m: Pick<SetMember, 'kind' | 'name' | 'info'>): string {
+  const singular = m.info?.singularName || m.kind.toLowerCase();
+  return `${singular}${m.info?.group ? `.${m.info.group}` : ''}/${m.name}`;
+}
+
+export class SetSession {
+  readonly members: SetMember[];
+  readonly clock: Clock;
+  private readonly pool: InformerPool;
+  private readonly controller = new AbortController();
+  private readonly listeners = new Set<(e: SetEvent) => void>();
+  private readonly settling: Promise<void>[] = [];
+  private readonly writer: ObjectWriter;
+  private firstWriteAt: number | undefined;
+  private stopped: string | undefined;
+  /** Each member's object as it is applied (its namespace filled in once its kind is resolved). */
+  private readonly manifests: Map<SetMember, KubeObject>;
+
+  constructor(private readonly o: SetSessionOptions) {
+    this.clock = o.clock ?? realClock;
+    this.writer = new ObjectWriter(o.kube.client);
+    const ordered = inApplyOrder(o.inputs, (i) => i.obj);
+    this.members = ordered.map((input, index) => ({
+      index,
+      source: input.source,
+      apiVersion: input.obj.apiVersion!,
+      kind: input.obj.kind!,
+      namespace: input.obj.metadata.namespace,
+      name: input.obj.metadata.name!,
+      step: applyStep(input.obj),
+      state: 'pending',
+    }));
+    this.manifests = new Map(this.members.map((m, i) => [m, ordered[i]!.obj]));
+    if (o.signal.aborted) this.controller.abort();
+    o.signal.addEventListener('abort', () => this.stop('interrupted'), { once: true });
+    this.pool = new InformerPool(
+      (k) => chainInformer(new ResourceListerWatcher(o.kube.client, k.info, { namespace: k.namespace, metadataOnly: k.metadataOnly }), this.clock),
+      (informers, options) => runUntilSynced(o.kube, informers, { ...options, ...(o.onInformerEvent ? { onEvent: o.onInformerEvent } : {}) }),
+      this.controller.signal,
+    );
+  }
+
+  subscribe(fn: (e: SetEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(e: SetEvent): void {
+    for (const fn of this.listeners) fn(e);
+  }
+
+  /** Our clock at the first write, once one was sent. */
+  get startedAt(): number | undefined {
+    return this.firstWriteAt;
+  }
+
+  /** How many informers the set runs: one per kind and namespace. */
+  informerCount(): number {
+    return this.pool.size();
+  }
+
+  /** Applies every step in order and resolves once every object settled, the deadline passed, or the set was stopped. */
+  async run(): Promise<void> {
+    let definitions = false;
+    for (const step of APPLY_STEPS) {
+      const members = this.members.filter((m) => m.step === step);
+      if (members.length === 0) continue;
+      if (this.stopped) break;
+      // Custom resources are resolved once their definitions are served.
+      if (definitions) this.o.kube.discovery.invalidate();
+      definitions = step === 'definitions';
+      await this.resolve(members);
+      // What judging these kinds needs (the CEL evaluator, for a kind the library has rules for) is loaded before any is judged.
+      await this.o.readiness.prepare(members.filter((m) => m.info).map((m) => ({ group: m.info!.group, kind: m.kind })));
+      await this.startTraces(members);
+      for (const m of members) {
+        if (this.stopped) break;
+        if (m.state === 'pending' && m.info) await this.apply(m);
+      }
+      // What lives in a Namespace, and the custom resources of a definition, wait for it.
+      if (step === 'namespaces' || step === 'definitions') await Promise.all(this.settling);
+    }
+    await Promise.all(this.settling);
+    this.pool.close();
+  }
+
+  /** Ends the set from outside (an interrupt): every object not settled is stopped. */
+  stop(why: string): void {
+    if (this.stopped) return;
+    this.stopped = why;
+    for (const m of this.members) {
+      if (m.session && m.state === 'applied') m.session.stop('interrupted', why);
+    }
+    this.controller.abort();
+  }
+
+  close(): void {
+    for (const m of this.members) m.session?.close();
+    this.pool.close();
+  }
+
+  /** The trace of each traced object, as it stands. */
+  snapshots(): Map<SetMember, TraceSnapshot> {
+    return new Map(this.members.filter((m) => m.session).map((m) => [m, m.session!.snapshot()]));
+  }
+
+  private async resolve(members: SetMember[]): Promise<void> {
+    for (const m of members) {
+      const info = await this.o.kube.discovery.forKind(m.apiVersion, m.kind);
+      if (!info) {
+        this.refuse(m, `the server does not serve ${m.kind} in ${m.apiVersion}`);
+        continue;
+      }
+      m.info = info;
+      m.namespace = info.namespaced ? (m.namespace ?? this.o.defaultNamespace) : undefined;
+      const manifest = this.manifests.get(m)!;
+      if (info.namespaced) this.manifests.set(m, { ...manifest, metadata: { ...manifest.metadata, namespace: m.namespace } });
+    }
+  }
+
+  /** Whether an object is traced hop by hop: a workload (its Pods), or a custom resource (its operator's chain). */
+  private traced(m: SetMember): boolean {
+    return m.info !== undefined && (m.step === 'workloads' || isCustomResource(m.info));
+  }
+
+  /** Starts the traces of a step's workloads and custom resources, their baselines taken before any write. */
+  private async startTraces(members: SetMember[]): Promise<void> {
+    const o = this.o;
+    const started = members
+      .filter((m) => m.state === 'pending' && this.traced(m))
+      .map(async (m) => {
+        const session = new TraceSession({
+          kube: o.kube,
+          target: { info: m.info!, namespace: m.namespace, name: m.name },
+          readiness: o.readiness,
+          coalesceMs: o.coalesceMs,
+          settleMs: o.settleMs,
+          stopWhenConverged: true,
+          trigger: { kind: 'apply', manifest: this.manifests.get(m)!, source: m.source },
+          timeoutMs: o.timeoutMs,
+          syncTimeoutMs: o.syncTimeoutMs,
+          signal: this.controller.signal,
+          pool: this.pool,
+          clock: this.clock,
+        });
+        m.session = session;
+        session.subscribe((event) => this.emit({ type: 'trace', member: m, event }));
+        await session.start();
+      });
+    await Promise.all(started);
+  }
+
+  private async apply(m: SetMember): Promise<void> {
+    this.firstWriteAt ??= this.clock.now();
+    const at = this.clock.now();
+    m.appliedAt = at;
+    try {
+      if (m.session) {
+        const remaining = Math.max(1, this.firstWriteAt + this.o.timeoutMs - at);
+        const trigger = await m.session.fire(remaining);
+        m.applied = trigger?.applied;
+        m.state = 'applied';
+        this.emit({ type: 'applied', member: m, at });
+        this.settling.push(this.traceSettled(m));
+        return;
+      }
+      const informer = this.informerOf(m);
+      await this.pool.sync([informer], { signal: this.controller.signal, timeoutMs: this.o.syncTimeoutMs, clock: this.clock });
+      const before = informer.getIndexer().getByKey(this.keyOf(m)) as KubeObject | undefined;
+      const written = await this.writer.apply(m.info!, m.namespace, m.name, this.manifests.get(m)!, APPLY_FIELD_MANAGER, this.controller.signal);
+      m.applied = !before ? 'created' : before.metadata.resourceVersion === written.metadata.resourceVersion ? 'unchanged' : 'configured';
+      m.state = 'applied';
+      this.emit({ type: 'applied', member: m, at });
+      this.settling.push(this.judged(m, informer, written));
+    } catch (err) {
+      if (this.controller.signal.aborted) return;
+      this.refuse(m, err instanceof ApiError ? err.message : (err as Error).message);
+    }
+  }
+
+  private refuse(m: SetMember, why: string): void {
+    m.state = 'refused';
+    m.message = why;
+    this.emit({ type: 'refused', member: m, at: this.clock.now() });
+    if (this.o.failFast) this.stop(`--fail-fast: ${memberLabel(m)} was refused`);
+  }
+
+  private keyOf(m: SetMember): string {
+    return m.namespace ? `${m.namespace}/${m.name}` : m.name;
+  }
+
+  /** The pool's informer for an object judged apart: whole objects, but a Secret's metadata only (its data is never cached). */
+  private informerOf(m: SetMember): SharedIndexInformer {
+    return this.pool.informer({ info: m.info!, namespace: m.namespace, metadataOnly: m.info!.group === '' && m.kind === 'Secret' });
+  }
+
+  /** A traced object settles when its trace ends; one the apply left unchanged is judged as it stands. */
+  private async traceSettled(m: SetMember): Promise<void> {
+    const snap = await m.session!.finish();
+    const converged = snap.hops.findLast((h) => h.kind === 'converged' || h.kind === 'failed');
+    switch (snap.outcome) {
+      case 'converged':
+        return this.settle(m, 'ready', { at: converged?.observedAt, message: snap.endMessage });
+      case 'failed':
+        return this.settle(m, 'failed', { at: converged?.observedAt, message: snap.endMessage });
+      case 'timeout':
+        return this.settle(m, 'not-ready', { message: snap.endMessage });
+      case 'deleted':
+        return this.settle(m, 'failed', { message: snap.endMessage });
+      case 'interrupted':
+        return this.settle(m, 'stopped', { message: this.stopped ?? snap.endMessage });
+      default: {
+        // Nothing to roll out (the apply changed nothing, or only metadata): it is as ready as it stands.
+        const informer = this.pool.informer({ info: m.info!, namespace: m.namespace, metadataOnly: false });
+        return this.judged(m, informer, undefined);
+      }
+    }
+  }
+
+  /**
+   * An object judged as it stands: the apply's answer first, then each version the informer
+   * receives, until it is settled (or has no readiness), the deadline passes or the set stops.
+   */
+  private judged(m: SetMember, informer: SharedIndexInformer, written: KubeObject | undefined): Promise<void> {
+    const r = this.o.readiness;
+    const verdictOf = (obj: KubeObject): Verdict => r.judge(obj, { kind: m.kind, apiVersion: m.apiVersion });
+    const decide = (obj: KubeObject | undefined): MemberState | undefined => {
+      if (!obj) return undefined;
+      if (!r.hasReadiness(obj, { kind: m.kind, apiVersion: m.apiVersion })) return 'no-readiness';
+      m.verdict = verdictOf(obj);
+      return isSettled(m.verdict) ? (m.verdict.status === 'Current' ? 'ready' : 'failed') : undefined;
+    };
+    // Ready as the apply left it: no time passed waiting for it.
+    const first = decide(written ?? (m.applied === 'unchanged' ? (informer.getIndexer().getByKey(this.keyOf(m)) as KubeObject | undefined) : undefined));
+    if (first) return Promise.resolve(this.settle(m, first, { at: m.appliedAt }));
+    return new Promise<void>((resolve) => {
+      const key = this.keyOf(m);
+      const done = (state: MemberState, message?: string): void => {
+        timer.stop();
+        this.controller.signal.removeEventListener('abort', onAbort);
+        void reg.remove();
+        this.settle(m, state, { message });
+        resolve();
+      };
+      const look = (obj: KubeObject): void => {
+        if (obj.metadata?.name !== m.name || m.state !== 'applied') return;
+        const state = decide(obj);
+        if (state) done(state);
+      };
+      const reg = informer.addEventHandler({ onAdd: look, onUpdate: (_o, obj) => look(obj) }, { name: 'set' });
+      const deadline = (this.firstWriteAt ?? this.clock.now()) + this.o.timeoutMs - this.clock.now();
+      const timer = this.clock.setTimer(Math.max(0, deadline), () =>
+        done('not-ready', `not ready within the timeout${m.verdict ? `: ${m.verdict.detail}` : ''}`),
+      );
+      const onAbort = (): void => done('stopped', this.stopped);
+      this.controller.signal.addEventListener('abort', onAbort, { once: true });
+      const cached = informer.getIndexer().getByKey(key) as KubeObject | undefined;
+      if (cached) look(cached);
+    });
+  }
+
+  private settle(m: SetMember, state: MemberState, o: { at?: number | undefined; message?: string | undefined }): void {
+    if (m.state !== 'applied') return;
+    m.state = state;
+    if (o.message) m.message = o.message;
+    if (state === 'ready') m.readyAt = o.at ?? this.clock.now();
+    if (m.session && !m.verdict) {
+      const obj = m.session.caches().target.store.getByKey(this.keyOf(m)) as KubeObject | undefined;
+      if (obj) m.verdict = this.o.readiness.judge(obj, { target: true, kind: m.kind });
+    }
+    this.emit({ type: 'settled', member: m, at: this.clock.now() });
+    if (this.o.failFast && state === 'failed') this.stop(`--fail-fast: ${memberLabel(m)} failed`);
+  }
+}
+
+/** The readiness engine's status word for a member: its verdict's, or what the set made of it. */
+export function memberStatus(m: SetMember): ReadinessStatus | 'None' | 'Refused' | 'Pending' {
+  if (m.state === 'refused') return 'Refused';
+  if (m.state === 'no-readiness') return 'None';
+  if (m.state === 'pending') return 'Pending';
+  return m.verdict?.status ?? (m.state === 'ready' ? 'Current' : 'InProgress');
+}

@@ -1,0 +1,153 @@
+/**
+ * A set of objects applied and traced at once, as every output shows it: one entry per object in
+ * apply order, and the set's figures. Pure functions over the set's members and their traces.
+ */
+import type { Diagnosis } from '../diagnose/index.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
+import { memberLabel, memberStatus, type MemberState, type SetMember } from '../trace/set-session.js';
+import { formatDuration } from '../util/duration.js';
+import { criticalPath } from './waterfall-view.js';
+
+export interface SetObjectView {
+  apiVersion: string;
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+  /** `deployment.apps/web` */
+  object: string;
+  /** The file and document it came from. */
+  source: string;
+  /** What the apply did: created, configured, unchanged; refused by the server; not applied (a later step, after a stop). */
+  apply: 'created' | 'configured' | 'unchanged' | 'refused' | 'not applied';
+  state: MemberState;
+  /** In the readiness engine's words (Current, InProgress, Failed, …); None for a kind without readiness. */
+  status: string;
+  /** The rule that decided, and what the status says. */
+  rule?: string | undefined;
+  detail?: string | undefined;
+  /** From its write to its readiness. */
+  readyMs?: number | undefined;
+  /** Hops its trace saw (a workload's or a custom resource's). */
+  hops?: number | undefined;
+  message?: string | undefined;
+  /** Where it is stuck, when it is not ready. */
+  diagnosis?: Diagnosis | undefined;
+}
+
+export interface SetSummary {
+  objects: number;
+  ready: number;
+  withoutReadiness: number;
+  notReady: number;
+  failed: number;
+  refused: number;
+  /** Stopped (an interrupt, --fail-fast) or never applied. */
+  stopped: number;
+  /** ready: every object is ready or has no readiness; failed: one failed or was refused; timeout; interrupted. */
+  outcome: 'ready' | 'failed' | 'timeout' | 'interrupted';
+  /** From the first write to the last object ready, when all are. */
+  allReadyMs?: number | undefined;
+  /** The object that took longest to be ready, and the critical path of its chain. */
+  slowest?: { object: string; readyMs: number; criticalPath: string[] } | undefined;
+  /** Each object not ready, with why (its diagnosis is in its entry). */
+  notReadyObjects: { object: string; status: string; message?: string | undefined }[];
+}
+
+export interface SetReport {
+  summary: SetSummary;
+  objects: SetObjectView[];
+}
+
+const readyMsOf = (m: SetMember): number | undefined =>
+  m.readyAt !== undefined && m.appliedAt !== undefined ? Math.max(0, m.readyAt - m.appliedAt) : undefined;
+
+export function setObjectView(m: SetMember, snap: TraceSnapshot | undefined, diagnosis: Diagnosis | undefined): SetObjectView {
+  const apply =
+    m.state === 'refused' ? 'refused' : m.state === 'pending' || (m.state === 'stopped' && !m.applied) ? 'not applied' : (m.applied ?? 'not applied');
+  return {
+    apiVersion: m.apiVersion,
+    kind: m.kind,
+    ...(m.namespace ? { namespace: m.namespace } : {}),
+    name: m.name,
+    object: memberLabel(m),
+    source: m.source,
+    apply,
+    state: m.state,
+    status: memberStatus(m),
+    ...(m.verdict ? { rule: m.verdict.rule, detail: m.verdict.detail } : {}),
+    ...(readyMsOf(m) !== undefined ? { readyMs: readyMsOf(m) } : {}),
+    ...(snap ? { hops: snap.hops.length } : {}),
+    ...(m.message ? { message: m.message } : {}),
+    ...(diagnosis ? { diagnosis } : {}),
+  };
+}
+
+/** The set's figures, from its members in apply order and the traces of those traced. */
+export function summariseSet(
+  members: readonly SetMember[],
+  snaps: ReadonlyMap<SetMember, TraceSnapshot>,
+  firstWriteAt: number | undefined,
+  interrupted: boolean,
+): SetSummary {
+  const count = (...states: MemberState[]): number => members.filter((m) => states.includes(m.state)).length;
+  const ready = count('ready');
+  const withoutReadiness = count('no-readiness');
+  const failed = count('failed');
+  const refused = count('refused');
+  const notReady = count('not-ready', 'applied');
+  const stopped = count('stopped', 'pending');
+  const outcome = failed + refused > 0 ? 'failed' : interrupted || stopped > 0 ? 'interrupted' : notReady > 0 ? 'timeout' : 'ready';
+  let slowest: SetMember | undefined;
+  for (const m of members) if ((readyMsOf(m) ?? 0) > (slowest ? readyMsOf(slowest)! : 0)) slowest = m;
+  const lastReady = Math.max(...members.map((m) => m.readyAt ?? -Infinity));
+  const snap = slowest ? snaps.get(slowest) : undefined;
+  return {
+    objects: members.length,
+    ready,
+    withoutReadiness,
+    notReady,
+    failed,
+    refused,
+    stopped,
+    outcome,
+    ...(outcome === 'ready' && firstWriteAt !== undefined && Number.isFinite(lastReady) ? { allReadyMs: Math.max(0, lastReady - firstWriteAt) } : {}),
+    ...(slowest
+      ? {
+          slowest: {
+            object: memberLabel(slowest),
+            readyMs: readyMsOf(slowest)!,
+            criticalPath: snap
+              ? criticalPath(snap.hops, snap.outcome).map(
+                  ({ hop, sincePreviousMs }) => `${hop.object.kind}/${hop.object.name} ${hop.kind} +${formatDuration(sincePreviousMs)}`,
+                )
+              : [],
+          },
+        }
+      : {}),
+    notReadyObjects: members
+      .filter((m) => !['ready', 'no-readiness'].includes(m.state))
+      .map((m) => ({ object: memberLabel(m), status: memberStatus(m), ...(m.message ? { message: m.message } : {}) })),
+  };
+}
+
+/** The summary in lines, as the text output and the TUI's footer say it. */
+export function setSummaryLines(s: SetSummary): string[] {
+  const parts = [
+    `${s.ready} ready`,
+    s.withoutReadiness ? `${s.withoutReadiness} without readiness` : '',
+    s.notReady ? `${s.notReady} not ready` : '',
+    s.failed ? `${s.failed} failed` : '',
+    s.refused ? `${s.refused} refused` : '',
+    s.stopped ? `${s.stopped} stopped` : '',
+  ].filter(Boolean);
+  const lines = [
+    `${s.objects} object${s.objects === 1 ? '' : 's'}: ${parts.join(', ')}${s.allReadyMs !== undefined ? `; all ready in ${formatDuration(s.allReadyMs)}` : ''}`,
+  ];
+  if (s.slowest) {
+    lines.push(
+      `slowest: ${s.slowest.object} ready in ${formatDuration(s.slowest.readyMs)}${s.slowest.criticalPath.length ? ` (critical path: ${s.slowest.criticalPath.join(' → ')})` : ''}`,
+    );
+  }
+  for (const n of s.notReadyObjects) lines.push(`not ready: ${n.object} ${n.status}${n.message ? `: ${n.message}` : ''}`);
+  return lines;
+}
