@@ -135,7 +135,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
     const diagnoses = await diagnoseSetMembers(kube, readiness, set.members, log);
     const interrupted = io.signal?.aborted === true;
     const report: SetReport = {
-      summary: summariseSet(set.members, snaps, set.startedAt, interrupted),
+      summary: { ...summariseSet(set.members, snaps, set.startedAt, interrupted), informers: set.informerCount() },
       objects: set.members.map((m) => setObjectView(m, snaps.get(m), diagnoses.get(m))),
     };
     sink.end(report);

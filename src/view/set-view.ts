@@ -51,6 +51,8 @@ export interface SetSummary {
   slowest?: { object: string; readyMs: number; criticalPath: string[] } | undefined;
   /** Each object not ready, with why (its diagnosis is in its entry). */
   notReadyObjects: { object: string; status: string; message?: string | undefined }[];
+  /** The informers the set ran, shared by its traces: one per kind and namespace. */
+  informers?: number | undefined;
 }
 
 export interface SetReport {

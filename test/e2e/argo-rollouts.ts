@@ -18,8 +18,8 @@ export const ROLLOUTS_LEASE = 'argo-rollouts-controller-lock';
 
 const CRD_FILES = ['rollout-crd.yaml', 'analysis-run-crd.yaml', 'analysis-template-crd.yaml', 'cluster-analysis-template-crd.yaml', 'experiment-crd.yaml'];
 
-/** Builds the controller (once), installs its CRDs, makes `ns` and starts `replicas` replicas; resolves once one leads. */
-export async function startArgoRollouts(kube: Kube, ns: string, replicas: number): Promise<{ ops: Operators; crds: string[] }> {
+/** Builds the controller (once), installs its CRDs (the module's own files: crdFiles), makes `ns` and starts `replicas` replicas; resolves once one leads. */
+export async function startArgoRollouts(kube: Kube, ns: string, replicas: number): Promise<{ ops: Operators; crds: string[]; crdFiles: string[] }> {
   const binary = await buildFixture(join(repoRoot, 'test', 'fixtures', 'argo-rollouts', 'build.sh'), "Argo Rollouts' controller");
   const crds: string[] = [];
   // It starts informers for all five kinds and waits for their caches to sync.
@@ -67,5 +67,5 @@ export async function startArgoRollouts(kube: Kube, ns: string, replicas: number
     );
   }
   await eventually('an Argo Rollouts replica to lead', () => ops.holder(kube), 60_000);
-  return { ops, crds };
+  return { ops, crds, crdFiles: CRD_FILES.map((f) => join(dirname(binary), f)) };
 }

@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream';
 import type { CommandIO } from '../../src/cli/io.js';
 import { runProgram, type ProgramFactory } from '../../src/cli/run.js';
+import type { ExitCode } from '../../src/exit-codes.js';
 
 export interface CliResult {
   code: number;
@@ -33,7 +34,10 @@ export function startCli(
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   const io: CommandIO = { stdout, stderr, env, signal };
-  const done = runProgram(factory, argv, io).then((code) => ({ code, stdout: out, stderr: err }));
+  // Lines corked in the last turn (ndjsonWriter) go out on the next tick, as a process's would before it exits.
+  const done = runProgram(factory, argv, io)
+    .then((code) => new Promise<ExitCode>((resolve) => setImmediate(() => resolve(code))))
+    .then((code) => ({ code, stdout: out, stderr: err }));
   return { stdout: () => out, stderr: () => err, done };
 }
 
