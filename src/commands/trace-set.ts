@@ -8,7 +8,8 @@
  * json/yaml: `{ summary, objects }` at the end.
  */
 import type { CommandIO } from '../cli/io.js';
-import { diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
+import { DEFAULT_GRACE_MS, diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
+import { diagnoseChain } from '../diagnose/chain.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
@@ -19,11 +20,14 @@ import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { setObjectView, setSummaryLines, summariseSet, type SetReport } from '../view/set-view.js';
 import { hopLine } from '../view/trace-view.js';
+import type { DiagnosisFeed } from '../tui/trace-app.js';
 
-export type SetOutput = 'table' | 'json' | 'yaml' | 'ndjson';
+export type SetOutput = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
 
 export interface SetPlan {
   output: SetOutput;
+  /** tui: leave the screen when the set ends. */
+  exitOnEnd: boolean;
   timeoutMs: number;
   syncTimeoutMs: number;
   coalesceMs: number;
@@ -105,7 +109,24 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
     case 'json':
     case 'yaml':
       return { event: () => undefined, end: (report) => void io.stdout.write(renderStructured(report, output)) };
+    case 'tui':
+      // The screen is gone by the end (it ran on the alternate screen): the summary, and where each object not ready is stuck.
+      return {
+        event: () => undefined,
+        end(report) {
+          for (const l of setSummaryLines(report.summary)) io.stderr.write(`${escapeTerminal(l)}\n`);
+          for (const o of report.objects) if (o.diagnosis) io.stderr.write(`${o.object}: ${diagnosisText(o.diagnosis)}`);
+        },
+      };
   }
+}
+
+/** The diagnosis of an object's chain on `d` in the TUI. */
+function diagnosesOf(kube: Kube, readiness: Readiness): (m: SetMember) => DiagnosisFeed {
+  return (m) => ({
+    diagnose: () => diagnoseChain(kube, m.session!.caches(), { info: m.info!, namespace: m.namespace, name: m.name }, { graceMs: DEFAULT_GRACE_MS, readiness }),
+    subscribe: () => () => undefined,
+  });
 }
 
 /** Applies and traces the set; resolves the exit code: 0 when every object is ready (or has no readiness), 1 otherwise. */
@@ -130,7 +151,13 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
   set.subscribe((e) => sink.event(e));
   log(`applying ${inputs.length} objects (server-side, field manager kubectl-informer-trace); timeout ${formatDuration(plan.timeoutMs)}`);
   try {
-    await set.run();
+    if (plan.output === 'tui') {
+      const running = set.run();
+      const { runSetTui } = await import('../tui/set-app.js');
+      const left = await runSetTui(set, running, io, { signal: io.signal, exitOnEnd: plan.exitOnEnd, diagnosesOf: diagnosesOf(kube, readiness) });
+      if (left !== 'ended') set.stop('interrupted');
+      await running;
+    } else await set.run();
     const snaps = set.snapshots();
     const diagnoses = await diagnoseSetMembers(kube, readiness, set.members, log);
     const interrupted = io.signal?.aborted === true;

@@ -341,14 +341,16 @@ export async function runTrace(
   }
 }
 
-const SET_OUTPUTS: readonly SetOutput[] = ['table', 'json', 'yaml', 'ndjson'];
+const SET_OUTPUTS: readonly SetOutput[] = ['tui', 'table', 'json', 'yaml', 'ndjson'];
 
 /** --apply of several objects: each applied in order and traced to its readiness, all at once. */
 async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], first: string | undefined): Promise<ExitCode> {
   if (first !== undefined) throw new UsageError(`-f holds ${objects.length} objects and every one is traced; leave out ${first}`);
-  const output = plan.output === 'tui' && !interactive(io) ? 'table' : plan.output;
-  if (!(SET_OUTPUTS as readonly string[]).includes(output === 'tui' ? 'table' : output))
-    throw new UsageError(`-o ${output} draws one trace; a set of ${objects.length} objects is shown as table, json, yaml or ndjson`);
+  const output = plan.output;
+  if (!(SET_OUTPUTS as readonly string[]).includes(output))
+    throw new UsageError(`-o ${output} draws one trace; a set of ${objects.length} objects is shown as tui, table, json, yaml or ndjson`, {
+      hint: 'the TUI opens the waterfall of each object with Enter, then w',
+    });
   for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, undefined, plan.connection.namespace);
   const readiness = await readinessFromFlags(plan.health, io.env);
   const kube = connect(plan.connection);
@@ -358,7 +360,8 @@ async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], fir
     readiness,
     objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` })),
     {
-      output: output === 'tui' ? 'table' : (output as SetOutput),
+      output: output as SetOutput,
+      exitOnEnd: plan.exitOnEnd,
       timeoutMs: plan.timeoutMs,
       syncTimeoutMs: plan.syncTimeoutMs,
       coalesceMs: plan.coalesceMs,

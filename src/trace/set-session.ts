@@ -74,6 +74,8 @@ export interface SetMember {
   appliedAt?: number | undefined;
   /** Our clock when it was seen ready. */
   readyAt?: number | undefined;
+  /** Our clock when it settled: ready, failed, not ready by the deadline, stopped. */
+  settledAt?: number | undefined;
   /** The readiness engine's last verdict on it. */
   verdict?: Verdict | undefined;
   /** Why it is not ready, refused or stopped, in one line. */
@@ -119,6 +121,7 @@ export class SetSession {
   private readonly settling: Promise<void>[] = [];
   private readonly writer: ObjectWriter;
   private firstWriteAt: number | undefined;
+  private endedAtMs: number | undefined;
   private stopped: string | undefined;
   /** Each member's object as it is applied (its namespace filled in once its kind is resolved). */
   private readonly manifests: Map<SetMember, KubeObject>;
@@ -156,6 +159,11 @@ export class SetSession {
     for (const fn of this.listeners) fn(e);
   }
 
+  /** Aborts when the set is stopped (an interrupt, --fail-fast) or closed. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
   /** Our clock at the first write, once one was sent. */
   get startedAt(): number | undefined {
     return this.firstWriteAt;
@@ -188,7 +196,13 @@ export class SetSession {
       if (step === 'namespaces' || step === 'definitions') await Promise.all(this.settling);
     }
     await Promise.all(this.settling);
+    this.endedAtMs = this.clock.now();
     this.pool.close();
+  }
+
+  /** Our clock when every object had settled (or the set stopped), once it has. */
+  get endedAt(): number | undefined {
+    return this.endedAtMs;
   }
 
   /** Ends the set from outside (an interrupt): every object not settled is stopped. */
@@ -371,6 +385,7 @@ export class SetSession {
     m.state = state;
     if (o.message) m.message = o.message;
     if (state === 'ready') m.readyAt = o.at ?? this.clock.now();
+    m.settledAt = this.clock.now();
     if (m.session && !m.verdict) {
       const obj = m.session.caches().target.store.getByKey(this.keyOf(m)) as KubeObject | undefined;
       if (obj) m.verdict = this.o.readiness.judge(obj, { target: true, kind: m.kind });

@@ -115,13 +115,25 @@ export function helpLines(own: readonly KeyHelp[]): string[] {
  */
 export function useKeys(
   handle: (press: Press) => void,
-  options: { editing: () => boolean; onExit?: ((reason: ExitReason) => void) | undefined; extra?: Readonly<Record<string, KeyAction>> },
+  options: {
+    editing: () => boolean;
+    onExit?: ((reason: ExitReason) => void) | undefined;
+    extra?: Readonly<Record<string, KeyAction>>;
+    /** A screen opened from another (an object's chain from a set's list): q goes back there instead of ending the app. */
+    onBack?: (() => void) | undefined;
+    /** False while a screen opened from this one has the keys. */
+    active?: boolean;
+  },
 ): void {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   useInput(
     (input, key) => {
       for (const press of pressesOf(input, key, options.extra)) {
+        if (press.action === 'quit' && options.onBack && !options.editing()) {
+          options.onBack();
+          return;
+        }
         if (press.action === 'interrupt' || (press.action === 'quit' && !options.editing())) {
           options.onExit?.(press.action === 'quit' ? 'quit' : 'interrupt');
           exit();
@@ -130,6 +142,6 @@ export function useKeys(
         handle(press);
       }
     },
-    { isActive: isRawModeSupported },
+    { isActive: isRawModeSupported && options.active !== false },
   );
 }

@@ -55,12 +55,14 @@ export interface TraceAppProps {
   metrics?: MetricsFeed | undefined;
   /** Diagnoses: on `d`, and those the trace pushes (a stall, the timeout). */
   diagnoses?: DiagnosisFeed | undefined;
+  /** Opened from another screen (a set's list): q goes back there; Ctrl+C still quits. */
+  onBack?: (() => void) | undefined;
   /** Fixed size (tests); default the terminal's, re-read on resize. */
   width?: number;
   height?: number;
 }
 
-export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnoses, width, height }: TraceAppProps): React.JSX.Element {
+export function TraceApp({ source, onQuit, onBack, clockNow = Date.now, metrics, diagnoses, width, height }: TraceAppProps): React.JSX.Element {
   const { width: w, height: h } = useSize(width, height);
   const [state, setState] = useState(() => initialScreen<Pane>('timeline', ['timeline']));
   const [main, setMain] = useState<MainView>('timeline');
@@ -166,7 +168,7 @@ export function TraceApp({ source, onQuit, clockNow = Date.now, metrics, diagnos
     };
     update(reduceScreen(s, press, ctx));
   };
-  useKeys(handle, { editing: () => current.current.state.editing, onExit: onQuit, extra: { w: 'waterfall', d: 'diagnose' } });
+  useKeys(handle, { editing: () => current.current.state.editing, onExit: onQuit, onBack, extra: { w: 'waterfall', d: 'diagnose' } });
 
   return (
     <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />

@@ -27,7 +27,8 @@ export type KeyAction =
   /** Keys a single TUI adds. */
   | 'waterfall'
   | 'diagnose'
-  | 'toggleIdle';
+  | 'toggleIdle'
+  | 'sort';
 
 export interface ListNav {
   /** Key of the selected line; undefined before anything was selected. */

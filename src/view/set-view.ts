@@ -153,3 +153,90 @@ export function setSummaryLines(s: SetSummary): string[] {
   for (const n of s.notReadyObjects) lines.push(`not ready: ${n.object} ${n.status}${n.message ? `: ${n.message}` : ''}`);
   return lines;
 }
+
+/** The order of the TUI's list: as applied, or the slowest first (ready or not, the longest since its write). */
+export type SetOrder = 'apply' | 'slowest';
+
+/** One line of the TUI's list of objects (a Row of the TUI's frame). */
+export interface SetRow {
+  key: string;
+  text: string;
+  color?: string | undefined;
+  dim?: boolean | undefined;
+}
+
+const STATE_WORD: Record<MemberState, { word: string; color?: string; dim?: boolean }> = {
+  pending: { word: 'pending', dim: true },
+  applied: { word: 'waiting', color: 'cyan' },
+  ready: { word: 'ready', color: 'green' },
+  'no-readiness': { word: 'applied', dim: true },
+  failed: { word: 'FAILED', color: 'red' },
+  'not-ready': { word: 'NOT READY', color: 'yellow' },
+  refused: { word: 'REFUSED', color: 'red' },
+  stopped: { word: 'stopped', color: 'yellow' },
+};
+
+/** How long an object took to be ready, or has waited so far. */
+function waitedMs(m: SetMember, now: number): number | undefined {
+  if (m.appliedAt === undefined || m.state === 'no-readiness' || m.state === 'refused') return undefined;
+  const until = m.readyAt ?? m.settledAt ?? (m.state === 'applied' ? now : undefined);
+  return until === undefined ? undefined : until - m.appliedAt;
+}
+
+const cut = (s: string, n: number): string => (s.length <= n ? s.padEnd(n) : `${s.slice(0, Math.max(0, n - 1))}…`);
+
+/** The list's column heads, as wide as its rows. */
+export function setHead(width: number): string {
+  return cut(`${'STATUS'.padEnd(10)}${'OBJECT'.padEnd(objectWidth(width) + 1)}${'APPLY'.padEnd(11)}${'TIME'.padEnd(9)}RULE`, width);
+}
+
+const objectWidth = (width: number): number => Math.max(16, Math.min(48, Math.floor(width * 0.38)));
+
+/** The TUI's list: a row per object, in apply order or the slowest first, filtered by `matches`. */
+export function setRows(members: readonly SetMember[], now: number, order: SetOrder, width: number, matches: (fields: string[]) => boolean): SetRow[] {
+  const shown = members.filter((m) => matches([memberLabel(m), m.namespace ?? '', m.state, m.verdict?.rule ?? '']));
+  if (order === 'slowest') shown.sort((a, b) => (waitedMs(b, now) ?? -1) - (waitedMs(a, now) ?? -1) || a.index - b.index);
+  const ow = objectWidth(width);
+  return shown.map((m) => {
+    const s = STATE_WORD[m.state];
+    const waited = waitedMs(m, now);
+    const time = waited === undefined ? '' : formatDuration(waited);
+    const apply = m.state === 'refused' ? 'refused' : (m.applied ?? '');
+    const rule = m.verdict ? `${m.verdict.rule}: ${m.verdict.detail}` : (m.message ?? '');
+    return {
+      key: String(m.index),
+      text: cut(`${s.word.padEnd(10)}${cut(memberLabel(m), ow)} ${apply.padEnd(11)}${time.padEnd(9)}${rule}`, width),
+      color: s.color,
+      dim: s.dim,
+    };
+  });
+}
+
+/** The header's figures: `12 objects · 8 ready · 1 not ready · 3 waiting`. */
+export function setCounts(members: readonly SetMember[]): string {
+  const n = (state: MemberState): number => members.filter((m) => m.state === state).length;
+  const parts = [
+    `${members.length} objects`,
+    `${n('ready')} ready`,
+    n('no-readiness') ? `${n('no-readiness')} without readiness` : '',
+    n('applied') ? `${n('applied')} waiting` : '',
+    n('pending') ? `${n('pending')} to apply` : '',
+    n('not-ready') ? `${n('not-ready')} not ready` : '',
+    n('failed') ? `${n('failed')} failed` : '',
+    n('refused') ? `${n('refused')} refused` : '',
+    n('stopped') ? `${n('stopped')} stopped` : '',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** The detail of an object without a chain to open (a ConfigMap, a refused object). */
+export function memberDetail(m: SetMember): string[] {
+  return [
+    `object:  ${memberLabel(m)}${m.namespace ? ` in ${m.namespace}` : ''}`,
+    `from:    ${m.source}`,
+    `apply:   ${m.state === 'refused' ? 'refused by the server' : (m.applied ?? 'not applied')}`,
+    `status:  ${memberStatus(m)}${m.verdict ? ` (rule: ${m.verdict.rule}${m.verdict.source ? `, ${m.verdict.source}` : ''})` : ''}`,
+    ...(m.verdict ? [`says:    ${m.verdict.detail}`] : []),
+    ...(m.message ? [`why:     ${m.message}`] : []),
+  ];
+}

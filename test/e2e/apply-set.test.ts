@@ -15,6 +15,7 @@ import type { SetReport } from '../../src/view/set-view.js';
 import { startArgoRollouts } from './argo-rollouts.js';
 import { adminKube, cluster, deleteNamespace, deploymentManifest, eventually, ndjsonLines, runCli, uniqueName } from './helpers.js';
 import { tearDownOperator, type StartedOperator } from './operators.js';
+import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
 
 const kube = adminKube();
 const dir = mkdtempSync(join(tmpdir(), 'it-set-'));
@@ -66,7 +67,7 @@ describe('--apply -f DIR: a release of plain objects', () => {
   });
 
   it('applies every object in an order that works, traces each to its readiness, and names the one that cannot be scheduled with its broken link', async () => {
-    const r = await runCli(createInformerTraceProgram, ['--apply', '-f', app, '--timeout', '45s', '-o', 'json', ...kubeconfig], { env: cliEnv });
+    const r = await runCli(createInformerTraceProgram, ['--apply', '-f', app, '--timeout', '25s', '-o', 'json', ...kubeconfig], { env: cliEnv });
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as SetReport;
@@ -236,6 +237,72 @@ describe('--apply -f DIR: an operator nobody here wrote, from its own manifests,
       });
       expect(phase).toBe('Healthy');
     }
+  });
+});
+
+describe('--apply -f DIR on a terminal: 50 objects', () => {
+  const ns = uniqueName('it-set-tui');
+  const folder = join(dir, 'fifty');
+  const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+  beforeAll(() => {
+    if (!tmuxInstalled()) throw new Error('the TUI end-to-end tests need tmux on PATH (apt-get install -y tmux)');
+    const objects: Record<string, unknown>[] = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }];
+    for (let i = 0; i < 24; i++) {
+      const name = `web-${String(i).padStart(2, '0')}`;
+      objects.push(deployment(ns, name, 1 + (i % 2)));
+      objects.push(inNs(ns, { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }] } }));
+    }
+    objects.push(inNs(ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { a: 'b' } }));
+    writeObjects(folder, 'all.yaml', objects);
+  });
+
+  afterAll(async () => {
+    closeTerminals();
+    await deleteNamespace(kube, ns);
+  });
+
+  it('lists every object at 80x24 and 160x45, sorts, opens a chain and comes back, and leaves one summary and a clean terminal', async () => {
+    const t = Terminal.start('set', 80, 24, ['bin/kubectl-informer_trace', '--apply', '-f', folder, '--timeout', '120s', '-o', 'tui']);
+    const header = 'apply 50 objects';
+    await t.waitFor('─ Objects · in apply order');
+    expect(t.modes()).toEqual({ alternate: true, cursor: false });
+    t.expectFits(header);
+    // Every object settles: the header says done, and nothing waits.
+    let s = await t.waitFor(/ · done/, 120_000);
+    expect(s.split('\n')[0]).toMatch(/^apply 50 objects · 25 ready · 25 without readiness · \+\S+ · done/);
+    t.expectFits(header);
+    // The slowest first: the list's first row is a Deployment that took longest.
+    t.keys('s');
+    s = await t.waitFor('─ Objects · slowest first');
+    const rows = s.split('\n').filter((l) => /^(ready|applied|waiting) /.test(l));
+    expect(rows[0]).toMatch(/^ready +deployment\.apps\/web-\d\d /);
+    // Enter opens that Deployment's chain in the trace's view; q comes back to the list.
+    t.keys('Enter');
+    s = await t.waitFor('─ Timeline ·');
+    expect(s.split('\n')[0]).toMatch(new RegExp(`^Deployment/web-\\d\\d in ${ns}`));
+    t.keys('q');
+    await t.waitFor('─ Objects · slowest first');
+    t.expectFits(header);
+
+    t.resize(160, 45);
+    await t.waitFor((screen) => screen.split('\n').some((l) => l.startsWith('─ Objects') && [...l].length > 100));
+    expect(t.size()).toEqual({ width: 160, height: 45 });
+    t.expectFits(header);
+    s = t.screen().join('\n');
+    // Taller: more of the 50 rows, still within the screen.
+    expect(s.split('\n').filter((l) => /^(ready|applied) /.test(l)).length).toBeGreaterThan(30);
+    t.resize(80, 24);
+    await t.waitFor((screen) => screen.split('\n').every((l) => [...l].length <= 80) && screen.split('\n')[0]!.includes(header));
+    t.expectFits(header);
+
+    t.keys('q');
+    await t.waitFor(/^EXIT \d+/m);
+    expect(t.screen().join('\n')).toMatch(/^EXIT 0$/m);
+    expect(t.modes()).toEqual({ alternate: false, cursor: true });
+    const history = t.history();
+    expect(count(history, '─ Objects')).toBe(0);
+    expect(count(history, '50 objects: 25 ready, 25 without readiness; all ready in')).toBe(1);
   });
 });
 
