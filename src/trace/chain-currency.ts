@@ -20,7 +20,7 @@
  * - The Events informer is not waited for: Events are attached as they come, late ones too.
  */
 import type { Clock, Timer } from '../clock.js';
-import { caughtUpWith, errorMessage, listNow, type ServerState } from '../informer/index.js';
+import { caughtUpWith, errorMessage, listNow, type ServerState, type SharedIndexInformer } from '../informer/index.js';
 import type { ChildInformer } from './chain-informers.js';
 
 export const LIST_CONCURRENCY = 4;
@@ -35,6 +35,11 @@ export interface ChainCurrencyOptions {
   recheck: () => void;
   /** One line for the trace's notes. */
   note: (level: 'info' | 'warning', message: string) => void;
+  /**
+   * A consistent List of an informer's collection started at `since` or later: listNow unless the
+   * informers are shared with other traces, whose Lists are shared too (InformerPool.serverState).
+   */
+  list?: (informer: SharedIndexInformer, since: number, signal: AbortSignal) => Promise<ServerState>;
 }
 
 interface Entry {
@@ -50,6 +55,8 @@ export class ChainCurrency {
   private listedAt: number | undefined;
   private saidFailure = false;
   private closed = false;
+  /** When check() was first asked: the Lists must be made from then on. */
+  private since = 0;
 
   constructor(
     private readonly children: () => ChildInformer[],
@@ -59,6 +66,7 @@ export class ChainCurrency {
   /** Whether every child informer has caught up with the server (see the module comment); starts the Lists the first time. */
   check(): boolean {
     if (!this.entries) {
+      this.since = this.options.clock.now();
       this.entries = this.children().map((child) => ({ child, server: undefined }));
       void this.listAll(this.entries);
       return this.entries.length === 0;
@@ -106,7 +114,7 @@ export class ChainCurrency {
     const { signal, clock } = this.options;
     while (!this.closed && !signal.aborted) {
       try {
-        entry.server = await listNow(entry.child.informer, { signal });
+        entry.server = this.options.list ? await this.options.list(entry.child.informer, this.since, signal) : await listNow(entry.child.informer, { signal });
         return;
       } catch (err) {
         if (signal.aborted || this.closed) return;

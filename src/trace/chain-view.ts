@@ -107,6 +107,11 @@ export class ChainView {
     return out;
   }
 
+  /** Whether `uid` is of the chain below the target as the last view left it. */
+  has(uid: string): boolean {
+    return this.members.has(uid);
+  }
+
   /** The uids of the chain below the target as the last view left it. */
   memberUids(): string[] {
     return [...this.members.keys()];

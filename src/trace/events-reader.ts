@@ -29,12 +29,20 @@ export interface RegardingEvent {
   event: TraceEventRef;
 }
 
+/** The object an Event is about, as the Event names it. */
+export interface EventRegarding {
+  uid?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+}
+
 interface EventObject extends KubeObject {
   reason?: string;
   note?: string;
   eventTime?: string;
   series?: { count?: number; lastObservedTime?: string };
-  regarding?: { uid?: string; kind?: string; name?: string };
+  regarding?: EventRegarding;
   reportingController?: string;
   deprecatedLastTimestamp?: string;
   deprecatedCount?: number;
@@ -156,16 +164,21 @@ export class EventsReader {
   private readonly readVersion = new Map<string, string>();
   readonly budget: EventBudget;
 
-  /** `onNews` is called for every Event version delivered: a read is due. */
+  /**
+   * `onNews` is called for every Event version delivered: a read is due. `accepts`, given, keeps
+   * only the Events it accepts (an informer shared with other traces holds theirs too).
+   */
   constructor(
     readonly info: ResourceInfo,
     readonly informer: SharedIndexInformer,
     onNews: () => void,
     bounds: EventBounds = DEFAULT_EVENT_BOUNDS,
     private readonly now: () => number = Date.now,
+    accepts?: (regarding: EventRegarding) => boolean,
   ) {
     this.budget = new EventBudget(bounds);
     const received = (obj: KubeObject): void => {
+      if (accepts && !accepts((obj as EventObject).regarding ?? {})) return;
       this.received++;
       this.unread.set(obj.metadata.uid || obj, obj);
       onNews();

@@ -13,7 +13,7 @@
  * - What discovery finds for the children of a kind the tool does not know is found once per kind
  *   and namespace (discover()).
  */
-import type { SharedIndexInformer, SyncOptions } from '../informer/index.js';
+import { listNow, type ServerState, type SharedIndexInformer, type SyncOptions } from '../informer/index.js';
 import type { ResourceInfo } from '../kube/index.js';
 
 export interface PooledInformerKey {
@@ -25,6 +25,8 @@ export interface PooledInformerKey {
 export class InformerPool {
   private readonly informers = new Map<string, SharedIndexInformer>();
   private readonly discovered = new Map<string, Promise<unknown>>();
+  /** Per informer, the last consistent List made of its collection, and when it was started. */
+  private readonly lists = new Map<SharedIndexInformer, { startedAt: number; state: Promise<ServerState> }>();
   private readonly controller = new AbortController();
 
   /**
@@ -57,6 +59,21 @@ export class InformerPool {
 
   /** Starts the informers not running yet and resolves once all of `informers` synced. */
   sync = (informers: SharedIndexInformer[], options: SyncOptions): Promise<void> => this.run(informers, { ...options, signal: this.controller.signal });
+
+  /**
+   * A consistent List of `informer`'s collection started at `since` or later (chain-currency.ts):
+   * the one made for another trace when it is recent enough, else a new one. Many traces that end
+   * about together share one List per informer, not one each.
+   */
+  serverState(informer: SharedIndexInformer, since: number, now: () => number): Promise<ServerState> {
+    const last = this.lists.get(informer);
+    if (last && last.startedAt >= since) return last.state;
+    // Under the pool's signal: a trace that ends does not cut the List short for the others.
+    const entry = { startedAt: now(), state: listNow(informer, { signal: this.controller.signal }) };
+    entry.state.catch(() => this.lists.get(informer) === entry && this.lists.delete(informer));
+    this.lists.set(informer, entry);
+    return entry.state;
+  }
 
   /** What `find` resolves to for one kind and namespace, asked once. */
   discover<T>(info: ResourceInfo, namespace: string | undefined, find: () => Promise<T>): Promise<T> {

@@ -29,7 +29,7 @@ import { ChainInformers, isKnownKind, type ChildInformer, type ListerWatcherFact
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
 import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
-import { EventsReader } from './events-reader.js';
+import { EventsReader, type EventRegarding } from './events-reader.js';
 import type { InformerPool } from './informer-pool.js';
 import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
@@ -264,8 +264,8 @@ export class Tracer {
       const reg = child.informer.addEventHandler(
         {
           onAdd: (obj, _initial, n) => {
-            this.firstReceived(obj, n.receivedAt);
             if (!concerns(obj)) return;
+            this.firstReceived(obj, n.receivedAt);
             this.chain.touch(child, obj);
             this.add(TARGET_KEY);
           },
@@ -320,7 +320,23 @@ export class Tracer {
       () => this.add(EVENTS_KEY),
       undefined,
       () => this.clock.now(),
+      this.pool ? (regarding) => this.aboutChain(regarding) : undefined,
     );
+  }
+
+  /**
+   * Whether an Event may be about this trace's chain (a shared Events informer holds the whole
+   * namespace's): about the target or a member, or about an object in a child informer's cache that
+   * the chain owns; kept too when its object is not in the cache yet.
+   */
+  private aboutChain(r: EventRegarding): boolean {
+    if (!r.uid) return true;
+    if (r.uid === this.targetUid || this.deletions.has(r.uid) || this.chain.has(r.uid)) return true;
+    if (r.kind === this.target.info.kind && r.name === this.target.name) return true;
+    const child = this.chainInformers.children.find((c) => c.info.kind === r.kind);
+    if (!child) return false;
+    const obj = child.informer.getIndexer().getByKey(r.namespace ? `${r.namespace}/${r.name}` : (r.name ?? '')) as KubeObject | undefined;
+    return !obj || obj.metadata.uid !== r.uid || this.chain.concerns(obj);
   }
 
   /**
@@ -557,6 +573,7 @@ export class Tracer {
       signal: this.runSignal ?? new AbortController().signal,
       recheck: () => this.add(TARGET_KEY),
       note: (level, message) => this.emit({ type: 'note', at: this.clock.now(), level, message }),
+      ...(this.pool ? { list: (informer, since) => this.pool!.serverState(informer, since, () => this.clock.now()) } : {}),
     });
     return this.currency.check() && !this.pendingSince.has(TARGET_KEY);
   }

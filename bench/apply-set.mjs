@@ -1,0 +1,242 @@
+// A release of 400 objects applied and followed until all are ready, beside `kubectl apply` and
+// `kubectl wait` (BENCHMARKS.md, "A release of 400 objects").
+//
+//   npm run build && node bench/apply-set.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--json FILE] [--verbose]
+//
+// The set: 100 Deployments (1 replica each), each with a Service and a ConfigMap, and 100 Widgets
+// (fixtures.informer-trace.dev/v1), the custom resource of the widget operator
+// (test/fixtures/widget-operator, controller-runtime, built from the module proxy once and cached),
+// which makes a ConfigMap and a 1-replica Deployment for each and writes its Ready condition as that
+// Deployment becomes available. In all, 400 objects written and 200 Deployments, 200 Pods made.
+//
+// Each repetition, for each variant in turn (order rotated each repetition): a fresh namespace, the
+// operator started there as a process and leading (not measured), then the variant under
+// /usr/bin/time (peak RSS, %M), timed from spawn to exit:
+//   - ours: `kubectl informer-trace --apply -f DIR -o json` (bin/, as installed): every object
+//     applied server-side in order and traced to its readiness; its own figure "all ready" (first
+//     write to the last object ready) read from its JSON;
+//   - kubectl: `kubectl apply --server-side -f DIR`, then `kubectl wait --for=condition=Available
+//     deployment --all` and `kubectl wait --for=condition=Ready widgets --all`, one after the
+//     other (what a deploy job runs); its peak RSS is the largest of the three processes'.
+// Both end when every Deployment is Available and every Widget Ready. The namespace and the
+// operator are removed after each run; the CRD at the end.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../dist/kube/index.js';
+import { parseArgs } from './clients/common.mjs';
+import { fmtNum, fmtRatio, markdownTable, median } from './lib/stats.mjs';
+import { findKubectl } from './startup.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const TIME = '/usr/bin/time';
+const SETS = 100;
+const GROUP = 'fixtures.informer-trace.dev';
+const TIMEOUT = '5m';
+
+const args = parseArgs(process.argv.slice(2));
+const kubeconfig = args.kubeconfig ?? process.env.KUBECONFIG;
+if (!kubeconfig) throw new Error('--kubeconfig FILE (or KUBECONFIG) is needed');
+const reps = Number(args.reps ?? 3);
+const kubectl = findKubectl(args.kubectl);
+const verbose = args.verbose === true || args.verbose === 'true';
+const log = (line) => process.stderr.write(`${line}\n`);
+const kube = connect({ kubeconfig });
+
+/** The operator's binary, built once (cached by version). */
+function operatorBinary() {
+  const out = execFileSync('bash', [join(root, 'test', 'fixtures', 'widget-operator', 'build.sh')], { encoding: 'utf8' });
+  return out.trim().split('\n').pop();
+}
+
+async function installCrd() {
+  const file = join(root, 'test', 'fixtures', 'widget-operator', 'crd.yaml');
+  execFileSync(kubectl, ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', file], { stdio: verbose ? 'inherit' : 'ignore' });
+  execFileSync(kubectl, ['--kubeconfig', kubeconfig, 'wait', '--for=condition=Established', `crd/widgets.${GROUP}`, '--timeout=60s'], {
+    stdio: verbose ? 'inherit' : 'ignore',
+  });
+}
+
+/** The set's objects in `ns`, as one multi-document YAML file per kind (a chart's templates, rendered). */
+function writeSet(dir, ns) {
+  const docs = { deployments: [], services: [], configmaps: [], widgets: [] };
+  for (let i = 0; i < SETS; i++) {
+    const name = `app-${String(i).padStart(3, '0')}`;
+    docs.deployments.push({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: ns },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.invalid/app:1' }] } },
+      },
+    });
+    docs.services.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { selector: { app: name }, ports: [{ port: 80 }] } });
+    docs.configmaps.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-settings`, namespace: ns }, data: { mode: 'fast' } });
+    docs.widgets.push({
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: `w-${String(i).padStart(3, '0')}`, namespace: ns },
+      spec: { replicas: 1, message: name },
+    });
+  }
+  for (const [kind, list] of Object.entries(docs)) writeFileSync(join(dir, `${kind}.yaml`), list.map((o) => JSON.stringify(o)).join('\n---\n'));
+}
+
+/** Runs argv under /usr/bin/time; resolves with its wall time, peak RSS (MiB), exit code and stdout. */
+function timed(argv) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(TIME, ['-f', 'PEAK_RSS_KB=%M', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - started;
+      const rss = Number(/PEAK_RSS_KB=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
+      if (verbose) process.stderr.write(err.replace(/^/gm, `  ${argv[0].split('/').pop()}: `));
+      resolve({ wallMs, rssMiB: rss, code, stdout: out, stderr: err });
+    });
+  });
+}
+
+async function startOperator(binary, ns) {
+  const child = spawn(
+    binary,
+    ['--kubeconfig', kubeconfig, '--namespace', ns, '--metrics-bind-address', '127.0.0.1:0', '--leader-election-id', 'widget-operator'],
+    {
+      stdio: ['ignore', 'ignore', verbose ? 'inherit' : 'ignore'],
+    },
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const lease = await kube.client.json(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/widget-operator`).catch(() => undefined);
+    if (lease?.spec?.holderIdentity) return child;
+    if (Date.now() > deadline) throw new Error('the widget operator did not lead within 60s');
+    await sleep(200);
+  }
+}
+
+async function withNamespace(ns, fn) {
+  await kube.client.json('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  for (let i = 0; ; i++) {
+    const sa = await kube.client.json(`/api/v1/namespaces/${ns}/serviceaccounts/default`).catch(() => undefined);
+    if (sa) break;
+    if (i > 300) throw new Error('no default ServiceAccount');
+    await sleep(100);
+  }
+  try {
+    return await fn();
+  } finally {
+    await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
+  }
+}
+
+const variants = {
+  async ours(dir) {
+    const r = await timed([join(root, 'bin', 'kubectl-informer_trace'), '--apply', '-f', dir, '-o', 'json', '--timeout', TIMEOUT, '--kubeconfig', kubeconfig]);
+    if (r.code !== 0) throw new Error(`ours exited ${r.code}: ${r.stderr.slice(-2000)}`);
+    const report = JSON.parse(r.stdout);
+    if (report.summary.outcome !== 'ready') throw new Error(`ours: ${report.summary.outcome}`);
+    return { wallMs: r.wallMs, rssMiB: r.rssMiB, allReadyMs: report.summary.allReadyMs, informers: report.summary.informers };
+  },
+  async kubectl(dir, ns) {
+    const k = ['--kubeconfig', kubeconfig, '-n', ns];
+    const steps = [
+      [kubectl, ...k, 'apply', '--server-side', '-f', dir],
+      [kubectl, ...k, 'wait', '--for=condition=Available', 'deployment', '--all', `--timeout=${TIMEOUT}`],
+      [kubectl, ...k, 'wait', '--for=condition=Ready', `widgets.${GROUP}`, '--all', `--timeout=${TIMEOUT}`],
+    ];
+    let wallMs = 0;
+    let rssMiB = 0;
+    for (const argv of steps) {
+      const r = await timed(argv);
+      if (r.code !== 0) throw new Error(`${argv.slice(3, 5).join(' ')} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+      wallMs += r.wallMs;
+      rssMiB = Math.max(rssMiB, r.rssMiB);
+    }
+    return { wallMs, rssMiB };
+  },
+};
+
+async function main() {
+  const binary = operatorBinary();
+  await installCrd();
+  const names = Object.keys(variants);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  const work = mkdtempSync(join(tmpdir(), 'bench-set-'));
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      const order = names.map((_, i) => names[(i + rep) % names.length]);
+      for (const name of order) {
+        const ns = `bench-set-${name}-${rep}-${Date.now().toString(36)}`;
+        const dir = join(work, ns);
+        execFileSync('mkdir', ['-p', dir]);
+        writeSet(dir, ns);
+        await withNamespace(ns, async () => {
+          const op = await startOperator(binary, ns);
+          try {
+            await sleep(2_000);
+            const s = await variants[name](dir, ns);
+            samples[name].push(s);
+            log(
+              `rep ${rep + 1} ${name}: ${fmtNum(s.wallMs / 1000, 2)} s wall${s.allReadyMs ? `, all ready ${fmtNum(s.allReadyMs / 1000, 2)} s after the first write` : ''}, peak RSS ${fmtNum(s.rssMiB, 0)} MiB (load ${loadavg()[0].toFixed(2)})`,
+            );
+          } finally {
+            op.kill('SIGTERM');
+          }
+        });
+        await sleep(3_000);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const med = (n, f) => median(samples[n].map(f));
+  const kubectlWall = med('kubectl', (s) => s.wallMs);
+  const rows = [
+    [
+      'ours: apply and trace every object',
+      `${fmtNum(med('ours', (s) => s.wallMs) / 1000, 2)} s`,
+      fmtRatio(med('ours', (s) => s.wallMs) / kubectlWall),
+      `${fmtNum(
+        med('ours', (s) => s.rssMiB),
+        0,
+      )} MiB`,
+    ],
+    [
+      'kubectl apply, then kubectl wait ×2',
+      `${fmtNum(kubectlWall / 1000, 2)} s`,
+      '1.00x',
+      `${fmtNum(
+        med('kubectl', (s) => s.rssMiB),
+        0,
+      )} MiB`,
+    ],
+  ];
+  const table = markdownTable(['variant (spawn to exit, median)', 'wall', '÷ kubectl', 'peak RSS'], rows);
+  const result = {
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30) },
+    reps,
+    samples,
+    oursAllReadyMs: med('ours', (s) => s.allReadyMs),
+    informers: samples.ours[0]?.informers,
+  };
+  process.stdout.write(
+    `${table}\nours, first write to all ready (its own figure): ${fmtNum(result.oursAllReadyMs / 1000, 2)} s; informers: ${result.informers}\n`,
+  );
+  if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});
