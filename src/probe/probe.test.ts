@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { connect, type ResourceInfo } from '../kube/index.js';
+import { connect } from '../kube/index.js';
 import { parseExposition } from '../metrics/parse.js';
 import { startLoopbackServer } from '../../tools/testing/http-server.js';
 import { ProbeMetrics } from './metrics.js';
 import { Probe } from './probe.js';
 import { createReadiness } from '../readiness/index.js';
+import { DEPLOYMENTS } from '../../tools/testing/set-member.js';
 
 const readiness = await createReadiness();
-
-const DEPLOYMENTS: ResourceInfo = {
-  group: 'apps',
-  version: 'v1',
-  resource: 'deployments',
-  kind: 'Deployment',
-  namespaced: true,
-  shortNames: ['deploy'],
-  singularName: 'deployment',
-  verbs: ['get', 'list', 'watch', 'create', 'patch'],
-};
 
 describe('Probe', () => {
   it('counts a round the API server could not answer as failed, goes on with the next, and stops promptly when told to', async () => {

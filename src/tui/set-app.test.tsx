@@ -1,24 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
+import { setMember } from '../../tools/testing/set-member.js';
 import { syntheticRollout } from '../../tools/testing/synthetic-trace.js';
-import type { ResourceInfo } from '../kube/index.js';
 import type { SetEvent, SetMember } from '../trace/set-session.js';
 import type { TraceSession } from '../trace/session.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { SetApp, type SetSource } from './set-app.js';
 
 const T0 = 1_790_000_000_000;
-const deployments: ResourceInfo = {
-  group: 'apps',
-  version: 'v1',
-  resource: 'deployments',
-  kind: 'Deployment',
-  namespaced: true,
-  shortNames: [],
-  singularName: 'deployment',
-  verbs: ['list', 'watch'],
-};
 
 /** A trace's session as the chain view reads it: its snapshot, and no news. */
 function chainOf(name: string): TraceSession {
@@ -36,22 +26,7 @@ function chainOf(name: string): TraceSession {
   return { snapshot: () => snap, subscribe: () => () => undefined } as unknown as TraceSession;
 }
 
-function member(index: number, name: string, o: Partial<SetMember>): SetMember {
-  return {
-    index,
-    source: `app.yaml: document ${index + 1}`,
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    namespace: 'shop',
-    name,
-    step: 'workloads',
-    info: deployments,
-    state: 'ready',
-    applied: 'created',
-    appliedAt: T0,
-    ...o,
-  };
-}
+const member = (index: number, name: string, o: Partial<SetMember>): SetMember => setMember(index, name, T0, o);
 
 const source = (members: SetMember[]): SetSource & { emit(e: SetEvent): void } => {
   const listeners = new Set<(e: SetEvent) => void>();

@@ -1,35 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceInfo } from '../kube/index.js';
+import { setMember } from '../../tools/testing/set-member.js';
 import type { SetMember } from '../trace/set-session.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import type { Hop } from '../trace/types.js';
 import { setObjectView, setSummaryLines, summariseSet } from './set-view.js';
 
-const deployments: ResourceInfo = {
-  group: 'apps',
-  version: 'v1',
-  resource: 'deployments',
-  kind: 'Deployment',
-  namespaced: true,
-  shortNames: ['deploy'],
-  singularName: 'deployment',
-  verbs: ['list', 'watch'],
-};
-
-const member = (name: string, o: Partial<SetMember>): SetMember => ({
-  index: 0,
-  source: 'app.yaml: document 1',
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  namespace: 'shop',
-  name,
-  step: 'workloads',
-  info: deployments,
-  state: 'ready',
-  applied: 'created',
-  appliedAt: 1_000,
-  ...o,
-});
+const member = (name: string, o: Partial<SetMember>): SetMember => setMember(0, name, 1_000, o);
 
 const hop = (kind: string, at: number, previousId?: string): Hop =>
   ({
