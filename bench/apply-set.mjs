@@ -199,6 +199,7 @@ async function main() {
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+    await kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`, { method: 'DELETE' }).catch(() => undefined);
   }
   const med = (n, f) => median(samples[n].map(f));
   const kubectlWall = med('kubectl', (s) => s.wallMs);
