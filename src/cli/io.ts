@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { escapeTerminal } from '../util/escape.js';
 
 /** What a command may touch of the process: passed in, so tests run commands in-process. */
 export interface CommandIO {
@@ -30,4 +31,9 @@ export async function readStdin(io: Pick<CommandIO, 'stdin'>, what = 'objects'):
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One line on stderr, escaped: what it says may come from the cluster. */
+export function say(io: Pick<CommandIO, 'stderr'>, line: string): void {
+  io.stderr.write(`${escapeTerminal(line)}\n`);
 }

@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { metricsNeedCluster, parseMetricsSpec, type MetricsAccess, type MetricsSpec } from '../metrics/index.js';
-import { durationFlag } from './options.js';
+import { collect, durationFlag } from './options.js';
 
 export interface MetricsFlagValues {
   metrics?: string[] | undefined;
@@ -29,10 +29,6 @@ export interface MetricsPlan {
   access: MetricsAccess;
   /** True when a source goes through the API server or the kubeconfig's credentials are wanted. */
   needsCluster: boolean;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 export function addMetricsFlags(cmd: Command, what: string): Command {

@@ -44,6 +44,11 @@ export function listItems(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
+/** commander's argument parser for a repeatable flag: every occurrence, in order, as given. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** commander's argument parser for a repeatable comma-separated flag: every occurrence's items, in order. */
 export function collectItems(value: string, previous: string[]): string[] {
   return [...previous, ...listItems(value)];

@@ -9,9 +9,9 @@
  */
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
-import { durationFlag, mergedOptions } from '../cli/options.js';
+import { collect, durationFlag, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { interactive, type CommandIO } from '../cli/io.js';
+import { interactive, say, type CommandIO } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import {
@@ -80,10 +80,6 @@ const builtInIndexes: Record<string, IndexFunc> = {
   [OwnerUIDIndex]: ownerUIDIndexFunc,
   [NodeNameIndex]: nodeNameIndexFunc,
 };
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {
   const cmd = new Command('cache')
@@ -175,11 +171,6 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     }
   });
   return cmd;
-}
-
-/** One line on stderr, escaped: what it says may come from the cluster. */
-function say(io: CommandIO, line: string): void {
-  io.stderr.write(`${escapeTerminal(line)}\n`);
 }
 
 /** The resource type a user named, if an informer can follow it (list and watch). */

@@ -14,7 +14,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { readStdin, type CommandIO } from '../cli/io.js';
-import { requireFolderOf, durationFlag } from '../cli/options.js';
+import { collect, durationFlag, requireFolderOf } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { ArtifactsDir } from '../output/artifacts.js';
@@ -42,10 +42,6 @@ interface CheckOptions extends CheckFlagValues, ReadinessFlagValues {
   metricsInsecureSkipTlsVerify?: boolean;
   insecureSkipTlsVerify?: boolean;
   metricsTimeout?: string;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 const EXAMPLES: Record<'informer-trace' | 'lease-watch', string[]> = {

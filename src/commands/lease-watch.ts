@@ -16,7 +16,7 @@
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
 import { LEASES } from '../kube/index.js';
-import { durationFlag } from '../cli/options.js';
+import { collect, durationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
@@ -62,10 +62,6 @@ interface Plan {
   sinceMs: number | null;
   syncTimeoutMs: number;
   metricsIntervalMs: number;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitCode) => void): Command {

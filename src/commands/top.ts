@@ -24,7 +24,7 @@
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
-import { interactive, type CommandIO } from '../cli/io.js';
+import { interactive, say, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { realClock } from '../clock.js';
 import { UsageError } from '../errors.js';
@@ -212,11 +212,6 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     controller.abort();
     session?.close();
   }
-}
-
-/** One line on stderr, escaped: what it says may come from the cluster. */
-function say(io: CommandIO, line: string): void {
-  io.stderr.write(`${escapeTerminal(line)}\n`);
 }
 
 /** Keeps the components --controller names (by name, Lease name or NAMESPACE/LEASE); says once which names match nothing. */

@@ -7,7 +7,7 @@
  * settles, then a table of the objects and the summary; ndjson: the same as events, a line each;
  * json/yaml: `{ summary, objects }` at the end.
  */
-import type { CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
 import { DEFAULT_GRACE_MS, diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
 import { diagnoseChain } from '../diagnose/chain.js';
 import { ExitCode } from '../exit-codes.js';
@@ -114,7 +114,7 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
       return {
         event: () => undefined,
         end(report) {
-          for (const l of setSummaryLines(report.summary)) io.stderr.write(`${escapeTerminal(l)}\n`);
+          for (const l of setSummaryLines(report.summary)) say(io, l);
           for (const o of report.objects) if (o.diagnosis) io.stderr.write(`${o.object}: ${diagnosisText(o.diagnosis)}`);
         },
       };
@@ -131,7 +131,7 @@ function diagnosesOf(kube: Kube, readiness: Readiness): (m: SetMember) => Diagno
 
 /** Applies and traces the set; resolves the exit code: 0 when every object is ready (or has no readiness), 1 otherwise. */
 export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readiness, inputs: SetInput[], plan: SetPlan): Promise<ExitCode> {
-  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
+  const log = (line: string): void => say(io, line);
   const set = new SetSession({
     kube,
     readiness,

@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { connectionFlags } from '../cli/connection-flags.js';
-import { interactive, readStdin, type CommandIO } from '../cli/io.js';
+import { interactive, readStdin, say, type CommandIO } from '../cli/io.js';
 import { isFolder, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
@@ -22,7 +22,6 @@ import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';
 import type { TriggerRequest } from '../trace/triggers.js';
 import type { TraceOutcome } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeTerminal } from '../util/escape.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
@@ -273,7 +272,7 @@ export async function runTrace(
   const extraChildren: ResourceInfo[] = [];
   for (const k of plan.children) extraChildren.push(await kube.discovery.resolve(k));
   // One line each; the cluster's words in it (an informer's warning, an error's message) escaped.
-  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
+  const log = (line: string): void => say(io, line);
   const sink = traceSink(plan.output, io, plan.coalesceMs);
   const target: TraceTarget = { info, namespace, name };
   const session = new TraceSession({
