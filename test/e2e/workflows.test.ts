@@ -22,7 +22,10 @@ function shellcheckOnPath(): string {
     .split(delimiter)
     .map((d) => join(d, 'shellcheck'))
     .find((p) => existsSync(p));
-  if (!found) throw new Error('no shellcheck on PATH: actionlint checks the run: scripts with it (apt-get install shellcheck; .ci/run installs it)');
+  if (!found)
+    throw new Error(
+      'no shellcheck on PATH: actionlint checks the run: scripts with it (apt-get install shellcheck; npm test installs it, scripts/test-tools.sh)',
+    );
   return found;
 }
 
