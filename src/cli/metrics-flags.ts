@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { metricsNeedCluster, parseMetricsSpec, type MetricsAccess, type MetricsSpec } from '../metrics/index.js';
+import { say, type CommandIO } from './io.js';
 import { collect, durationFlag } from './options.js';
 
 export interface MetricsFlagValues {
@@ -63,4 +64,20 @@ export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
     timeoutMs,
   };
   return { sources: opts.metrics ?? [], specs, access, needsCluster: specs.length === 0 || metricsNeedCluster(specs, access) };
+}
+
+/**
+ * Says on stderr when a metrics source fails, once per error (again only when the error changes),
+ * and once when it answers again. Called with each source's state at each scrape: its error, or
+ * undefined when it answered; `label` names what it is for when that is not the source itself.
+ */
+export function metricsFailureReporter(io: Pick<CommandIO, 'stderr'>): (source: string, error: string | undefined, label?: string) => void {
+  const said = new Map<string, string>();
+  return (source, error, label) => {
+    const what = `metrics ${source}${label && label !== source ? ` (${label})` : ''}`;
+    if (error !== undefined) {
+      if (said.get(source) !== error) say(io, `error: ${what}: ${error}`);
+      said.set(source, error);
+    } else if (said.delete(source)) say(io, `${what}: answering again`);
+  };
 }

@@ -24,7 +24,7 @@ import { Command, Option } from 'commander';
 import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
-import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
+import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
@@ -231,17 +231,11 @@ function write(io: CommandIO, plan: Plan, snap: MetricsSnapshot): void {
 
 /** Says on stderr, once per change, why a source failed and when it answers again. */
 function failureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
-  const said = new Map<string, string>();
+  const report = metricsFailureReporter(io);
   return (snap) => {
     for (const s of snap.sources) {
-      if (!s.ok && s.error !== null) {
-        const line = `${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`;
-        if (said.get(s.source) !== line) io.stderr.write(`${escapeTerminal(`error: metrics ${s.source}: ${line}`)}\n`);
-        said.set(s.source, line);
-      } else if (s.ok && said.has(s.source)) {
-        io.stderr.write(`${escapeTerminal(`metrics ${s.source}: answering again`)}\n`);
-        said.delete(s.source);
-      }
+      if (!s.ok && s.error !== null) report(s.source, `${s.error}${s.hint ? ` (hint: ${s.hint})` : ''}`);
+      else if (s.ok) report(s.source, undefined);
     }
   };
 }

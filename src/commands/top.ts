@@ -25,7 +25,7 @@ import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
 import { interactive, say, type CommandIO } from '../cli/io.js';
-import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
+import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { realClock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -232,16 +232,12 @@ function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView)
 
 /** One line per source whose failure is new or changed, and when it answers again. */
 function failureReporter(io: CommandIO): (v: TopView) => void {
-  const said = new Map<string, string>();
+  const report = metricsFailureReporter(io);
   return (v) => {
     for (const c of v.components) {
       for (const r of c.replicas) {
-        if (r.error && (r.state === 'failed' || r.state === 'stale')) {
-          if (said.get(r.source) !== r.error) say(io, `error: metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: ${r.error}`);
-          said.set(r.source, r.error);
-        } else if (r.state === 'ok' && said.delete(r.source)) {
-          say(io, `metrics ${r.source}${c.name === r.source ? '' : ` (${c.name})`}: answering again`);
-        }
+        if (r.error && (r.state === 'failed' || r.state === 'stale')) report(r.source, r.error, c.name);
+        else if (r.state === 'ok') report(r.source, undefined, c.name);
       }
     }
   };
