@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { metricsNeedCluster, parseMetricsSpec, type MetricsAccess, type MetricsSpec } from '../metrics/index.js';
 import { say, type CommandIO } from './io.js';
-import { collect, durationFlag } from './options.js';
+import { collect, positiveDurationFlag } from './options.js';
 
 export interface MetricsFlagValues {
   metrics?: string[] | undefined;
@@ -47,8 +47,7 @@ export function addMetricsFlags(cmd: Command, what: string): Command {
 /** Every metrics flag checked, nothing sent. */
 export function planMetrics(opts: MetricsFlagValues): MetricsPlan {
   const specs = (opts.metrics ?? []).map(parseMetricsSpec);
-  const timeoutMs = durationFlag('--metrics-timeout', opts.metricsTimeout ?? '5s');
-  if (timeoutMs <= 0) throw new UsageError('--metrics-timeout must be a positive duration, e.g. 5s');
+  const timeoutMs = positiveDurationFlag('--metrics-timeout', opts.metricsTimeout ?? '5s', '5s');
   const direct = specs.some((s) => s.kind === 'url');
   if (!direct && specs.length > 0 && (opts.metricsToken !== undefined || opts.metricsKubeconfigCredentials)) {
     const flag = opts.metricsToken !== undefined ? '--metrics-token' : '--metrics-kubeconfig-credentials';

@@ -16,7 +16,7 @@
 import { Command, Option } from 'commander';
 import { realClock } from '../clock.js';
 import { LEASES } from '../kube/index.js';
-import { collect, durationFlag } from '../cli/options.js';
+import { collect, durationFlag, positiveDurationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
 import { CheckFailedError, UsageError } from '../errors.js';
@@ -158,11 +158,10 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
     throw new UsageError('--watch does not apply to -o json, which prints one snapshot', {
       hint: 'use -o ndjson to stream holder changes, or -o table --watch',
     });
-  const sinceMs = opts.since === undefined ? null : duration('--since', opts.since);
-  if (sinceMs !== null && sinceMs <= 0) throw new UsageError('--since must be a positive duration, e.g. 10m');
+  const sinceMs = positiveDurationFlag('--since', opts.since, '10m') ?? null;
   for (const spec of opts.metrics) parseMetricsSpec(spec);
-  const metricsIntervalMs = duration('--metrics-interval', opts.metricsInterval);
-  if (opts.metrics.length > 0 && metricsIntervalMs <= 0) throw new UsageError('--metrics-interval must be a positive duration, e.g. 2s');
+  const metricsIntervalMs =
+    opts.metrics.length > 0 ? positiveDurationFlag('--metrics-interval', opts.metricsInterval, '2s') : duration('--metrics-interval', opts.metricsInterval);
   return {
     lease,
     mode,

@@ -21,7 +21,7 @@
  * are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
 import { Command, Option } from 'commander';
-import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
+import { collectItems, mergedOptions, positiveDurationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { interactive, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
@@ -104,8 +104,6 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
   return cmd;
 }
 
-const duration = durationFlag;
-
 /** Every flag checked before any request is sent. */
 function validate(opts: QueuesOptions, io: CommandIO): Plan {
   const metrics = planMetrics(opts);
@@ -117,10 +115,8 @@ function validate(opts: QueuesOptions, io: CommandIO): Plan {
     throw new UsageError(`--once applies to -o table; -o ${mode} ${mode === 'ndjson' || mode === 'tui' ? 'streams' : 'prints one snapshot already'}`);
   if (opts.watch && mode === 'yaml') throw new UsageError('--watch does not apply to -o yaml', { hint: 'use -o ndjson (or -o json --watch) to stream' });
   if (opts.watch && mode === 'json') mode = 'ndjson';
-  const intervalMs = duration('--interval', opts.interval);
-  if (intervalMs <= 0) throw new UsageError('--interval must be a positive duration, e.g. 2s');
-  const forMs = duration('--for', opts.for);
-  if (opts.for !== undefined && forMs <= 0) throw new UsageError('--for must be a positive duration, e.g. 30s');
+  const intervalMs = positiveDurationFlag('--interval', opts.interval, '2s');
+  const forMs = positiveDurationFlag('--for', opts.for) ?? 0;
   return {
     metrics,
     mode,

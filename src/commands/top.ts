@@ -23,7 +23,7 @@
  */
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag, collectItems, mergedOptions } from '../cli/options.js';
+import { collectItems, durationFlag, mergedOptions, positiveDurationFlag } from '../cli/options.js';
 import { interactive, say, type CommandIO } from '../cli/io.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { realClock } from '../clock.js';
@@ -125,10 +125,8 @@ function validate(opts: TopOptions, io: CommandIO): Plan {
   const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
   if (mode === 'tui' && !io.stdout.isTTY)
     throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
-  const intervalMs = durationFlag('--interval', opts.interval);
-  if (intervalMs <= 0) throw new UsageError('--interval must be a positive duration, e.g. 2s');
-  const forMs = durationFlag('--for', opts.for);
-  if (opts.for !== undefined && forMs <= 0) throw new UsageError('--for must be a positive duration, e.g. 30s');
+  const intervalMs = positiveDurationFlag('--interval', opts.interval, '2s');
+  const forMs = positiveDurationFlag('--for', opts.for) ?? 0;
   const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout);
   for (const c of opts.controller ?? []) {
     if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(c))
