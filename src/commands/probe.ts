@@ -79,7 +79,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
     const opts = mergedOptions<ProbeFlags & Record<string, unknown>>(command);
     // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
     // to load than a one-shot command takes to run.
-    const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
+    const [{ k8sResource, resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
       import('../output/otlp.js'),
       import('../probe/metrics.js'),
       import('../probe/probe.js'),
@@ -126,12 +126,7 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
       ? TraceSpanExporter.otlp(otlp, {
           serviceName: 'informer-trace-probe',
           env: io.env,
-          resource: {
-            'k8s.cluster.name': opts.clusterName ?? kube.connection.contextName,
-            'k8s.namespace.name': namespace,
-            'k8s.deployment.name': name,
-            'server.address': kube.connection.server,
-          },
+          resource: k8sResource(kube, { kind: 'Deployment', namespace, name }, opts.clusterName),
         })
       : undefined;
     const probe = new Probe({

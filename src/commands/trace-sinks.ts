@@ -196,16 +196,11 @@ async function exportTrace(
   log: (line: string) => void,
 ): Promise<void> {
   // The OpenTelemetry SDK is loaded only when spans are exported.
-  const { TraceSpanExporter } = await import('../output/otlp.js');
+  const { k8sResource, TraceSpanExporter } = await import('../output/otlp.js');
   const exporter = TraceSpanExporter.otlp(target, {
     serviceName: 'kubectl-informer-trace',
     env,
-    resource: {
-      'k8s.cluster.name': kube.connection.contextName,
-      ...(snap.target.namespace ? { 'k8s.namespace.name': snap.target.namespace } : {}),
-      [`k8s.${snap.target.kind.toLowerCase()}.name`]: snap.target.name,
-      'server.address': kube.connection.server,
-    },
+    resource: k8sResource(kube, snap.target),
   });
   try {
     const sent = await exporter.export(snap, endedAt);

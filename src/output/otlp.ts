@@ -46,6 +46,23 @@ export interface TraceSpansOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The OpenTelemetry resource of a trace of one object: the cluster (the context's name unless
+ * told), the object's namespace and its kind's name (`k8s.deployment.name`), and the API server.
+ */
+export function k8sResource(
+  kube: { connection: { contextName: string; server: string } },
+  target: { kind: string; namespace?: string | undefined; name: string },
+  clusterName?: string,
+): Record<string, string> {
+  return {
+    'k8s.cluster.name': clusterName ?? kube.connection.contextName,
+    ...(target.namespace ? { 'k8s.namespace.name': target.namespace } : {}),
+    [`k8s.${target.kind.toLowerCase()}.name`]: target.name,
+    'server.address': kube.connection.server,
+  };
+}
+
 export class TraceSpanExporter {
   private readonly collector = new Collector();
   private readonly provider: TracerProvider;
