@@ -33,6 +33,7 @@ export async function runSetCheck(kube: Kube, spec: SetCheckSpec, ctx: RunContex
     coalesceMs: DEFAULT_COALESCE_MS,
     settleMs: 3_000,
     failFast: false,
+    watch: false,
     signal: ctx.signal,
     clock: ctx.clock,
   });

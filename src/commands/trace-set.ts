@@ -33,6 +33,8 @@ export interface SetPlan {
   coalesceMs: number;
   settleMs: number;
   failFast: boolean;
+  /** --watch -f: write nothing; trace the next change someone else makes to the objects. */
+  watch: boolean;
 }
 
 interface SetSink {
@@ -55,6 +57,7 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
         event(e) {
           const label = memberLabel(e.member);
           if (e.type === 'applied') out(`${label} ${e.member.applied ?? 'applied'}`);
+          else if (e.type === 'changed') out(`${label} changed`);
           else if (e.type === 'refused') out(`${label} refused: ${e.member.message ?? ''}`);
           else if (e.type === 'trace' && e.event.type === 'hop') out(`  ${label}  ${hopLine(e.event.hop)}`);
           else if (e.type === 'settled') {
@@ -92,6 +95,7 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
         event(e) {
           const object = objectRef(e.member);
           if (e.type === 'applied') line({ type: 'applied', object, apply: e.member.applied, at: e.at });
+          else if (e.type === 'changed') line({ type: 'changed', object, at: e.at });
           else if (e.type === 'refused') line({ type: 'refused', object, message: e.member.message });
           else if (e.type === 'trace') line({ ...e.event, object });
           else
@@ -142,6 +146,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
     coalesceMs: plan.coalesceMs,
     settleMs: plan.settleMs,
     failFast: plan.failFast,
+    watch: plan.watch,
     signal: io.signal ?? new AbortController().signal,
     onInformerEvent: (e) => {
       if (e.level === 'warning' || e.level === 'error') log(`${e.level}: ${e.message}`);
@@ -149,7 +154,11 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
   });
   const sink = setSink(plan.output, io, () => set.startedAt);
   set.subscribe((e) => sink.event(e));
-  log(`applying ${inputs.length} objects (server-side, field manager kubectl-informer-trace); timeout ${formatDuration(plan.timeoutMs)}`);
+  log(
+    plan.watch
+      ? `watching ${inputs.length} objects for a change (timeout ${formatDuration(plan.timeoutMs)})…`
+      : `applying ${inputs.length} objects (server-side, field manager kubectl-informer-trace); timeout ${formatDuration(plan.timeoutMs)}`,
+  );
   try {
     if (plan.output === 'tui') {
       const running = set.run();

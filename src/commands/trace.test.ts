@@ -18,11 +18,20 @@ describe('planTrace: the --apply trigger', () => {
     expect(planTrace({ ...base, apply: true, filename: ['app/'], failFast: true }, io).failFast).toBe(true);
   });
 
+  it('plans a watch of the objects of -f: the next change someone else makes to them', () => {
+    expect(planTrace({ ...base, watch: true, filename: ['release/'], recursive: true }, io).trigger).toEqual({
+      kind: 'watch',
+      files: ['release/'],
+      recursive: true,
+    });
+    expect(planTrace({ ...base, watch: true }, io).trigger).toEqual({ kind: 'watch' });
+  });
+
   it.each<[Partial<TraceOptions>, string]>([
     [{ apply: true }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
     [{ apply: true, filename: [] }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
-    [{ filename: ['web.yaml'] }, '-f gives the objects of --apply; add --apply to apply them'],
-    [{ recursive: true }, '-R reads the folders of -f; it goes with --apply'],
+    [{ filename: ['web.yaml'] }, '-f gives the objects of --apply (or of --watch); add --apply to apply them, or --watch to trace the next change to them'],
+    [{ recursive: true }, '-R reads the folders of -f; it goes with --apply -f or --watch -f'],
     [{ apply: true, filename: ['web.yaml'], restart: true }, 'choose one trigger; got --restart and --apply'],
     [{ apply: true, filename: ['web.yaml'], watch: true }, 'choose one trigger; got --apply and --watch'],
   ])('refuses %j', (opts, message) => {

@@ -101,7 +101,11 @@ export function addTraceOptions(cmd: Command): Command {
 }
 
 /** An --apply is planned with its file; the manifest is read when the command runs. */
-type PlannedTrigger = Exclude<TriggerRequest, { kind: 'apply' }> | { kind: 'apply'; files: string[]; recursive: boolean };
+type PlannedTrigger =
+  | Exclude<TriggerRequest, { kind: 'apply' | 'watch' }>
+  | { kind: 'apply'; files: string[]; recursive: boolean }
+  /** Without files: the object named on the command line; with them (--watch -f), those objects. */
+  | { kind: 'watch'; files?: string[]; recursive?: boolean };
 
 /** Every flag of the trace, parsed and checked before any request is sent. */
 interface Plan extends TraceArtifacts {
@@ -138,8 +142,9 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   if (chosen.length > 1) throw new UsageError(`choose one trigger; got ${chosen.join(' and ')}`);
   const files = opts.filename ?? [];
   if (opts.apply && files.length === 0) throw new UsageError('--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin');
-  if (!opts.apply && files.length > 0) throw new UsageError('-f gives the objects of --apply; add --apply to apply them');
-  if (!opts.apply && opts.recursive) throw new UsageError('-R reads the folders of -f; it goes with --apply');
+  if (!opts.apply && !opts.watch && files.length > 0)
+    throw new UsageError('-f gives the objects of --apply (or of --watch); add --apply to apply them, or --watch to trace the next change to them');
+  if (files.length === 0 && opts.recursive) throw new UsageError('-R reads the folders of -f; it goes with --apply -f or --watch -f');
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
@@ -152,6 +157,7 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   if (opts.scale !== undefined) return { kind: 'scale', replicas: wholeNumberFlag('--scale', opts.scale, 0) };
   if (opts.burst !== undefined) return { kind: 'burst', count: wholeNumberFlag('--burst', opts.burst, 2) };
   if (opts.apply) return { kind: 'apply', files, recursive: opts.recursive === true };
+  if (files.length > 0) return { kind: 'watch', files, recursive: opts.recursive === true };
   return { kind: 'watch' };
 }
 
@@ -260,9 +266,12 @@ export async function runTrace(
   setExitCode: (c: ExitCode) => void,
 ): Promise<void> {
   const plan = planTrace(opts, io);
-  const objects = plan.trigger.kind === 'apply' ? await readApplyObjects(io, plan.trigger) : undefined;
-  if (objects && plan.trigger.kind === 'apply' && isSet(plan.trigger, objects)) {
-    setExitCode(await traceSet(io, plan, objects, first));
+  const t = plan.trigger;
+  const files = t.kind === 'apply' || t.kind === 'watch' ? t.files : undefined;
+  const objects = files ? await readApplyObjects(io, { files, recursive: (t as { recursive?: boolean }).recursive === true }) : undefined;
+  // A set: several objects to apply, or any to watch (--watch -f).
+  if (files && objects && (t.kind === 'watch' || isSet({ files }, objects))) {
+    setExitCode(await traceSet(io, plan, objects, first, t.kind === 'watch'));
     return;
   }
   if (plan.failFast) throw new UsageError('--fail-fast ends a set of objects at the first that fails; it goes with --apply -f of several objects');
@@ -343,7 +352,7 @@ export async function runTrace(
 const SET_OUTPUTS: readonly SetOutput[] = ['tui', 'table', 'json', 'yaml', 'ndjson'];
 
 /** --apply of several objects: each applied in order and traced to its readiness, all at once. */
-async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], first: string | undefined): Promise<ExitCode> {
+async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], first: string | undefined, watch: boolean): Promise<ExitCode> {
   if (first !== undefined) throw new UsageError(`-f holds ${objects.length} objects and every one is traced; leave out ${first}`);
   const output = plan.output;
   if (!(SET_OUTPUTS as readonly string[]).includes(output))
@@ -366,6 +375,7 @@ async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], fir
       coalesceMs: plan.coalesceMs,
       settleMs: plan.settleMs,
       failFast: plan.failFast,
+      watch,
     },
   );
 }

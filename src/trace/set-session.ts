@@ -19,7 +19,7 @@
  * - Each object is said once as it is applied, each hop with its object as it comes, and each
  *   object once when it settles (subscribe()).
  */
-import { realClock, type Clock } from '../clock.js';
+import { realClock, type Clock, type Timer } from '../clock.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
 import { ApiError, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
@@ -68,9 +68,9 @@ export interface SetMember {
   step: ApplyStep;
   info?: ResourceInfo | undefined;
   state: MemberState;
-  /** What the apply did. */
-  applied?: 'created' | 'configured' | 'unchanged' | undefined;
-  /** Our clock when its write was sent. */
+  /** What the apply did; with `watch`, `changed` once someone else's change to it was seen. */
+  applied?: 'created' | 'configured' | 'unchanged' | 'changed' | undefined;
+  /** Our clock when its write was sent (with `watch`: when its change was seen). */
   appliedAt?: number | undefined;
   /** Our clock when it was seen ready. */
   readyAt?: number | undefined;
@@ -86,6 +86,8 @@ export interface SetMember {
 
 export type SetEvent =
   | { type: 'applied'; member: SetMember; at: number }
+  /** With `watch`: someone else's change to it was seen. */
+  | { type: 'changed'; member: SetMember; at: number }
   | { type: 'refused'; member: SetMember; at: number }
   | { type: 'trace'; member: SetMember; event: TraceEvent }
   | { type: 'settled'; member: SetMember; at: number };
@@ -101,6 +103,13 @@ export interface SetSessionOptions {
   coalesceMs: number;
   settleMs: number;
   failFast: boolean;
+  /**
+   * Write nothing: the next change someone else makes to these objects (a `helm upgrade` in
+   * another step) is traced, objects created then included. The change is over when every object
+   * it reached has settled and none has changed for `settleMs` since; the objects it left alone
+   * are then judged as they stand. Custom resources' definitions must exist already.
+   */
+  watch?: boolean;
   signal: AbortSignal;
   onInformerEvent?: (event: InformerEvent) => void;
   clock?: Clock;
@@ -125,6 +134,8 @@ export class SetSession {
   private stopped: string | undefined;
   /** Each member's object as it is applied (its namespace filled in once its kind is resolved). */
   private readonly manifests: Map<SetMember, KubeObject>;
+  /** With `watch`: re-arms the wait for the end of the change (a change began, or an object settled). */
+  private quietCheck: (() => void) | undefined;
 
   constructor(private readonly o: SetSessionOptions) {
     this.clock = o.clock ?? realClock;
@@ -159,6 +170,11 @@ export class SetSession {
     for (const fn of this.listeners) fn(e);
   }
 
+  /** Whether it watches for someone else's change rather than applying. */
+  get watching(): boolean {
+    return this.o.watch === true;
+  }
+
   /** Aborts when the set is stopped (an interrupt, --fail-fast) or closed. */
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -176,6 +192,14 @@ export class SetSession {
 
   /** Applies every step in order and resolves once every object settled, the deadline passed, or the set was stopped. */
   async run(): Promise<void> {
+    if (this.o.watch) await this.watchForChange();
+    else await this.applyAll();
+    await Promise.all(this.settling);
+    this.endedAtMs = this.clock.now();
+    this.pool.close();
+  }
+
+  private async applyAll(): Promise<void> {
     let definitions = false;
     for (const step of APPLY_STEPS) {
       const members = this.members.filter((m) => m.step === step);
@@ -195,9 +219,67 @@ export class SetSession {
       // What lives in a Namespace, and the custom resources of a definition, wait for it.
       if (step === 'namespaces' || step === 'definitions') await Promise.all(this.settling);
     }
-    await Promise.all(this.settling);
-    this.endedAtMs = this.clock.now();
-    this.pool.close();
+  }
+
+  /**
+   * --watch: every workload and custom resource traced from its next change (its creation, for one
+   * that does not exist yet); resolves once the change is over (see `watch`), at the deadline, or
+   * when the set is stopped.
+   */
+  private async watchForChange(): Promise<void> {
+    await this.resolve(this.members);
+    await this.o.readiness.prepare(this.members.filter((m) => m.info).map((m) => ({ group: m.info!.group, kind: m.kind })));
+    await this.startTraces(this.members);
+    const watchedAt = this.clock.now();
+    await Promise.all(this.members.filter((m) => m.session).map((m) => m.session!.fire(this.o.timeoutMs)));
+    await new Promise<void>((resolve) => {
+      let quiet: Timer | undefined;
+      const end = (): void => {
+        quiet?.stop();
+        deadline.stop();
+        this.controller.signal.removeEventListener('abort', end);
+        this.quietCheck = undefined;
+        resolve();
+      };
+      // After the last change began or an object settled: the change is over when nothing is in progress.
+      this.quietCheck = () => {
+        quiet?.stop();
+        quiet = this.clock.setTimer(this.o.settleMs, () => {
+          if (this.members.some((m) => m.state === 'applied')) return;
+          this.judgeUnchanged();
+          end();
+        });
+      };
+      const deadline = this.clock.setTimer(Math.max(0, watchedAt + this.o.timeoutMs - this.clock.now()), () => {
+        if (this.firstWriteAt === undefined) {
+          for (const m of this.members.filter((x) => x.state === 'pending')) this.settleAs(m, 'stopped', 'no change was seen within the timeout');
+        } else this.judgeUnchanged();
+        end();
+      });
+      this.controller.signal.addEventListener('abort', end, { once: true });
+    });
+  }
+
+  /** The change is over (or the deadline passed): what it did not reach is judged as it stands. */
+  private judgeUnchanged(): void {
+    for (const m of this.members) {
+      if (m.state !== 'pending' || !m.info) continue;
+      m.state = 'applied';
+      m.applied = 'unchanged';
+      this.settling.push(this.judged(m, this.pool.informer({ info: m.info, namespace: m.namespace, metadataOnly: false }), undefined));
+    }
+  }
+
+  /** Someone else's change to a traced object was seen (its trace's trigger). */
+  private changed(m: SetMember, at: number): void {
+    if (m.state !== 'pending') return;
+    this.firstWriteAt ??= at;
+    m.state = 'applied';
+    m.applied = 'changed';
+    m.appliedAt = at;
+    this.emit({ type: 'changed', member: m, at });
+    this.settling.push(this.traceSettled(m));
+    this.quietCheck?.();
   }
 
   /** Our clock when every object had settled (or the set stopped), once it has. */
@@ -211,6 +293,7 @@ export class SetSession {
     this.stopped = why;
     for (const m of this.members) {
       if (m.session && m.state === 'applied') m.session.stop('interrupted', why);
+      else if (m.state === 'pending' && this.o.watch) this.settleAs(m, 'stopped', why);
     }
     this.controller.abort();
   }
@@ -257,7 +340,8 @@ export class SetSession {
           coalesceMs: o.coalesceMs,
           settleMs: o.settleMs,
           stopWhenConverged: true,
-          trigger: { kind: 'apply', manifest: this.manifests.get(m)!, source: m.source },
+          trigger: o.watch ? { kind: 'watch' } : { kind: 'apply', manifest: this.manifests.get(m)!, source: m.source },
+          waitForTarget: o.watch === true,
           timeoutMs: o.timeoutMs,
           syncTimeoutMs: o.syncTimeoutMs,
           signal: this.controller.signal,
@@ -265,7 +349,10 @@ export class SetSession {
           clock: this.clock,
         });
         m.session = session;
-        session.subscribe((event) => this.emit({ type: 'trace', member: m, event }));
+        session.subscribe((event) => {
+          if (event.type === 'trigger' && o.watch) this.changed(m, event.trigger.at);
+          this.emit({ type: 'trace', member: m, event });
+        });
         await session.start();
       });
     await Promise.all(started);
@@ -392,6 +479,15 @@ export class SetSession {
     }
     this.emit({ type: 'settled', member: m, at: this.clock.now() });
     if (this.o.failFast && state === 'failed') this.stop(`--fail-fast: ${memberLabel(m)} failed`);
+    this.quietCheck?.();
+  }
+
+  /** A member that never reached the point of being judged (never changed, never applied). */
+  private settleAs(m: SetMember, state: 'stopped', message: string | undefined): void {
+    m.state = state;
+    if (message) m.message = message;
+    m.settledAt = this.clock.now();
+    this.emit({ type: 'settled', member: m, at: this.clock.now() });
   }
 }
 

@@ -24,6 +24,8 @@ export interface SetSource {
   readonly members: readonly SetMember[];
   readonly startedAt: number | undefined;
   readonly endedAt: number | undefined;
+  /** Watching for someone else's change (--watch -f) rather than applying. */
+  readonly watching?: boolean;
   subscribe(fn: (e: SetEvent) => void): () => void;
 }
 
@@ -52,7 +54,17 @@ export function SetApp({ source, ended, diagnosesOf, onExit, clockNow = Date.now
     () => `${source.members.map((m) => m.state).join()}@${Math.floor(clockNow() / 1000)}`,
   );
   const now = clockNow();
-  const props = { members: source.members, now, startedAt: source.startedAt, endedAt: source.endedAt, order, state, ended: ended(), ...size };
+  const props = {
+    members: source.members,
+    now,
+    startedAt: source.startedAt,
+    endedAt: source.endedAt,
+    watching: source.watching === true,
+    order,
+    state,
+    ended: ended(),
+    ...size,
+  };
   const layout = setLayout(props);
   const current = useRef({ layout, state });
   current.current = { layout, state };

@@ -29,6 +29,8 @@ export interface SetScreenProps {
   endedAt: number | undefined;
   order: SetOrder;
   state: ScreenState<SetPaneKey>;
+  /** --watch -f: the header says watch, not apply. */
+  watching: boolean;
   /** The set ended: every object settled, or the deadline passed. */
   ended: boolean;
   width: number;
@@ -44,7 +46,7 @@ export interface SetLayout {
 }
 
 /** Everything the screen draws and the keys need. Pure. */
-export function setLayout({ members, now, order, state, width, height }: Omit<SetScreenProps, 'ended' | 'startedAt' | 'endedAt'>): SetLayout {
+export function setLayout({ members, now, order, state, width, height }: Omit<SetScreenProps, 'ended' | 'startedAt' | 'endedAt' | 'watching'>): SetLayout {
   const rows = setRows(members, now, order, width, filterMatcher(state.filter));
   // Header, column heads, footer.
   const body = Math.max(0, height - 3);
@@ -64,11 +66,11 @@ export function setLayout({ members, now, order, state, width, height }: Omit<Se
 }
 
 export function SetScreen(props: SetScreenProps & { layout: SetLayout }): ReactNode {
-  const { members, now, startedAt, endedAt, order, ended, state, width: w, height: h, layout } = props;
+  const { members, now, startedAt, endedAt, watching, order, ended, state, width: w, height: h, layout } = props;
   const since = startedAt !== undefined ? ` · +${formatDuration((endedAt ?? now) - startedAt)}` : '';
   const header = (
     <>
-      <Text bold>apply</Text> {setCounts(members)}
+      <Text bold>{watching ? 'watch' : 'apply'}</Text> {setCounts(members)}
       {since}
       <Text dimColor>{ended ? ' · done' : ''}</Text>
     </>

@@ -17,8 +17,11 @@ export interface SetObjectView {
   object: string;
   /** The file and document it came from. */
   source: string;
-  /** What the apply did: created, configured, unchanged; refused by the server; not applied (a later step, after a stop). */
-  apply: 'created' | 'configured' | 'unchanged' | 'refused' | 'not applied';
+  /**
+   * What the apply did: created, configured, unchanged; refused by the server; not applied (a later
+   * step, after a stop). With --watch: changed (by someone else), or unchanged.
+   */
+  apply: 'created' | 'configured' | 'unchanged' | 'changed' | 'refused' | 'not applied';
   state: MemberState;
   /** In the readiness engine's words (Current, InProgress, Failed, …); None for a kind without readiness. */
   status: string;
@@ -220,7 +223,7 @@ export function setCounts(members: readonly SetMember[]): string {
     `${n('ready')} ready`,
     n('no-readiness') ? `${n('no-readiness')} without readiness` : '',
     n('applied') ? `${n('applied')} waiting` : '',
-    n('pending') ? `${n('pending')} to apply` : '',
+    n('pending') ? `${n('pending')} pending` : '',
     n('not-ready') ? `${n('not-ready')} not ready` : '',
     n('failed') ? `${n('failed')} failed` : '',
     n('refused') ? `${n('refused')} refused` : '',

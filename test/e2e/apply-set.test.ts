@@ -13,7 +13,7 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import type { KubeObject } from '../../src/kube/index.js';
 import type { SetReport } from '../../src/view/set-view.js';
 import { startArgoRollouts } from './argo-rollouts.js';
-import { adminKube, cluster, deleteNamespace, deploymentManifest, eventually, ndjsonLines, runCli, uniqueName } from './helpers.js';
+import { adminKube, cluster, deleteNamespace, deploymentManifest, eventually, ndjsonLines, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
 import { tearDownOperator, type StartedOperator } from './operators.js';
 import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
 
@@ -174,6 +174,43 @@ describe('--apply -f DIR: a release of plain objects', () => {
     const report = JSON.parse(ff.stdout) as SetReport;
     expect(report.objects.find((o) => o.name === 'never')).toMatchObject({ apply: 'not applied' });
     expect(await exists(`/apis/apps/v1/namespaces/${ns}/deployments/never`)).toBe(false);
+  });
+  it('--watch -f traces the next change someone else makes to the objects, one created then included, and judges the rest as they stand', async () => {
+    rmSync(join(app, 'e-stuck.yaml'), { force: true });
+    writeObjects(app, 'f-later.yaml', [deployment(ns, 'later', 1)]);
+    const run = startCli(createInformerTraceProgram, ['--watch', '-f', app, '--timeout', '90s', '--settle', '2s', '-o', 'ndjson', ...kubeconfig], {
+      env: cliEnv,
+    });
+    await stderrLine(run, /^watching 7 objects for a change/);
+    // What another tool's upgrade does: the web Deployment's template changes, and a new Deployment appears.
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/web`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: JSON.stringify({ spec: { template: { metadata: { annotations: { 'example.com/release': '2' } } } } }),
+    });
+    await kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments`, { method: 'POST', body: deployment(ns, 'later', 1) });
+    const r = await run.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    const lines = ndjsonLines<{ type: string; object?: { name: string }; state?: string }>(r.stdout);
+    expect(
+      lines
+        .filter((l) => l.type === 'changed')
+        .map((l) => l.object?.name)
+        .sort(),
+    ).toEqual(['later', 'web']);
+    // Nothing was written by the watch: no apply.
+    expect(lines.some((l) => l.type === 'applied')).toBe(false);
+    const settled = new Map(lines.filter((l) => l.type === 'settled').map((l) => [l.object?.name, l.state]));
+    expect(settled.get('web')).toBe('ready');
+    expect(settled.get('later')).toBe('ready');
+    expect(settled.get('api')).toBe('ready');
+    // Each changed Deployment's rollout, hop by hop, with its object.
+    expect(lines.some((l) => l.type === 'hop' && l.object?.name === 'later')).toBe(true);
+    const summary = lines.at(-1) as unknown as { summary: SetReport['summary']; objects: SetReport['objects'] };
+    expect(summary.summary.outcome).toBe('ready');
+    expect(summary.objects.find((o) => o.name === 'api')?.apply).toBe('unchanged');
+    expect(summary.objects.find((o) => o.name === 'web')?.apply).toBe('changed');
   });
 });
 
