@@ -49,8 +49,8 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
   addConnectionFlags(program);
   program.action(async (target: string | undefined, name: string | undefined, _opts: TraceOptions, command: Command) => {
     const opts = command.opts<TraceOptions & Record<string, unknown>>();
-    // --apply -f names its target in the manifest.
-    if (!target && !opts.apply) {
+    // --apply -f names its target in the manifest; --watch -f watches the objects of its files.
+    if (!target && !opts.apply && !(opts.watch && (opts.filename ?? []).length > 0)) {
       command.outputHelp();
       return;
     }

@@ -252,7 +252,10 @@ export class SetSession {
       };
       const deadline = this.clock.setTimer(Math.max(0, watchedAt + this.o.timeoutMs - this.clock.now()), () => {
         if (this.firstWriteAt === undefined) {
-          for (const m of this.members.filter((x) => x.state === 'pending')) this.settleAs(m, 'stopped', 'no change was seen within the timeout');
+          for (const m of this.members.filter((x) => x.state === 'pending')) {
+            m.applied = 'unchanged';
+            this.settleAs(m, 'stopped', 'no change was seen within the timeout');
+          }
         } else this.judgeUnchanged();
         end();
       });
@@ -266,8 +269,20 @@ export class SetSession {
       if (m.state !== 'pending' || !m.info) continue;
       m.state = 'applied';
       m.applied = 'unchanged';
-      this.settling.push(this.judged(m, this.pool.informer({ info: m.info, namespace: m.namespace, metadataOnly: false }), undefined));
+      this.settling.push(this.judgedAsItStands(m));
     }
+  }
+
+  /** Judged from its kind's informer, which has synced first (one no trace asked for has not run yet). */
+  private async judgedAsItStands(m: SetMember): Promise<void> {
+    const informer = this.informerOf(m);
+    try {
+      await this.pool.sync([informer], { signal: this.controller.signal, timeoutMs: this.o.syncTimeoutMs, clock: this.clock });
+    } catch (err) {
+      if (!this.controller.signal.aborted) this.settleAs(m, 'stopped', `could not be read: ${(err as Error).message}`);
+      return;
+    }
+    await this.judged(m, informer, undefined);
   }
 
   /** Someone else's change to a traced object was seen (its trace's trigger). */
@@ -482,8 +497,9 @@ export class SetSession {
     this.quietCheck?.();
   }
 
-  /** A member that never reached the point of being judged (never changed, never applied). */
+  /** A member that never reached the point of being judged (never changed, never applied, not readable). */
   private settleAs(m: SetMember, state: 'stopped', message: string | undefined): void {
+    if (m.state !== 'pending' && m.state !== 'applied') return;
     m.state = state;
     if (message) m.message = message;
     m.settledAt = this.clock.now();
@@ -496,5 +512,5 @@ export function memberStatus(m: SetMember): ReadinessStatus | 'None' | 'Refused'
   if (m.state === 'refused') return 'Refused';
   if (m.state === 'no-readiness') return 'None';
   if (m.state === 'pending') return 'Pending';
-  return m.verdict?.status ?? (m.state === 'ready' ? 'Current' : 'InProgress');
+  return m.verdict?.status ?? (m.state === 'ready' ? 'Current' : m.state === 'stopped' ? 'Unknown' : 'InProgress');
 }

@@ -104,7 +104,8 @@ export function summariseSet(
   const outcome = failed + refused > 0 ? 'failed' : interrupted || stopped > 0 ? 'interrupted' : notReady > 0 ? 'timeout' : 'ready';
   let slowest: SetMember | undefined;
   for (const m of members) if ((readyMsOf(m) ?? 0) > (slowest ? readyMsOf(slowest)! : 0)) slowest = m;
-  const lastReady = Math.max(...members.map((m) => m.readyAt ?? -Infinity));
+  // Over the objects written or changed: one a watch found unchanged was ready before it began.
+  const lastReady = Math.max(...members.map((m) => (m.appliedAt !== undefined ? (m.readyAt ?? -Infinity) : -Infinity)));
   const snap = slowest ? snaps.get(slowest) : undefined;
   return {
     objects: members.length,

@@ -192,7 +192,7 @@ describe('--apply -f DIR: a release of plain objects', () => {
     const r = await run.done;
     expect(r.stderr).not.toMatch(/^error/m);
     expect(r.code).toBe(0);
-    const lines = ndjsonLines<{ type: string; object?: { name: string }; state?: string }>(r.stdout);
+    const lines = ndjsonLines<{ type: string; object?: { kind: string; name: string }; state?: string }>(r.stdout);
     expect(
       lines
         .filter((l) => l.type === 'changed')
@@ -201,16 +201,16 @@ describe('--apply -f DIR: a release of plain objects', () => {
     ).toEqual(['later', 'web']);
     // Nothing was written by the watch: no apply.
     expect(lines.some((l) => l.type === 'applied')).toBe(false);
-    const settled = new Map(lines.filter((l) => l.type === 'settled').map((l) => [l.object?.name, l.state]));
-    expect(settled.get('web')).toBe('ready');
-    expect(settled.get('later')).toBe('ready');
-    expect(settled.get('api')).toBe('ready');
+    const settled = new Map(lines.filter((l) => l.type === 'settled').map((l) => [`${l.object?.kind}/${l.object?.name}`, l.state]));
+    expect(settled.get('Deployment/web')).toBe('ready');
+    expect(settled.get('Deployment/later')).toBe('ready');
+    expect(settled.get('Deployment/api')).toBe('ready');
     // Each changed Deployment's rollout, hop by hop, with its object.
     expect(lines.some((l) => l.type === 'hop' && l.object?.name === 'later')).toBe(true);
     const summary = lines.at(-1) as unknown as { summary: SetReport['summary']; objects: SetReport['objects'] };
     expect(summary.summary.outcome).toBe('ready');
-    expect(summary.objects.find((o) => o.name === 'api')?.apply).toBe('unchanged');
-    expect(summary.objects.find((o) => o.name === 'web')?.apply).toBe('changed');
+    expect(summary.objects.find((o) => o.object === 'deployment.apps/api')?.apply).toBe('unchanged');
+    expect(summary.objects.find((o) => o.object === 'deployment.apps/web')?.apply).toBe('changed');
   });
 });
 
