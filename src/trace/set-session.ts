@@ -175,11 +175,6 @@ export class SetSession {
     return this.o.watch === true;
   }
 
-  /** Aborts when the set is stopped (an interrupt, --fail-fast) or closed. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
   /** Our clock at the first write, once one was sent. */
   get startedAt(): number | undefined {
     return this.firstWriteAt;
