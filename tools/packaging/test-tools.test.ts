@@ -2,29 +2,17 @@
 // missing, apt-get installs them where it may; otherwise one line says what to install and the
 // tests do not start. Stand-in programs play the machine's, so nothing is installed.
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { executable, tempRoot } from '../testing/stand-ins.js';
 
 const run = promisify(execFile);
 const SCRIPT = join(import.meta.dirname, '../../scripts/test-tools.sh');
-const made: string[] = [];
-
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
-function executable(path: string, body: string): void {
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-}
-
 /** A bin folder holding `programs` (stand-ins), `id` saying root, and a log of what apt-get was asked. */
 function machine(programs: string[]): { bin: string; log: string } {
-  const root = mkdtempSync(join(tmpdir(), 'informer-trace-test-tools-'));
-  made.push(root);
+  const root = tempRoot('informer-trace-test-tools-');
   const bin = join(root, 'bin');
   const log = join(root, 'apt.log');
   mkdirSync(bin);

@@ -3,29 +3,17 @@
 // cache once and run the command under it. Stand-in `node` and `npm` scripts play both parts, so
 // nothing is downloaded.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { executable, tempRoot } from '../testing/stand-ins.js';
 
 const run = promisify(execFile);
 const LAUNCHER = join(import.meta.dirname, '../../scripts/with-node.sh');
-const made: string[] = [];
-
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
-function executable(path: string, body: string): void {
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-}
-
 /** A bin folder whose `node` says it is `version`, and a cache folder, maybe with Node 24 in it. */
 function machine(version: string, cached: boolean): { bin: string; cache: string; npmLog: string } {
-  const root = mkdtempSync(join(tmpdir(), 'informer-trace-with-node-'));
-  made.push(root);
+  const root = tempRoot('informer-trace-with-node-');
   const bin = join(root, 'bin');
   const cache = join(root, 'cache');
   const npmLog = join(root, 'npm.log');
