@@ -8,13 +8,13 @@
  * json/yaml: `{ summary, objects }` at the end.
  */
 import { say, type CommandIO } from '../cli/io.js';
-import { DEFAULT_GRACE_MS, diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
-import { diagnoseChain } from '../diagnose/chain.js';
+import { diagnoseSetMember, diagnoseSetMembers, diagnosisText } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import type { Readiness } from '../readiness/index.js';
+import { APPLY_FIELD_MANAGER } from '../trace/triggers.js';
 import { memberLabel, memberStatus, SetSession, type SetEvent, type SetInput, type SetMember } from '../trace/set-session.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
@@ -128,7 +128,7 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
 /** The diagnosis of an object's chain on `d` in the TUI. */
 function diagnosesOf(kube: Kube, readiness: Readiness): (m: SetMember) => DiagnosisFeed {
   return (m) => ({
-    diagnose: () => diagnoseChain(kube, m.session!.caches(), { info: m.info!, namespace: m.namespace, name: m.name }, { graceMs: DEFAULT_GRACE_MS, readiness }),
+    diagnose: () => diagnoseSetMember(kube, readiness, m),
     subscribe: () => () => undefined,
   });
 }
@@ -147,7 +147,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
     settleMs: plan.settleMs,
     failFast: plan.failFast,
     watch: plan.watch,
-    signal: io.signal ?? new AbortController().signal,
+    signal: io.signal,
     onInformerEvent: (e) => {
       if (e.level === 'warning' || e.level === 'error') log(`${e.level}: ${e.message}`);
     },
@@ -157,7 +157,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
   log(
     plan.watch
       ? `watching ${inputs.length} objects for a change (timeout ${formatDuration(plan.timeoutMs)})…`
-      : `applying ${inputs.length} objects (server-side, field manager kubectl-informer-trace); timeout ${formatDuration(plan.timeoutMs)}`,
+      : `applying ${inputs.length} objects (server-side, field manager ${APPLY_FIELD_MANAGER}); timeout ${formatDuration(plan.timeoutMs)}`,
   );
   try {
     if (plan.output === 'tui') {
@@ -169,7 +169,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
     } else await set.run();
     const snaps = set.snapshots();
     const diagnoses = await diagnoseSetMembers(kube, readiness, set.members, log);
-    const interrupted = io.signal?.aborted === true;
+    const interrupted = io.signal.aborted;
     const report: SetReport = {
       summary: { ...summariseSet(set.members, snaps, set.startedAt, interrupted), informers: set.informerCount() },
       objects: set.members.map((m) => setObjectView(m, snaps.get(m), diagnoses.get(m))),

@@ -214,14 +214,14 @@ const exitFor: Record<TraceOutcome, ExitCode> = {
  * The objects of --apply, every file read and checked before anything is written: each needs a
  * name (one line naming the file and the document otherwise).
  */
-async function readApplyObjects(io: CommandIO, planned: { files: string[]; recursive: boolean }): Promise<SourcedObject[]> {
-  const stdin = planned.files.includes('-') ? await readStdin(io) : undefined;
-  return requireApplicable(readObjectFiles(planned.files, { recursive: planned.recursive, stdin }), planned.files);
+async function readApplyObjects(io: CommandIO, files: string[], recursive: boolean): Promise<SourcedObject[]> {
+  const stdin = files.includes('-') ? await readStdin(io) : undefined;
+  return requireApplicable(readObjectFiles(files, { recursive, stdin }), files);
 }
 
 /** A set (several objects, or a folder, which may hold more another day) is traced object by object at once. */
-function isSet(planned: { files: string[] }, objects: SourcedObject[]): boolean {
-  return objects.length > 1 || planned.files.some(isFolder);
+function isSet(files: string[], objects: SourcedObject[]): boolean {
+  return objects.length > 1 || files.some(isFolder);
 }
 
 interface ResolvedTarget {
@@ -267,10 +267,11 @@ export async function runTrace(
 ): Promise<void> {
   const plan = planTrace(opts, io);
   const t = plan.trigger;
-  const files = t.kind === 'apply' || t.kind === 'watch' ? t.files : undefined;
-  const objects = files ? await readApplyObjects(io, { files, recursive: (t as { recursive?: boolean }).recursive === true }) : undefined;
+  const withFiles = t.kind === 'apply' || t.kind === 'watch' ? t : undefined;
+  const files = withFiles?.files;
+  const objects = files ? await readApplyObjects(io, files, withFiles?.recursive === true) : undefined;
   // A set: several objects to apply, or any to watch (--watch -f).
-  if (files && objects && (t.kind === 'watch' || isSet({ files }, objects))) {
+  if (files && objects && (t.kind === 'watch' || isSet(files, objects))) {
     setExitCode(await traceSet(io, plan, objects, first, t.kind === 'watch'));
     return;
   }

@@ -14,7 +14,7 @@
  */
 export { diagnose, DEFAULT_GRACE_MS } from './diagnose.js';
 export { controllerBehindLine, diagnosisBrief, diagnosisText, evidenceLine } from './text.js';
-export { diagnoseSetMembers } from './set.js';
+export { diagnoseSetMember, diagnoseSetMembers } from './set.js';
 export { findOperatorMetrics, readControllerBehind, statusManager, leaseMatchesManager, controllerQueue } from './operator.js';
 export {
   LINKS,

@@ -13,6 +13,12 @@ import type { Diagnosis } from './types.js';
 /** How long the diagnoses of a set may take at its end. */
 const SET_DIAGNOSIS_MS = 10_000;
 
+/** Where one traced object of a set is stuck: its chain's diagnosis from its own trace's caches. */
+export function diagnoseSetMember(kube: Kube, readiness: Readiness, m: SetMember, signal?: AbortSignal): Promise<Diagnosis> {
+  const target = { info: m.info!, namespace: m.namespace, name: m.name };
+  return diagnoseChain(kube, m.session!.caches(), target, { graceMs: DEFAULT_GRACE_MS, readiness, ...(signal ? { signal } : {}) });
+}
+
 export async function diagnoseSetMembers(
   kube: Kube,
   readiness: Readiness,
@@ -26,8 +32,7 @@ export async function diagnoseSetMembers(
       .filter((m) => m.session && m.info && (m.state === 'failed' || m.state === 'not-ready'))
       .map(async (m) => {
         try {
-          const target = { info: m.info!, namespace: m.namespace, name: m.name };
-          out.set(m, await diagnoseChain(kube, m.session!.caches(), target, { graceMs: DEFAULT_GRACE_MS, signal, readiness }));
+          out.set(m, await diagnoseSetMember(kube, readiness, m, signal));
         } catch (err) {
           log(`warning: no diagnosis of ${memberLabel(m)}: ${(err as Error).message}`);
         }

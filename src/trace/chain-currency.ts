@@ -39,7 +39,7 @@ export interface ChainCurrencyOptions {
    * A consistent List of an informer's collection started at `since` or later: listNow unless the
    * informers are shared with other traces, whose Lists are shared too (InformerPool.serverState).
    */
-  list?: (informer: SharedIndexInformer, since: number, signal: AbortSignal) => Promise<ServerState>;
+  list?: (informer: SharedIndexInformer, since: number) => Promise<ServerState>;
 }
 
 interface Entry {
@@ -114,7 +114,7 @@ export class ChainCurrency {
     const { signal, clock } = this.options;
     while (!this.closed && !signal.aborted) {
       try {
-        entry.server = this.options.list ? await this.options.list(entry.child.informer, this.since, signal) : await listNow(entry.child.informer, { signal });
+        entry.server = this.options.list ? await this.options.list(entry.child.informer, this.since) : await listNow(entry.child.informer, { signal });
         return;
       } catch (err) {
         if (signal.aborted || this.closed) return;

@@ -21,7 +21,7 @@
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
-import { ApiError, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
 import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
 import { chainInformer } from './chain-informers.js';
@@ -204,8 +204,6 @@ export class SetSession {
       if (definitions) this.o.kube.discovery.invalidate();
       definitions = step === 'definitions';
       await this.resolve(members);
-      // What judging these kinds needs (the CEL evaluator, for a kind the library has rules for) is loaded before any is judged.
-      await this.o.readiness.prepare(members.filter((m) => m.info).map((m) => ({ group: m.info!.group, kind: m.kind })));
       await this.startTraces(members);
       for (const m of members) {
         if (this.stopped) break;
@@ -223,7 +221,6 @@ export class SetSession {
    */
   private async watchForChange(): Promise<void> {
     await this.resolve(this.members);
-    await this.o.readiness.prepare(this.members.filter((m) => m.info).map((m) => ({ group: m.info!.group, kind: m.kind })));
     await this.startTraces(this.members);
     const watchedAt = this.clock.now();
     await Promise.all(this.members.filter((m) => m.session).map((m) => m.session!.fire(this.o.timeoutMs)));
@@ -318,6 +315,7 @@ export class SetSession {
     return new Map(this.members.filter((m) => m.session).map((m) => [m, m.session!.snapshot()]));
   }
 
+  /** Each member's resource on this server (one it does not serve is refused), and what judging their kinds needs loaded. */
   private async resolve(members: SetMember[]): Promise<void> {
     for (const m of members) {
       const info = await this.o.kube.discovery.forKind(m.apiVersion, m.kind);
@@ -330,6 +328,8 @@ export class SetSession {
       const manifest = this.manifests.get(m)!;
       if (info.namespaced) this.manifests.set(m, { ...manifest, metadata: { ...manifest.metadata, namespace: m.namespace } });
     }
+    // The CEL evaluator, for a kind the library has rules for, before any of them is judged.
+    await this.o.readiness.prepare(members.filter((m) => m.info).map((m) => ({ group: m.info!.group, kind: m.kind })));
   }
 
   /** Whether an object is traced hop by hop: a workload (its Pods), or a custom resource (its operator's chain). */
@@ -392,7 +392,7 @@ export class SetSession {
       this.settling.push(this.judged(m, informer, written));
     } catch (err) {
       if (this.controller.signal.aborted) return;
-      this.refuse(m, err instanceof ApiError ? err.message : (err as Error).message);
+      this.refuse(m, (err as Error).message);
     }
   }
 
@@ -429,8 +429,7 @@ export class SetSession {
         return this.settle(m, 'stopped', { message: this.stopped ?? snap.endMessage });
       default: {
         // Nothing to roll out (the apply changed nothing, or only metadata): it is as ready as it stands.
-        const informer = this.pool.informer({ info: m.info!, namespace: m.namespace, metadataOnly: false });
-        return this.judged(m, informer, undefined);
+        return this.judged(m, this.informerOf(m), undefined);
       }
     }
   }

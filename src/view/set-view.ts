@@ -6,7 +6,7 @@ import type { Diagnosis } from '../diagnose/index.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
 import { memberLabel, memberStatus, type MemberState, type SetMember } from '../trace/set-session.js';
 import { formatDuration } from '../util/duration.js';
-import { criticalPath } from './waterfall-view.js';
+import { criticalPath, cutEnd } from './waterfall-view.js';
 
 export interface SetObjectView {
   apiVersion: string;
@@ -187,7 +187,8 @@ function waitedMs(m: SetMember, now: number): number | undefined {
   return until === undefined ? undefined : until - m.appliedAt;
 }
 
-const cut = (s: string, n: number): string => (s.length <= n ? s.padEnd(n) : `${s.slice(0, Math.max(0, n - 1))}…`);
+/** `s` cut or padded to `n` columns. */
+const cut = (s: string, n: number): string => cutEnd(s, n).padEnd(n);
 
 /** The list's column heads, as wide as its rows. */
 export function setHead(width: number): string {
