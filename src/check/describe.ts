@@ -18,8 +18,13 @@ export function describeSpec(spec: CheckSpec): string {
       const trigger = t.kind === 'restart' ? 'restart' : t.kind === 'scale' ? `scale to ${t.replicas}` : `apply ${t.file === '-' ? 'stdin' : t.file}`;
       return `${trigger}; ${limits.join(', ')}`;
     }
-    case 'set':
-      return `apply ${spec.objects.length} objects from ${spec.files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')}; each ready ${spec.maxConvergeMs !== undefined ? `≤ ${formatDuration(spec.maxConvergeMs)}` : `within ${formatDuration(spec.timeoutMs)}`}`;
+    case 'set': {
+      const files = spec.files.map((f) => (f === '-' ? 'stdin' : f)).join(', ');
+      const what = spec.select
+        ? `watch the objects -l ${spec.select.labelSelector} selects among ${spec.select.kinds.length ? spec.select.kinds.join(', ') : 'the kinds of kubectl get all'}`
+        : `${spec.watch ? 'watch' : 'apply'} ${spec.objects.length} objects from ${files}`;
+      return `${what}; each ready ${spec.maxConvergeMs !== undefined ? `≤ ${formatDuration(spec.maxConvergeMs)}` : `within ${formatDuration(spec.timeoutMs)}`}`;
+    }
     case 'lease': {
       const limits = [
         ...(spec.maxRenewAgeMs !== undefined ? [`renew age ≤ ${formatDuration(spec.maxRenewAgeMs)}`] : []),

@@ -173,13 +173,48 @@ describe('checks from flags', () => {
 
     it('refuses what kubectl apply would, before anything is sent', () => {
       expect(refused({ apply: true })).toBe('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
-      expect(refused({ filename: ['web.yaml'] })).toBe('-f gives the manifest of --apply; add --apply to apply it');
+      expect(refused({ filename: ['web.yaml'] })).toBe(
+        '-f gives the manifest of --apply; add --apply to apply it, or --watch to check the next change to its objects',
+      );
       expect(refused({ apply: true, filename: ['-', '-'] })).toBe('-f -: stdin can be read once');
       expect(refused({ apply: true, filename: ['missing.yaml'] })).toBe('-f missing.yaml: no such file');
       expect(refused({ apply: true, filename: ['noname.yaml'] })).toBe('noname.yaml: document 2: the object has no metadata.name');
       expect(refused({ apply: true, filename: ['two.yaml'], maxHop: '5s' })).toBe("--max-hop applies to one object's rollout; -f two.yaml holds 2 objects");
       expect(refused({ apply: true, filename: ['db.json'] }, 'demo')).toBe('-f db.json: the object\'s namespace "data" does not match --namespace "demo"');
       expect(refused({ apply: true, filename: ['web.yaml'], maxConverge: 'soon' })).toBe('--max-converge: "soon" is not a duration (e.g. 500ms, 30s, 2m, 1h)');
+    });
+
+    describe('--watch', () => {
+      it('makes one set check of the objects -l selects, among the kinds named or those of kubectl get all', () => {
+        const [spec] = specsFromFlags({ watch: true, selector: 'app=shop', kinds: 'deploy, svc', maxConverge: '2m' }, 'shop', access);
+        expect(spec).toMatchObject({
+          kind: 'set',
+          name: 'watch -l app=shop in shop',
+          watch: true,
+          select: { labelSelector: 'app=shop', kinds: ['deploy', 'svc'] },
+        });
+        expect(describeSpec(spec!)).toBe('watch the objects -l app=shop selects among deploy, svc; each ready ≤ 2m');
+        const [all] = specsFromFlags({ watch: true, selector: 'app=shop' }, 'shop', access);
+        expect(describeSpec(all!)).toBe('watch the objects -l app=shop selects among the kinds of kubectl get all; each ready within 5m');
+      });
+
+      it('makes one set check of every object of the -f files, written by nobody but watched', () => {
+        const [spec] = specsFromFlags({ watch: true, filename: ['two.yaml', 'web.yaml'] }, 'demo', access, manifests());
+        expect(spec).toMatchObject({ kind: 'set', name: 'watch two.yaml, web.yaml in demo', watch: true });
+        expect(spec!.kind === 'set' && spec!.objects.map((o) => o.obj.metadata.name)).toEqual(['a', 'b', 'web']);
+      });
+
+      it('refuses what does not make a watched set, before anything is sent', () => {
+        expect(refused({ watch: true })).toBe('--watch needs the objects: -f FILE|DIR, or -l SELECTOR');
+        expect(refused({ selector: 'app=shop' })).toBe('-l picks the objects of --watch; add --watch to check the next change to them');
+        expect(refused({ watch: true, selector: 'app=shop', filename: ['web.yaml'] })).toBe('give the objects to watch either with -f or with -l, not both');
+        expect(refused({ watch: true, apply: true, filename: ['web.yaml'] })).toBe(
+          'choose one of --apply (write and check) and --watch (check the next change someone else makes)',
+        );
+        expect(refused({ watch: true, selector: 'app=shop', kinds: 'deploy/web' })).toBe('--kinds takes TYPE names (e.g. deploy,svc,rollouts), not TYPE/NAME');
+        expect(refused({ kinds: 'deploy' })).toBe('--kinds names the kinds -l selects among; it goes with --watch -l');
+        expect(refused({ watch: true, selector: 'app=shop', maxHop: '5s' })).toBe("--max-hop applies to one object's rollout; --watch checks a set of objects");
+      });
     });
   });
 

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isFolder, objectsOfText, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
+import { listItems } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { manifestNamespace, parseManifest } from '../trace/manifest.js';
@@ -23,6 +24,12 @@ export interface CheckFlagValues {
   filename?: string[];
   /** -R: the subfolders of a -f folder too. */
   recursive?: boolean;
+  /** --watch: no write; the next change someone else makes to the objects of -f, or of -l, is checked as one set. */
+  watch?: boolean;
+  /** -l: with --watch, the objects these labels select. */
+  selector?: string;
+  /** --kinds: with -l, the kinds to select among (TYPE names, comma-separated). */
+  kinds?: string;
   maxConverge?: string;
   maxHop?: string;
   timeout?: string;
@@ -114,6 +121,31 @@ function applyObjects(file: string, recursive: boolean, inputs: ManifestInputs):
   return objects.length > 1 ? requireApplicable(objects, [file]) : undefined;
 }
 
+/** --watch's objects: those of -f, or those -l selects (among --kinds); undefined without --watch. */
+function watchedSet(opts: CheckFlagValues, files: string[]): { files: string[]; select?: { labelSelector: string; kinds: string[] } } | undefined {
+  const kinds = opts.kinds !== undefined ? listItems(opts.kinds) : [];
+  if (opts.selector !== undefined && !opts.watch) throw new UsageError('-l picks the objects of --watch; add --watch to check the next change to them');
+  if (opts.kinds !== undefined && opts.selector === undefined) throw new UsageError('--kinds names the kinds -l selects among; it goes with --watch -l');
+  if (!opts.watch) return undefined;
+  if (opts.apply) throw new UsageError('choose one of --apply (write and check) and --watch (check the next change someone else makes)');
+  if (opts.selector !== undefined && files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
+  if (opts.selector === undefined && files.length === 0)
+    throw new UsageError('--watch needs the objects: -f FILE|DIR, or -l SELECTOR', {
+      hint: 'e.g. --watch -l app.kubernetes.io/instance=shop --max-converge 2m',
+    });
+  if (opts.selector !== undefined && opts.selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
+  if (kinds.some((k) => k.includes('/'))) throw new UsageError('--kinds takes TYPE names (e.g. deploy,svc,rollouts), not TYPE/NAME');
+  return opts.selector !== undefined ? { files, select: { labelSelector: opts.selector, kinds } } : { files };
+}
+
+/** Every object of --watch's -f paths, folders read as kubectl reads them. */
+function watchedObjects(files: string[], recursive: boolean, inputs: ManifestInputs): SourcedObject[] {
+  const objects = files.flatMap((f) =>
+    flag(`-f ${f}`, () => (isFolder(f) ? readObjectFiles([f], { recursive }) : objectsOfText(inputs.readFile(f), f === '-' ? 'stdin' : f))),
+  );
+  return flag('-f', () => requireApplicable(objects, files));
+}
+
 /** NAMESPACE/NAME, or NAME in the -n namespace. */
 export function readLease(text: string): { namespace: string | undefined; name: string } {
   const parts = text.trim().split('/');
@@ -148,10 +180,12 @@ export function specsFromFlags(
   const sampleIntervalMs = opts.sampleInterval === undefined ? undefined : flag('--sample-interval', () => readDuration(opts.sampleInterval!));
 
   const files = opts.filename ?? [];
+  const watched = watchedSet(opts, files);
   if (opts.apply && files.length === 0) throw new UsageError('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
-  if (!opts.apply && files.length > 0) throw new UsageError('-f gives the manifest of --apply; add --apply to apply it');
+  if (!opts.apply && !opts.watch && files.length > 0)
+    throw new UsageError('-f gives the manifest of --apply; add --apply to apply it, or --watch to check the next change to its objects');
   if (files.filter((f) => f === '-').length > 1) throw new UsageError('-f -: stdin can be read once');
-  const rollouts = restarts.length + scales.length + files.length > 0;
+  const rollouts = restarts.length + scales.length + files.length > 0 || watched !== undefined;
   if (!rollouts) {
     for (const [set, name] of [
       [maxConvergeMs, '--max-converge'],
@@ -183,10 +217,18 @@ export function specsFromFlags(
     throw new UsageError('--window applies to lease and queue checks: give --lease or --metrics', { hint: 'and to controller checks: --controller NAME' });
   }
 
+  if (watched) {
+    if (maxHopMs !== undefined) throw new UsageError("--max-hop applies to one object's rollout; --watch checks a set of objects");
+    const objects = watched.files.length ? watchedObjects(watched.files, opts.recursive === true, manifests) : [];
+    for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, namespace, manifests.namespaceFlag, manifests.namespaceName);
+    const inputs = objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
+    specs.push(setSpec({ files: watched.files, objects: inputs, namespace, maxConvergeMs, timeoutMs, watch: true, select: watched.select, origin }));
+  }
+
   // A folder, or a file of several objects, is one set check; a file of one object, one rollout check.
   const sets: { file: string; objects: SourcedObject[] }[] = [];
   const single: string[] = [];
-  for (const f of files) {
+  for (const f of opts.apply ? files : []) {
     const objects = flag(`-f ${f}`, () => applyObjects(f, opts.recursive === true, manifests));
     if (objects) sets.push({ file: f, objects });
     else single.push(f);

@@ -58,6 +58,7 @@ function limitsOf(spec: CheckSpec): { name: string; limit: number | null; unit: 
         ...(spec.maxHopMs !== undefined ? [{ name: 'slowest hop', limit: spec.maxHopMs, unit: 'ms' as const }] : []),
       ];
     case 'set':
+      if (spec.select) return [{ name: setResultName(`-l ${spec.select.labelSelector}`), limit: spec.maxConvergeMs ?? spec.timeoutMs, unit: 'ms' }];
       return spec.objects.map((o) => ({
         name: setResultName(memberLabel({ kind: o.obj.kind ?? '', name: o.obj.metadata.name ?? '', info: undefined })),
         limit: spec.maxConvergeMs ?? spec.timeoutMs,

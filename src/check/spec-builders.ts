@@ -31,16 +31,19 @@ export function rolloutSpec(
   };
 }
 
-/** A set check: named after its files, timing out after maxConverge unless told. */
+/** A set check: named after its files (or its selector), timing out after maxConverge unless told. */
 export function setSpec(fields: Omit<SetCheckSpec, 'kind' | 'name' | 'timeoutMs'> & { timeoutMs?: number | undefined }): SetCheckSpec {
+  const what = fields.select ? `-l ${fields.select.labelSelector}` : fields.files.map((f) => (f === '-' ? 'stdin' : f)).join(', ');
   return {
     kind: 'set',
-    name: `apply ${fields.files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')}${fields.namespace ? ` in ${fields.namespace}` : ''}`,
+    name: `${fields.watch ? 'watch' : 'apply'} ${what}${fields.namespace ? ` in ${fields.namespace}` : ''}`,
     files: fields.files,
     objects: fields.objects,
     namespace: fields.namespace,
     maxConvergeMs: fields.maxConvergeMs,
     timeoutMs: fields.timeoutMs ?? fields.maxConvergeMs ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
+    ...(fields.watch ? { watch: true } : {}),
+    ...(fields.select ? { select: fields.select } : {}),
     origin: fields.origin,
   };
 }

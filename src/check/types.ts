@@ -54,6 +54,13 @@ export interface SetCheckSpec {
   /** Each object's write to its readiness; undefined: being ready within the timeout is the check. */
   maxConvergeMs: number | undefined;
   timeoutMs: number;
+  /**
+   * --watch: nothing is written; the next change someone else makes to the objects (a `helm
+   * upgrade` in another step) is checked: `objects`' own, or, with `select`, those of the objects
+   * its labels select among its kinds (TYPE names; none: the kinds of `kubectl get all`).
+   */
+  watch?: boolean | undefined;
+  select?: { labelSelector: string; kinds: string[] } | undefined;
   origin: SpecOrigin;
 }
 

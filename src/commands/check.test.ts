@@ -20,7 +20,7 @@ describe('check --apply -f: the manifest is read and checked before any request'
   for (const [args, message] of [
     [['--apply', '-f', join(dir, 'missing.yaml')], `error: -f ${join(dir, 'missing.yaml')}: no such file`],
     [['--apply', '--max-converge', '2m'], 'error: --apply needs the manifest: -f FILE (repeatable), or -f - for stdin'],
-    [['-f', inShop], 'error: -f gives the manifest of --apply; add --apply to apply it'],
+    [['-f', inShop], 'error: -f gives the manifest of --apply; add --apply to apply it, or --watch to check the next change to its objects'],
     [['--apply', '--filename', inShop, '-n', 'demo'], `error: -f ${inShop}: the object's namespace "shop" does not match --namespace "demo"`],
   ] as const) {
     it(`${args.join(' ')}: one error line, exit 2`, async () => {

@@ -48,6 +48,7 @@ const EXAMPLES: Record<'informer-trace' | 'lease-watch', string[]> = {
   'informer-trace': [
     '  kubectl informer-trace check --restart deploy/web -n demo --max-converge 60s --max-hop 20s',
     '  kubectl informer-trace check --apply -f web.yaml -n demo --max-converge 2m --junit check-results.xml',
+    '  kubectl informer-trace check --watch -l app.kubernetes.io/instance=shop -n shop --max-converge 2m --junit results.xml   # a helm upgrade in another step',
     '  kubectl informer-trace check --metrics https://127.0.0.1:10257/metrics --metrics-insecure-skip-tls-verify \\',
     '      --max-depth deployment=10 --max-retry-rate 1/s --window 60s',
     '  kubectl informer-trace check --controller kube-controller-manager --max-retry-rate 1/s --window 60s',
@@ -76,6 +77,12 @@ export function createCheckCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       [],
     )
     .option('-R, --recursive', "-f: read a folder's subfolders too")
+    .option(
+      '--watch',
+      'set check, no write: check the next change someone else makes (a helm upgrade in another step) to the objects of -f, or to those -l selects',
+    )
+    .option('-l, --selector <selector>', '--watch: the objects with these labels, e.g. app.kubernetes.io/instance=shop')
+    .option('--kinds <types>', '--watch -l: the kinds to select among, comma-separated (default: those of kubectl get all)')
     .option('--max-converge <duration>', 'rollout check: the longest the rollout may take to converge, e.g. 60s')
     .option('--max-hop <duration>', 'rollout check: the longest any hop may take after the one it follows, e.g. 20s')
     .option('--timeout <duration>', 'rollout check: how long to wait for convergence (default: --max-converge, else 5m)')
@@ -162,7 +169,7 @@ function needsCluster(specs: readonly CheckSpec[]): boolean {
 /** Manifests for --apply are read from their files; stdin (-f -) once, up front, only when asked for. */
 async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<ManifestInputs> {
   let stdin: string | undefined;
-  if (opts.apply && opts.filename?.includes('-')) stdin = await readStdin(io, 'the manifest');
+  if ((opts.apply || opts.watch) && opts.filename?.includes('-')) stdin = await readStdin(io, 'the manifest');
   return {
     readFile: (path) => (path === '-' && stdin !== undefined ? stdin : readFileSync(path, 'utf8')),
     namespaceFlag: opts.namespace,

@@ -32,6 +32,7 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
         '  kubectl informer-trace deploy/web -n demo --scale 5 -o ndjson',
         '  kubectl informer-trace sts/db --watch',
         '  kubectl informer-trace --apply -f web.yaml -n demo',
+        '  kubectl informer-trace --watch -l app.kubernetes.io/instance=shop -n shop   # the next helm upgrade',
         '  kubectl informer-trace cache pods -n demo --index node=spec.nodeName',
         '  kubectl informer-trace cache deploy -A -o json --keys-only',
         '  kubectl informer-trace cache configmaps -l app=web --for 30s',
@@ -49,8 +50,8 @@ export function createInformerTraceProgram(io: CommandIO, setExitCode: (code: Ex
   addConnectionFlags(program);
   program.action(async (target: string | undefined, name: string | undefined, _opts: TraceOptions, command: Command) => {
     const opts = command.opts<TraceOptions & Record<string, unknown>>();
-    // --apply -f names its target in the manifest; --watch -f watches the objects of its files.
-    if (!target && !opts.apply && !(opts.watch && (opts.filename ?? []).length > 0)) {
+    // --apply -f names its target in the manifest; --watch -f and --watch -l watch the objects they give.
+    if (!target && !opts.apply && (opts.filename ?? []).length === 0 && opts.selector === undefined) {
       command.outputHelp();
       return;
     }

@@ -15,7 +15,7 @@ import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import type { Readiness } from '../readiness/index.js';
 import { APPLY_FIELD_MANAGER } from '../trace/triggers.js';
-import { memberLabel, memberStatus, SetSession, type SetEvent, type SetInput, type SetMember } from '../trace/set-session.js';
+import { memberLabel, memberStatus, SetSession, watchingText, type SetEvent, type SetInput, type SetMember, type SetSelection } from '../trace/set-session.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { setObjectView, setSummaryLines, summariseSet, type SetReport } from '../view/set-view.js';
@@ -35,6 +35,8 @@ export interface SetPlan {
   failFast: boolean;
   /** --watch -f: write nothing; trace the next change someone else makes to the objects. */
   watch: boolean;
+  /** --watch -l: the objects are those the labels select (no inputs). */
+  select?: SetSelection | undefined;
 }
 
 interface SetSink {
@@ -55,9 +57,10 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
     case 'table':
       return {
         event(e) {
+          if (e.type === 'watching') return;
           const label = memberLabel(e.member);
           if (e.type === 'applied') out(`${label} ${e.member.applied ?? 'applied'}`);
-          else if (e.type === 'changed') out(`${label} changed`);
+          else if (e.type === 'changed') out(`${label} ${e.member.applied === 'created' ? 'created' : 'changed'}`);
           else if (e.type === 'refused') out(`${label} refused: ${e.member.message ?? ''}`);
           else if (e.type === 'trace' && e.event.type === 'hop') out(`  ${label}  ${hopLine(e.event.hop)}`);
           else if (e.type === 'settled') {
@@ -93,9 +96,11 @@ function setSink(output: SetOutput, io: CommandIO, startedAt: () => number | und
       const line = ndjsonWriter(io.stdout);
       return {
         event(e) {
+          if (e.type === 'watching') return line({ type: 'watching', at: e.at });
           const object = objectRef(e.member);
           if (e.type === 'applied') line({ type: 'applied', object, apply: e.member.applied, at: e.at });
-          else if (e.type === 'changed') line({ type: 'changed', object, at: e.at });
+          else if (e.type === 'changed') line({ type: 'changed', object, apply: e.member.applied, at: e.at });
+          else if (e.type === 'joined') line({ type: 'joined', object, at: e.at });
           else if (e.type === 'refused') line({ type: 'refused', object, message: e.member.message });
           else if (e.type === 'trace') line({ ...e.event, object });
           else
@@ -147,6 +152,7 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
     settleMs: plan.settleMs,
     failFast: plan.failFast,
     watch: plan.watch,
+    select: plan.select,
     signal: io.signal,
     onInformerEvent: (e) => {
       if (e.level === 'warning' || e.level === 'error') log(`${e.level}: ${e.message}`);
@@ -154,11 +160,12 @@ export async function runTraceSet(io: CommandIO, kube: Kube, readiness: Readines
   });
   const sink = setSink(plan.output, io, () => set.startedAt);
   set.subscribe((e) => sink.event(e));
-  log(
-    plan.watch
-      ? `watching ${inputs.length} objects for a change (timeout ${formatDuration(plan.timeoutMs)})…`
-      : `applying ${inputs.length} objects (server-side, field manager ${APPLY_FIELD_MANAGER}); timeout ${formatDuration(plan.timeoutMs)}`,
-  );
+  const timeout = formatDuration(plan.timeoutMs);
+  if (!plan.watch) log(`applying ${inputs.length} objects (server-side, field manager ${APPLY_FIELD_MANAGER}); timeout ${timeout}`);
+  // Said once every baseline is taken: a change made after this line is traced.
+  set.subscribe((e) => {
+    if (e.type === 'watching') log(`${watchingText(set.members.length, plan.select, kube.connection.namespace)} for a change (timeout ${timeout})…`);
+  });
   try {
     if (plan.output === 'tui') {
       const running = set.run();

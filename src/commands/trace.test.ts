@@ -27,6 +27,13 @@ describe('planTrace: the --apply trigger', () => {
     expect(planTrace({ ...base, watch: true }, io).trigger).toEqual({ kind: 'watch' });
   });
 
+  it('plans a watch of the objects -l selects', () => {
+    expect(planTrace({ ...base, watch: true, selector: 'app.kubernetes.io/instance=shop' }, io).trigger).toEqual({
+      kind: 'watch',
+      selector: 'app.kubernetes.io/instance=shop',
+    });
+  });
+
   it.each<[Partial<TraceOptions>, string]>([
     [{ apply: true }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
     [{ apply: true, filename: [] }, '--apply needs the objects: -f FILE or -f DIR (repeatable), or -f - for stdin'],
@@ -34,6 +41,9 @@ describe('planTrace: the --apply trigger', () => {
     [{ recursive: true }, '-R reads the folders of -f; it goes with --apply -f or --watch -f'],
     [{ apply: true, filename: ['web.yaml'], restart: true }, 'choose one trigger; got --restart and --apply'],
     [{ apply: true, filename: ['web.yaml'], watch: true }, 'choose one trigger; got --apply and --watch'],
+    [{ selector: 'app=web' }, '-l picks the objects of --watch; add --watch to trace the next change to the objects it selects'],
+    [{ watch: true, selector: 'app=web', filename: ['web.yaml'] }, 'give the objects to watch either with -f or with -l, not both'],
+    [{ watch: true, selector: ' ' }, '-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop'],
   ])('refuses %j', (opts, message) => {
     expect(() => planTrace({ ...base, ...opts }, io)).toThrow(new UsageError(message));
   });

@@ -25,7 +25,7 @@ import { formatDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
-import { runTraceSet, type SetOutput } from './trace-set.js';
+import { runTraceSet, type SetOutput, type SetPlan } from './trace-set.js';
 import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
 export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
@@ -39,6 +39,7 @@ export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
   recursive?: boolean;
   failFast?: boolean;
   watch?: boolean;
+  selector?: string;
   timeout: string;
   output?: TraceOutput;
   svg?: string;
@@ -74,6 +75,10 @@ export function addTraceOptions(cmd: Command): Command {
     .option('-R, --recursive', "-f: read a folder's subfolders too")
     .option('--fail-fast', 'several objects: end as soon as one fails or is refused, instead of waiting for the others')
     .option('-w, --watch', 'no write: trace the next change someone else makes (the default without a trigger)')
+    .option(
+      '-l, --selector <selector>',
+      '--watch: the objects with these labels (e.g. app.kubernetes.io/instance=shop) among the kinds of `kubectl get all`, or of TYPE[,TYPE…]; objects the change creates join',
+    )
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
     .addOption(
       new Option(
@@ -104,8 +109,8 @@ export function addTraceOptions(cmd: Command): Command {
 type PlannedTrigger =
   | Exclude<TriggerRequest, { kind: 'apply' | 'watch' }>
   | { kind: 'apply'; files: string[]; recursive: boolean }
-  /** Without files: the object named on the command line; with them (--watch -f), those objects. */
-  | { kind: 'watch'; files?: string[]; recursive?: boolean };
+  /** Without files: the object named on the command line; with them (--watch -f), those objects; with a selector (--watch -l), those it selects. */
+  | { kind: 'watch'; files?: string[]; recursive?: boolean; selector?: string };
 
 /** Every flag of the trace, parsed and checked before any request is sent. */
 interface Plan extends TraceArtifacts {
@@ -145,6 +150,12 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   if (!opts.apply && !opts.watch && files.length > 0)
     throw new UsageError('-f gives the objects of --apply (or of --watch); add --apply to apply them, or --watch to trace the next change to them');
   if (files.length === 0 && opts.recursive) throw new UsageError('-R reads the folders of -f; it goes with --apply -f or --watch -f');
+  if (opts.selector !== undefined) {
+    if (!opts.watch) throw new UsageError('-l picks the objects of --watch; add --watch to trace the next change to the objects it selects');
+    if (files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
+    if (opts.selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
+    return { kind: 'watch', selector: opts.selector };
+  }
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
     if (eq <= 0) throw new UsageError(`--annotate "${opts.annotate}" is not KEY=VALUE`, { hint: 'e.g. --annotate example.com/touched=now' });
@@ -270,6 +281,10 @@ export async function runTrace(
   const withFiles = t.kind === 'apply' || t.kind === 'watch' ? t : undefined;
   const files = withFiles?.files;
   const objects = files ? await readApplyObjects(io, files, withFiles?.recursive === true) : undefined;
+  if (t.kind === 'watch' && t.selector !== undefined) {
+    setExitCode(await traceSelection(io, plan, t.selector, first, second));
+    return;
+  }
   // A set: several objects to apply, or any to watch (--watch -f).
   if (files && objects && (t.kind === 'watch' || isSet(files, objects))) {
     setExitCode(await traceSet(io, plan, objects, first, t.kind === 'watch'));
@@ -355,28 +370,46 @@ const SET_OUTPUTS: readonly SetOutput[] = ['tui', 'table', 'json', 'yaml', 'ndjs
 /** --apply of several objects: each applied in order and traced to its readiness, all at once. */
 async function traceSet(io: CommandIO, plan: Plan, objects: SourcedObject[], first: string | undefined, watch: boolean): Promise<ExitCode> {
   if (first !== undefined) throw new UsageError(`-f holds ${objects.length} objects and every one is traced; leave out ${first}`);
-  const output = plan.output;
-  if (!(SET_OUTPUTS as readonly string[]).includes(output))
-    throw new UsageError(`-o ${output} draws one trace; a set of ${objects.length} objects is shown as tui, table, json, yaml or ndjson`, {
-      hint: 'the TUI opens the waterfall of each object with Enter, then w',
-    });
+  const output = setOutput(plan, `a set of ${objects.length} objects`);
   for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, undefined, plan.connection.namespace);
   const readiness = await readinessFromFlags(plan.health, io.env);
   const kube = connect(plan.connection);
-  return runTraceSet(
-    io,
-    kube,
-    readiness,
-    objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` })),
-    {
-      output: output as SetOutput,
-      exitOnEnd: plan.exitOnEnd,
-      timeoutMs: plan.timeoutMs,
-      syncTimeoutMs: plan.syncTimeoutMs,
-      coalesceMs: plan.coalesceMs,
-      settleMs: plan.settleMs,
-      failFast: plan.failFast,
-      watch,
-    },
-  );
+  const inputs = objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
+  return runTraceSet(io, kube, readiness, inputs, setPlan(plan, output, { watch }));
+}
+
+/** --watch -l: the objects the labels select among TYPE[,TYPE…] (the kinds of `kubectl get all` without it), traced through their next change. */
+async function traceSelection(io: CommandIO, plan: Plan, labelSelector: string, first: string | undefined, second: string | undefined): Promise<ExitCode> {
+  if (second !== undefined || first?.includes('/'))
+    throw new UsageError('-l selects the objects to watch; give their kinds as TYPE[,TYPE…] (e.g. deploy,svc), not a NAME');
+  const output = setOutput(plan, 'the objects of a selector');
+  const readiness = await readinessFromFlags(plan.health, io.env);
+  const kube = connect(plan.connection);
+  const kinds = first !== undefined ? await Promise.all(listItems(first).map((k) => kube.discovery.resolve(k))) : await kube.discovery.category('all');
+  for (const k of kinds)
+    if (!k.verbs.includes('list') || !k.verbs.includes('watch'))
+      throw new UsageError(`${groupResource(k)} cannot be listed and watched, so -l cannot select among them`);
+  return runTraceSet(io, kube, readiness, [], setPlan(plan, output, { watch: true, select: { labelSelector, kinds } }));
+}
+
+/** The output of a set: a set has no single trace to draw as a waterfall. */
+function setOutput(plan: Plan, what: string): SetOutput {
+  if (!(SET_OUTPUTS as readonly string[]).includes(plan.output))
+    throw new UsageError(`-o ${plan.output} draws one trace; ${what} is shown as tui, table, json, yaml or ndjson`, {
+      hint: 'the TUI opens the waterfall of each object with Enter, then w',
+    });
+  return plan.output as SetOutput;
+}
+
+function setPlan(plan: Plan, output: SetOutput, how: Pick<SetPlan, 'watch' | 'select'>): SetPlan {
+  return {
+    output,
+    exitOnEnd: plan.exitOnEnd,
+    timeoutMs: plan.timeoutMs,
+    syncTimeoutMs: plan.syncTimeoutMs,
+    coalesceMs: plan.coalesceMs,
+    settleMs: plan.settleMs,
+    failFast: plan.failFast,
+    ...how,
+  };
 }

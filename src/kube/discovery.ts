@@ -103,6 +103,20 @@ export class Discovery {
     });
   }
 
+  /**
+   * The resources of a category (`all`: what `kubectl get all` lists), one version each: the
+   * first in discovery order, the preferred one.
+   */
+  async category(name: string): Promise<ResourceInfo[]> {
+    const seen = new Set<string>();
+    return (await this.resources()).filter((r) => {
+      const id = `${r.group}/${r.resource}`;
+      if (!r.categories?.includes(name) || seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+  }
+
   /** Finds the resource serving a kind in a group (e.g. from an ownerReference's apiVersion and kind). */
   async forKind(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
     const all = await this.resources();

@@ -5,9 +5,10 @@
  * namespace costs.
  *
  * Contract:
- * - One informer per group, resource, namespace and shape (whole objects, or metadata only). A
- *   trace that asks for its target by name gets its kind's informer of the whole namespace, and
- *   keeps to its own object in its handlers.
+ * - One informer per group, resource, namespace, shape (whole objects, or metadata only) and label
+ *   selector (none, but when a set's members are found by labels). A trace that asks for its
+ *   target by name gets its kind's informer of the whole namespace, and keeps to its own object in
+ *   its handlers.
  * - The pool runs its informers until it is closed, not as long as the trace that first asked:
  *   sync() starts the new ones and waits for them; a trace that ends only takes its handlers away.
  * - What discovery finds for the children of a kind the tool does not know is found once per kind
@@ -20,6 +21,8 @@ export interface PooledInformerKey {
   info: ResourceInfo;
   namespace: string | undefined;
   metadataOnly: boolean;
+  /** Only the objects these labels select (a set's members, found by `-l`). */
+  labelSelector?: string | undefined;
 }
 
 export class InformerPool {
@@ -100,5 +103,5 @@ export class InformerPool {
 }
 
 function keyOf(k: PooledInformerKey): string {
-  return `${k.info.group}/${k.info.resource}/${k.namespace ?? ''}/${k.metadataOnly ? 'meta' : 'full'}`;
+  return `${k.info.group}/${k.info.resource}/${k.namespace ?? ''}/${k.metadataOnly ? 'meta' : 'full'}${k.labelSelector ? `/${k.labelSelector}` : ''}`;
 }

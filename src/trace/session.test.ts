@@ -401,6 +401,42 @@ describe('TraceSession', () => {
     h.session.close();
   });
 
+  it('a target created after the watch began (found by a selector) is traced from its creation: it and its children are hops, not the baseline', async () => {
+    const createdAt = new FakeClock().now() + 10;
+    const h = harness({ deployments: [] }, { waitForTarget: true, trigger: { kind: 'watch', createdAt } });
+    await settle(h.clock, h.session.start());
+    // Created, with its ReplicaSet, before its trace fired: its creation is still the change.
+    h.fakes.deployments!.add(deployment(1, 0));
+    h.fakes.replicasets!.add(replicaSet('b'));
+    await h.clock.step(50);
+    expect(h.session.targetExists()).toBe(true);
+    await h.session.fire();
+    await h.clock.step(50);
+    const triggers = h.events.filter((e) => e.type === 'trigger');
+    expect(triggers.map((e) => e.type === 'trigger' && e.trigger.at)).toEqual([createdAt]);
+    expect(h.session.snapshot().hops.map((x) => `${x.kind}:${x.object.kind}`)).toEqual(['created:Deployment', 'created:ReplicaSet']);
+    h.fakes.deployments!.modify(deployment(1, 1, { converged: true }));
+    await settle(h.clock, h.session.ended);
+    expect(h.session.snapshot().outcome).toBe('converged');
+    h.session.close();
+  });
+
+  it('with ignoreStatus, a version that changes only the status is not the change; one that changes the spec is', async () => {
+    const h = harness({ deployments: [deployment(2, 1, { template: '2' })] }, { trigger: { kind: 'watch', ignoreStatus: true } });
+    await started(h);
+    // The controller finishing an earlier rollout: status alone.
+    h.fakes.deployments!.modify(deployment(2, 2, { template: '2', converged: true }));
+    await h.clock.step(100);
+    expect(h.events.some((e) => e.type === 'trigger')).toBe(false);
+    h.fakes.deployments!.modify(deployment(3, 2, { template: '3' }));
+    await h.clock.step(50);
+    expect(h.events.filter((e) => e.type === 'trigger')).toHaveLength(1);
+    h.fakes.deployments!.modify(deployment(3, 3, { template: '3', converged: true }));
+    await settle(h.clock, h.session.ended);
+    expect(h.session.snapshot().outcome).toBe('converged');
+    h.session.close();
+  });
+
   it('fails with close names when the target does not exist and nothing would create it', async () => {
     const h = harness({ deployments: [deployment(1, 1, { name: 'webb' })] });
     const err = await settle(h.clock, h.session.start()).catch((e: unknown) => e);

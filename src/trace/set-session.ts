@@ -21,12 +21,13 @@
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
-import { ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { apiVersionOf, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
 import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
 import { chainInformer } from './chain-informers.js';
 import { isCustomResource } from './child-discovery.js';
 import { InformerPool } from './informer-pool.js';
+import { receivedAt } from './received-at.js';
 import { TraceSession } from './session.js';
 import { APPLY_FIELD_MANAGER } from './triggers.js';
 import type { TraceSnapshot } from './tracer.js';
@@ -88,9 +89,19 @@ export type SetEvent =
   | { type: 'applied'; member: SetMember; at: number }
   /** With `watch`: someone else's change to it was seen. */
   | { type: 'changed'; member: SetMember; at: number }
+  /** With `watch`: every trace has its baseline; changes from now on are traced. */
+  | { type: 'watching'; at: number }
+  /** With a selector: an object the change created joined the set (its `changed` follows). */
+  | { type: 'joined'; member: SetMember; at: number }
   | { type: 'refused'; member: SetMember; at: number }
   | { type: 'trace'; member: SetMember; event: TraceEvent }
   | { type: 'settled'; member: SetMember; at: number };
+
+export interface SetSelection {
+  /** A label selector, as `kubectl get -l` takes it. */
+  labelSelector: string;
+  kinds: ResourceInfo[];
+}
 
 export interface SetSessionOptions {
   kube: Kube;
@@ -110,6 +121,13 @@ export interface SetSessionOptions {
    * are then judged as they stand. Custom resources' definitions must exist already.
    */
   watch?: boolean;
+  /**
+   * With `watch`, instead of `inputs`: the objects these labels select among these kinds, in
+   * `defaultNamespace` (a cluster-scoped kind, cluster-wide). Those that a controller owns (a
+   * Deployment's ReplicaSets and Pods) are left to their owners' chains; one created while the
+   * change goes on joins the set, traced from its creation.
+   */
+  select?: SetSelection | undefined;
   signal: AbortSignal;
   onInformerEvent?: (event: InformerEvent) => void;
   clock?: Clock;
@@ -119,6 +137,15 @@ export interface SetSessionOptions {
 export function memberLabel(m: Pick<SetMember, 'kind' | 'name' | 'info'>): string {
   const singular = m.info?.singularName || m.kind.toLowerCase();
   return `${singular}${m.info?.group ? `.${m.info.group}` : ''}/${m.name}`;
+}
+
+/** `watching 3 objects (deployments, services selected by -l app=web in demo)`: what a watched set is. */
+export function watchingText(objects: number, select: SetSelection | undefined, namespace: string | undefined): string {
+  const count = `watching ${objects} object${objects === 1 ? '' : 's'}`;
+  if (!select) return count;
+  const kinds = select.kinds.map((k) => k.resource).join(', ');
+  const where = namespace && select.kinds.some((k) => k.namespaced) ? ` in ${namespace}` : '';
+  return `${count} (the ${kinds} selected by -l ${select.labelSelector}${where})`;
 }
 
 export class SetSession {
@@ -155,7 +182,15 @@ export class SetSession {
     if (o.signal.aborted) this.controller.abort();
     o.signal.addEventListener('abort', () => this.stop('interrupted'), { once: true });
     this.pool = new InformerPool(
-      (k) => chainInformer(new ResourceListerWatcher(o.kube.client, k.info, { namespace: k.namespace, metadataOnly: k.metadataOnly }), this.clock),
+      (k) =>
+        chainInformer(
+          new ResourceListerWatcher(o.kube.client, k.info, {
+            namespace: k.namespace,
+            metadataOnly: k.metadataOnly,
+            ...(k.labelSelector ? { labelSelector: k.labelSelector } : {}),
+          }),
+          this.clock,
+        ),
       (informers, options) => runUntilSynced(o.kube, informers, { ...options, ...(o.onInformerEvent ? { onEvent: o.onInformerEvent } : {}) }),
       this.controller.signal,
     );
@@ -220,15 +255,28 @@ export class SetSession {
    * when the set is stopped.
    */
   private async watchForChange(): Promise<void> {
+    const selectors = this.o.select ? await this.selectMembers(this.o.select) : [];
     await this.resolve(this.members);
     await this.startTraces(this.members);
     const watchedAt = this.clock.now();
     await Promise.all(this.members.filter((m) => m.session).map((m) => m.session!.fire(this.o.timeoutMs)));
+    // Objects the selector finds from now on were created by the change: they join the set.
+    const joining = selectors.map((s) =>
+      s.informer.addEventHandler(
+        {
+          // The cached ones are members already, but for any created while the traces started.
+          onAdd: (obj) => void this.settling.push(this.joinCreated(s.info, obj, watchedAt)),
+        },
+        { name: 'set-selector' },
+      ),
+    );
+    this.emit({ type: 'watching', at: this.clock.now() });
     await new Promise<void>((resolve) => {
       let quiet: Timer | undefined;
       const end = (): void => {
         quiet?.stop();
         deadline.stop();
+        for (const r of joining) void r.remove();
         this.controller.signal.removeEventListener('abort', end);
         this.quietCheck = undefined;
         resolve();
@@ -253,6 +301,79 @@ export class SetSession {
       });
       this.controller.signal.addEventListener('abort', end, { once: true });
     });
+  }
+
+  /**
+   * The members a selector finds now, in apply order, and the informers that find those created
+   * later (their cached objects already members).
+   */
+  private async selectMembers(select: SetSelection): Promise<{ info: ResourceInfo; informer: SharedIndexInformer }[]> {
+    const selectors = select.kinds.map((info) => ({
+      info,
+      informer: this.pool.informer({
+        info,
+        namespace: info.namespaced ? this.o.defaultNamespace : undefined,
+        metadataOnly: true,
+        labelSelector: select.labelSelector,
+      }),
+    }));
+    await this.pool.sync(
+      selectors.map((s) => s.informer),
+      { signal: this.controller.signal, timeoutMs: this.o.syncTimeoutMs, clock: this.clock },
+    );
+    const found = selectors.flatMap((s) =>
+      (s.informer.getIndexer().list() as KubeObject[]).filter((obj) => !controlled(obj)).map((obj) => this.memberOf(s.info, obj)),
+    );
+    for (const m of inApplyOrder(found, (x) => x)) this.addMember(m);
+    return selectors;
+  }
+
+  /** A new member (pending) for an object the selector found; its apiVersion and kind are its resource's (a metadata-only list names neither). */
+  private memberOf(info: ResourceInfo, obj: KubeObject): Omit<SetMember, 'index'> {
+    const apiVersion = apiVersionOf(info);
+    return {
+      source: `-l ${this.o.select?.labelSelector ?? ''}`,
+      apiVersion,
+      kind: info.kind,
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name ?? '',
+      step: applyStep({ apiVersion, kind: info.kind }),
+      state: 'pending',
+    };
+  }
+
+  private addMember(m: Omit<SetMember, 'index'>): SetMember {
+    const member: SetMember = { ...m, index: this.members.length };
+    this.members.push(member);
+    this.manifests.set(member, { apiVersion: m.apiVersion, kind: m.kind, metadata: { name: m.name, namespace: m.namespace } });
+    return member;
+  }
+
+  /**
+   * An object the change created (the selector found it after the watch began): it joins the set,
+   * a workload or custom resource traced from its creation, anything else judged as it stands.
+   */
+  private async joinCreated(info: ResourceInfo, obj: KubeObject, watchedAt: number): Promise<void> {
+    const at = receivedAt(obj) ?? this.clock.now();
+    const apiVersion = apiVersionOf(info);
+    const { name, namespace } = obj.metadata;
+    if (this.stopped || controlled(obj)) return;
+    if (this.members.some((m) => m.name === name && m.namespace === namespace && m.kind === info.kind && m.apiVersion === apiVersion)) return;
+    const m = this.addMember(this.memberOf(info, obj));
+    m.applied = 'created';
+    this.emit({ type: 'joined', member: m, at });
+    await this.resolve([m]);
+    if (m.state !== 'pending' || this.stopped) return;
+    if (!this.traced(m)) {
+      this.firstWriteAt ??= at;
+      m.state = 'applied';
+      m.appliedAt = at;
+      this.emit({ type: 'changed', member: m, at });
+      this.quietCheck?.();
+      return this.judgedAsItStands(m);
+    }
+    await this.startTraces([m], at);
+    await m.session?.fire(Math.max(1, watchedAt + this.o.timeoutMs - this.clock.now()));
   }
 
   /** The change is over (or the deadline passed): what it did not reach is judged as it stands. */
@@ -282,7 +403,7 @@ export class SetSession {
     if (m.state !== 'pending') return;
     this.firstWriteAt ??= at;
     m.state = 'applied';
-    m.applied = 'changed';
+    m.applied ??= 'changed';
     m.appliedAt = at;
     this.emit({ type: 'changed', member: m, at });
     this.settling.push(this.traceSettled(m));
@@ -338,7 +459,7 @@ export class SetSession {
   }
 
   /** Starts the traces of a step's workloads and custom resources, their baselines taken before any write. */
-  private async startTraces(members: SetMember[]): Promise<void> {
+  private async startTraces(members: SetMember[], createdAt?: number): Promise<void> {
     const o = this.o;
     const started = members
       .filter((m) => m.state === 'pending' && this.traced(m))
@@ -350,7 +471,9 @@ export class SetSession {
           coalesceMs: o.coalesceMs,
           settleMs: o.settleMs,
           stopWhenConverged: true,
-          trigger: o.watch ? { kind: 'watch' } : { kind: 'apply', manifest: this.manifests.get(m)!, source: m.source },
+          trigger: o.watch
+            ? { kind: 'watch', ignoreStatus: true, ...(createdAt !== undefined ? { createdAt } : {}) }
+            : { kind: 'apply', manifest: this.manifests.get(m)!, source: m.source },
           waitForTarget: o.watch === true,
           timeoutMs: o.timeoutMs,
           syncTimeoutMs: o.syncTimeoutMs,
@@ -507,4 +630,9 @@ export function memberStatus(m: SetMember): ReadinessStatus | 'None' | 'Refused'
   if (m.state === 'no-readiness') return 'None';
   if (m.state === 'pending') return 'Pending';
   return m.verdict?.status ?? (m.state === 'ready' ? 'Current' : m.state === 'stopped' ? 'Unknown' : 'InProgress');
+}
+
+/** Whether a controller owns the object (a Deployment's ReplicaSet, a ReplicaSet's Pod): its owner's chain shows it. */
+function controlled(obj: KubeObject): boolean {
+  return obj.metadata.ownerReferences?.some((o) => o.controller === true) === true;
 }

@@ -13,6 +13,7 @@
  *   (chain-currency.ts): a watch gone silent unnoticed delays the end until it is replaced and its
  *   hops are in, rather than cutting the chain short.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { realClock, type Clock } from '../clock.js';
 import {
   isDeletedFinalStateUnknown,
@@ -162,6 +163,8 @@ export class Tracer {
   /** Watching for someone else's change: the target's resourceVersion when watching began, and the first change after it. */
   private watching = false;
   private watchBaselineRv: string | undefined;
+  /** Watching with `ignoreStatus`: the target at the baseline, to tell a status-only version from a change. */
+  private watchBaseline: KubeObject | undefined;
   private firstChange: { at: number; rv: string | undefined } | undefined;
 
   private reconciles = 0;
@@ -233,8 +236,7 @@ export class Tracer {
           this.firstReceived(obj, n.receivedAt);
           this.versionReceived(obj, n.receivedAt);
           // Watching for a target that did not exist: its creation is the change being traced.
-          if (this.watching && !this.firstChange && obj.metadata.resourceVersion !== this.watchBaselineRv)
-            this.firstChange = { at: n.receivedAt, rv: obj.metadata.resourceVersion };
+          if (this.watching && !this.firstChange && this.isWatchedChange(obj)) this.firstChange = { at: n.receivedAt, rv: obj.metadata.resourceVersion };
           this.add(TARGET_KEY);
         },
         onUpdate: (_old, obj, n) => {
@@ -244,7 +246,7 @@ export class Tracer {
             const rv = obj.metadata.resourceVersion;
             this.versionReceived(obj, n.receivedAt);
             // Watching: the first version after the baseline is the change being traced.
-            if (this.watching && !this.firstChange && rv !== this.watchBaselineRv) this.firstChange = { at: n.receivedAt, rv };
+            if (this.watching && !this.firstChange && this.isWatchedChange(obj)) this.firstChange = { at: n.receivedAt, rv };
           }
           this.add(TARGET_KEY);
         },
@@ -484,13 +486,35 @@ export class Tracer {
 
   /** Watching: the first change to the target after the baseline (or its deletion) is the trigger. */
   private noticeChange(view: ReconcileView): void {
-    if (view.target && view.target.obj.metadata.resourceVersion !== this.watchBaselineRv) {
+    if (view.target && this.isWatchedChange(view.target.obj)) {
       const first = this.firstChange ?? { at: view.target.observedAt, rv: view.target.obj.metadata.resourceVersion };
-      this.setTrigger({ kind: 'watch', wrote: '', at: first.at, resourceVersion: first.rv, generation: view.target.obj.metadata.generation, writes: 0 });
+      this.setTrigger({
+        kind: 'watch',
+        wrote: '',
+        at: first.at,
+        resourceVersion: first.rv ?? view.target.obj.metadata.resourceVersion,
+        generation: view.target.obj.metadata.generation,
+        writes: 0,
+      });
     } else if (!view.target && this.targetUid) {
       const d = this.deletions.get(this.targetUid);
       if (d) this.setTrigger({ kind: 'watch', wrote: '', at: d.at, writes: 0 });
     }
+  }
+
+  /** Watching: whether this version of the target is the change (see the watch trigger's `ignoreStatus`). */
+  private isWatchedChange(obj: KubeObject): boolean {
+    if (obj.metadata.resourceVersion === this.watchBaselineRv) return false;
+    const base = this.watchBaseline;
+    if (!base) return true;
+    const same = (a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean => isDeepStrictEqual(a ?? {}, b ?? {});
+    return (
+      obj.metadata.uid !== base.metadata.uid ||
+      obj.metadata.generation !== base.metadata.generation ||
+      obj.metadata.deletionTimestamp !== base.metadata.deletionTimestamp ||
+      !same(obj.metadata.labels, base.metadata.labels) ||
+      !same(obj.metadata.annotations, base.metadata.annotations)
+    );
   }
 
   private reconcileEvents(): void {
@@ -631,11 +655,20 @@ export class Tracer {
     const current = this.targetObject();
     // What exists now is the baseline: the chain's hops are what changes from here.
     this.targetUid = current?.metadata.uid ?? this.targetUid;
+    if (request.kind === 'watch' && request.createdAt !== undefined) {
+      // Created since the watch began: nothing of it is the baseline, and its creation is the change.
+      this.tracker.baseline({ target: undefined, descendants: [], deletions: this.deletions, triggerSeenAt: undefined });
+      this.watching = true;
+      this.firstChange = { at: request.createdAt, rv: current?.metadata.resourceVersion };
+      if (current) this.add(TARGET_KEY);
+      return undefined;
+    }
     this.tracker.baseline(this.view(true));
     if (request.kind === 'watch') {
       // A target that does not exist yet: its creation is the change.
       this.watching = true;
       this.watchBaselineRv = current?.metadata.resourceVersion;
+      if (request.ignoreStatus) this.watchBaseline = current;
       return undefined;
     }
     this.countersAtWrite = { reconciles: this.reconciles, targetWatchEvents: this.targetWatchEvents };

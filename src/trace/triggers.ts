@@ -21,7 +21,13 @@ export type TriggerRequest =
   | { kind: 'burst'; count: number }
   /** Server-side apply of a manifest of the target (which may not exist yet); `source` names where it came from. */
   | { kind: 'apply'; manifest: KubeObject; source: string }
-  | { kind: 'watch' };
+  /**
+   * Someone else's next change. With `createdAt`: the target was created after the watch began (a
+   * set's selector found it then), and its creation, seen at that time, is the change. With
+   * `ignoreStatus`: a version that differs from the baseline in its status alone (its controller
+   * reporting, not someone changing it) is not the change.
+   */
+  | { kind: 'watch'; createdAt?: number; ignoreStatus?: boolean };
 
 /** A request that writes. */
 export type WriteRequest = Exclude<TriggerRequest, { kind: 'watch' }>;

@@ -51,5 +51,9 @@ describe('a set of objects, summarised', () => {
   it('times out when the only trouble is an object not ready in time', () => {
     expect(summariseSet([member('a', {}), member('b', { state: 'not-ready' })], new Map(), 1_000, false).outcome).toBe('timeout');
     expect(summariseSet([member('a', {}), member('b', { state: 'stopped' })], new Map(), 1_000, true).outcome).toBe('interrupted');
+    // A watch whose selector found nothing and saw nothing created: nothing became ready.
+    const empty = summariseSet([], new Map(), undefined, false);
+    expect(empty.outcome).toBe('timeout');
+    expect(setSummaryLines(empty)).toEqual(['0 objects: none was found, and none was created before the timeout']);
   });
 });

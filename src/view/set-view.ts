@@ -101,7 +101,8 @@ export function summariseSet(
   const refused = count('refused');
   const notReady = count('not-ready', 'applied');
   const stopped = count('stopped', 'pending');
-  const outcome = failed + refused > 0 ? 'failed' : interrupted || stopped > 0 ? 'interrupted' : notReady > 0 ? 'timeout' : 'ready';
+  // An empty set is a watch whose selector found nothing and saw nothing created: nothing became ready.
+  const outcome = failed + refused > 0 ? 'failed' : interrupted || stopped > 0 ? 'interrupted' : notReady > 0 || members.length === 0 ? 'timeout' : 'ready';
   let slowest: SetMember | undefined;
   for (const m of members) if ((readyMsOf(m) ?? 0) > (slowest ? readyMsOf(slowest)! : 0)) slowest = m;
   // Over the objects written or changed: one a watch found unchanged was ready before it began.
@@ -146,6 +147,7 @@ export function setSummaryLines(s: SetSummary): string[] {
     s.refused ? `${s.refused} refused` : '',
     s.stopped ? `${s.stopped} stopped` : '',
   ].filter(Boolean);
+  if (s.objects === 0) return ['0 objects: none was found, and none was created before the timeout'];
   const lines = [
     `${s.objects} object${s.objects === 1 ? '' : 's'}: ${parts.join(', ')}${s.allReadyMs !== undefined ? `; all ready in ${formatDuration(s.allReadyMs)}` : ''}`,
   ];

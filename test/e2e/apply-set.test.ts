@@ -13,7 +13,19 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import type { KubeObject } from '../../src/kube/index.js';
 import type { SetReport } from '../../src/view/set-view.js';
 import { startArgoRollouts } from './argo-rollouts.js';
-import { adminKube, cluster, deleteNamespace, deploymentManifest, eventually, ndjsonLines, runCli, startCli, stderrLine, uniqueName } from './helpers.js';
+import {
+  adminKube,
+  cluster,
+  deleteNamespace,
+  deploymentAvailable,
+  deploymentManifest,
+  eventually,
+  ndjsonLines,
+  runCli,
+  startCli,
+  stderrLine,
+  uniqueName,
+} from './helpers.js';
 import { tearDownOperator, type StartedOperator } from './operators.js';
 import { closeTerminals, Terminal, tmuxInstalled } from './terminal.js';
 
@@ -211,6 +223,96 @@ describe('--apply -f DIR: a release of plain objects', () => {
     expect(summary.summary.outcome).toBe('ready');
     expect(summary.objects.find((o) => o.object === 'deployment.apps/api')?.apply).toBe('unchanged');
     expect(summary.objects.find((o) => o.object === 'deployment.apps/web')?.apply).toBe('changed');
+  });
+
+  /** A Deployment of the release `shop`: its Pods carry the release's label too, as a chart's do. */
+  const release = (name: string, cpu?: string): Record<string, unknown> => {
+    const d = deployment(ns, name, 1, cpu) as { metadata: Record<string, unknown>; spec: { template: { metadata: { labels: Record<string, string> } } } };
+    d.metadata.labels = { [INSTANCE]: 'shop' };
+    d.spec.template.metadata.labels = { ...d.spec.template.metadata.labels, [INSTANCE]: 'shop' };
+    return d;
+  };
+  const INSTANCE = 'app.kubernetes.io/instance';
+  const post = (path: string, body: Record<string, unknown>): Promise<unknown> => kube.client.json(`${path}`, { method: 'POST', body });
+  const upgrade = (name: string, revision: string): Promise<unknown> =>
+    kube.client.json(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: JSON.stringify({ spec: { template: { metadata: { annotations: { 'example.com/release': revision } } } } }),
+    });
+
+  it('--watch -l traces the next change to the objects a release label selects, those it creates from their creation, and leaves their ReplicaSets and Pods to their chains', async () => {
+    await post(`/apis/apps/v1/namespaces/${ns}/deployments`, release('shop-web'));
+    await deploymentAvailable(kube, ns, 'shop-web', 1);
+    const run = startCli(
+      createInformerTraceProgram,
+      ['--watch', '-l', `${INSTANCE}=shop`, '-n', ns, '--timeout', '90s', '--settle', '2s', '-o', 'ndjson', ...kubeconfig],
+      {
+        env: cliEnv,
+      },
+    );
+    await stderrLine(run, /^watching 1 object \(the .*deployments.* selected by -l app\.kubernetes\.io\/instance=shop in \S+\) for a change/);
+    // Another tool's upgrade of the release: one Deployment's template changes, a Deployment and a Service appear; an object outside it changes too.
+    await upgrade('shop-web', '2');
+    await upgrade('web', '3');
+    await post(`/apis/apps/v1/namespaces/${ns}/deployments`, release('shop-api'));
+    await post(`/api/v1/namespaces/${ns}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'shop-api', labels: { [INSTANCE]: 'shop' } },
+      spec: { selector: { app: 'shop-api' }, ports: [{ port: 80 }] },
+    });
+    const r = await run.done;
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.code).toBe(0);
+    type Line = { type: string; object?: { kind: string; name: string }; apply?: string; state?: string; hop?: { kind: string; object: { kind: string } } };
+    const lines = ndjsonLines<Line>(r.stdout);
+    const changed = new Map(lines.filter((l) => l.type === 'changed').map((l) => [`${l.object?.kind}/${l.object?.name}`, l.apply]));
+    expect(changed).toEqual(
+      new Map([
+        ['Deployment/shop-web', 'changed'],
+        ['Deployment/shop-api', 'created'],
+        ['Service/shop-api', 'created'],
+      ]),
+    );
+    const summary = lines.at(-1) as unknown as { summary: SetReport['summary']; objects: SetReport['objects'] };
+    // Only what the label selects and no controller owns: not web, not the ReplicaSets and Pods that carry the label.
+    expect(summary.objects.map((o) => o.object).sort()).toEqual(['deployment.apps/shop-api', 'deployment.apps/shop-web', 'service/shop-api']);
+    expect(summary.summary.outcome).toBe('ready');
+    // The created Deployment is traced from its creation: its own creation and its ReplicaSet's are hops of its chain.
+    const apiHops = lines.filter((l) => l.type === 'hop' && l.object?.name === 'shop-api');
+    expect(apiHops.some((l) => l.hop?.kind === 'created' && l.hop.object.kind === 'Deployment')).toBe(true);
+    expect(apiHops.some((l) => l.hop?.kind === 'created' && l.hop.object.kind === 'ReplicaSet')).toBe(true);
+    expect(apiHops.at(-1)?.hop?.kind).toBe('converged');
+  });
+
+  it('check --watch -l checks the objects of a release another tool deploys, one JUnit test case each, and fails when none is selected', async () => {
+    const junit = join(dir, 'watch.xml');
+    const run = startCli(
+      createInformerTraceProgram,
+      ['check', '--watch', '-l', `${INSTANCE}=shop`, '--kinds', 'deploy,svc', '-n', ns, '--max-converge', '20s', '--junit', junit, ...kubeconfig],
+      {
+        env: cliEnv,
+      },
+    );
+    await stderrLine(run, /^ {2}watch -l app\.kubernetes\.io\/instance=shop in .*: watch the objects .* selects among deploy, svc; each ready ≤ 20\.0s/);
+    // The two Deployments and the Service the first test left.
+    await stderrLine(run, /: watching 3 objects \(the deployments, services selected by -l app\.kubernetes\.io\/instance=shop in \S+\) for a change$/);
+    await upgrade('shop-web', '3');
+    await post(`/apis/apps/v1/namespaces/${ns}/deployments`, release('shop-stuck', '1000'));
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(4);
+    expect(xml).toMatch(/<testcase [^>]*name="[^"]*deployment\.apps\/shop-web ready"[^>]*>\s*<system-out>[^<]*changed; ready in /);
+    expect(xml).toMatch(/<testcase [^>]*name="[^"]*deployment\.apps\/shop-stuck ready"[^>]*>\s*<failure [^>]*broken at &quot;scheduled&quot;/);
+    expect(xml).toMatch(/<testcase [^>]*name="[^"]*service\/shop-api ready"[^>]*>\s*<system-out>/);
+
+    const none = await runCli(createInformerTraceProgram, ['check', '--watch', '-l', `${INSTANCE}=nothing`, '-n', ns, '--max-converge', '2s', ...kubeconfig], {
+      env: cliEnv,
+    });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^FAIL .*-l app\.kubernetes\.io\/instance=nothing ready.*no object was selected, and none was created before the timeout/m);
   });
 });
 
