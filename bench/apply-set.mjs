@@ -1,7 +1,9 @@
-// A release of 400 objects applied and followed until all are ready, beside `kubectl apply` and
-// `kubectl wait` (BENCHMARKS.md, "A release of 400 objects").
+// A release of 400 objects applied and followed until all are ready, beside `kubectl apply` with
+// `kubectl wait`, and with kstatus's watcher (BENCHMARKS.md, "A release of 400 objects").
 //
-//   npm run build && node bench/apply-set.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--json FILE] [--verbose]
+//   npm run build && node bench/apply-set.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--json FILE] [--frames 200] [--verbose]
+//   node --max-semi-space-size=2 bench/apply-set.mjs --frames-of FILE [--frames 200]   (the TUI's frame time alone, over a
+//     saved `-o json` report or this script's --json, which keeps ours' last report)
 //
 // The set: 100 Deployments (1 replica each), each with a Service and a ConfigMap, and 100 Widgets
 // (fixtures.informer-trace.dev/v1), the custom resource of the widget operator
@@ -17,11 +19,20 @@
 //     write to the last object ready) read from its JSON;
 //   - kubectl: `kubectl apply --server-side -f DIR`, then `kubectl wait --for=condition=Available
 //     deployment --all` and `kubectl wait --for=condition=Ready widgets --all`, one after the
-//     other (what a deploy job runs); its peak RSS is the largest of the three processes'.
-// Both end when every Deployment is Available and every Widget Ready. The namespace and the
-// operator are removed after each run; the CRD at the end.
+//     other (what a deploy job runs); its peak RSS is the largest of the three processes';
+//   - kstatus: `kubectl apply --server-side -f DIR`, then bench/kstatus-wait (sigs.k8s.io/cli-utils
+//     v0.37.2, its DefaultStatusWatcher over client-go, built from the module proxy once and cached)
+//     on the same files until every one of the 400 objects is Current; its peak RSS is the larger
+//     of the two processes'. kstatus judges a Widget by its Reconciling and Stalled conditions, not
+//     by Ready: right after it exits the Widgets' Ready conditions and the Deployments' Available
+//     ones are counted, so an early end shows.
+// ours and kubectl end when every Deployment is Available and every Widget Ready. The namespace and
+// the operator are removed after each run; the CRD at the end.
+//
+// Then the set TUI's frame time (bench/lib/set-frames.mjs) over the objects of ours' last run, in a
+// Node process of its own with the plugin's Node flags, at 160x45.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +40,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../dist/kube/index.js';
 import { parseArgs } from './clients/common.mjs';
+import { setFrameTimes } from './lib/set-frames.mjs';
 import { fmtNum, fmtRatio, markdownTable, median } from './lib/stats.mjs';
 import { findKubectl } from './startup.mjs';
 
@@ -41,16 +53,16 @@ const TIMEOUT = '5m';
 
 const args = parseArgs(process.argv.slice(2));
 const kubeconfig = args.kubeconfig ?? process.env.KUBECONFIG;
-if (!kubeconfig) throw new Error('--kubeconfig FILE (or KUBECONFIG) is needed');
 const reps = Number(args.reps ?? 3);
+const FRAMES = Number(args.frames ?? 200);
 const kubectl = findKubectl(args.kubectl);
 const verbose = args.verbose === true || args.verbose === 'true';
 const log = (line) => process.stderr.write(`${line}\n`);
-const kube = connect({ kubeconfig });
+const kube = kubeconfig ? connect({ kubeconfig }) : undefined;
 
-/** The operator's binary, built once (cached by version). */
-function operatorBinary() {
-  const out = execFileSync('bash', [join(root, 'test', 'fixtures', 'widget-operator', 'build.sh')], { encoding: 'utf8' });
+/** A Go program's binary from its build.sh, built once (cached by a hash of its sources). */
+function goBinary(buildScript) {
+  const out = execFileSync('bash', [buildScript], { encoding: 'utf8' });
   return out.trim().split('\n').pop();
 }
 
@@ -140,12 +152,39 @@ async function withNamespace(ns, fn) {
   }
 }
 
+/** Right after a variant: how many of the namespace's Widgets are Ready and Deployments Available. */
+async function readiness(ns) {
+  const count = async (path, type) => {
+    const list = await kube.client.json(path);
+    const ok = list.items.filter((o) => o.status?.conditions?.some((c) => c.type === type && c.status === 'True')).length;
+    return `${ok}/${list.items.length}`;
+  };
+  const [widgets, deployments] = await Promise.all([
+    count(`/apis/${GROUP}/v1/namespaces/${ns}/widgets`, 'Ready'),
+    count(`/apis/apps/v1/namespaces/${ns}/deployments`, 'Available'),
+  ]);
+  return { widgetsReady: widgets, deploymentsAvailable: deployments };
+}
+
+/** Runs argv under /usr/bin/time and throws unless it exits 0. */
+async function step(argv, what) {
+  const r = await timed(argv);
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+  return r;
+}
+
+let kstatusWait;
+let lastOursReport;
+
 const variants = {
   async ours(dir) {
-    const r = await timed([join(root, 'bin', 'kubectl-informer_trace'), '--apply', '-f', dir, '-o', 'json', '--timeout', TIMEOUT, '--kubeconfig', kubeconfig]);
-    if (r.code !== 0) throw new Error(`ours exited ${r.code}: ${r.stderr.slice(-2000)}`);
+    const r = await step(
+      [join(root, 'bin', 'kubectl-informer_trace'), '--apply', '-f', dir, '-o', 'json', '--timeout', TIMEOUT, '--kubeconfig', kubeconfig],
+      'ours',
+    );
     const report = JSON.parse(r.stdout);
     if (report.summary.outcome !== 'ready') throw new Error(`ours: ${report.summary.outcome}`);
+    lastOursReport = report;
     return { wallMs: r.wallMs, rssMiB: r.rssMiB, allReadyMs: report.summary.allReadyMs, informers: report.summary.informers };
   },
   async kubectl(dir, ns) {
@@ -158,21 +197,59 @@ const variants = {
     let wallMs = 0;
     let rssMiB = 0;
     for (const argv of steps) {
-      const r = await timed(argv);
-      if (r.code !== 0) throw new Error(`${argv.slice(3, 5).join(' ')} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+      const r = await step(argv, argv.slice(5, 7).join(' '));
       wallMs += r.wallMs;
       rssMiB = Math.max(rssMiB, r.rssMiB);
     }
     return { wallMs, rssMiB };
   },
+  async kstatus(dir, ns) {
+    const apply = await step([kubectl, '--kubeconfig', kubeconfig, '-n', ns, 'apply', '--server-side', '-f', dir], 'kubectl apply');
+    const wait = await step([kstatusWait, '--kubeconfig', kubeconfig, '--namespace', ns, '--timeout', TIMEOUT, dir], 'kstatus-wait');
+    const own = JSON.parse(wait.stdout.trim().split('\n').pop());
+    return {
+      wallMs: apply.wallMs + wait.wallMs,
+      rssMiB: Math.max(apply.rssMiB, wait.rssMiB),
+      applyRssMiB: apply.rssMiB,
+      kstatusRssMiB: wait.rssMiB,
+      applyMs: apply.wallMs,
+      waitMs: wait.wallMs,
+      currentMs: own.currentMs,
+      syncMs: own.syncMs,
+      events: own.events,
+      objects: own.objects,
+      ...(await readiness(ns)),
+    };
+  },
 };
 
+/** The set TUI's frame time over a `-o json` report, in a Node process with the plugin's flags (bin/kubectl-informer_trace's). */
+function framesInChild(report, work) {
+  const file = join(work, 'ours-report.json');
+  writeFileSync(file, JSON.stringify(report));
+  const out = execFileSync(process.execPath, ['--max-semi-space-size=2', fileURLToPath(import.meta.url), '--frames-of', file, '--frames', String(FRAMES)], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(out);
+}
+
+function framesTable(f) {
+  return markdownTable(
+    [`set TUI at ${f.width}x${f.height}, ${f.objects} objects`, 'median ms', 'p95 ms', 'max ms', 'CPU ms/frame'],
+    f.scenarios.map((s) => [s.name, fmtNum(s.median), fmtNum(s.p95), fmtNum(s.max), fmtNum(s.cpuPerFrame)]),
+  );
+}
+
 async function main() {
-  const binary = operatorBinary();
+  if (!kubeconfig) throw new Error('--kubeconfig FILE (or KUBECONFIG) is needed');
+  const operator = goBinary(join(root, 'test', 'fixtures', 'widget-operator', 'build.sh'));
+  kstatusWait = goBinary(join(here, 'kstatus-wait', 'build.sh'));
   await installCrd();
   const names = Object.keys(variants);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   const work = mkdtempSync(join(tmpdir(), 'bench-set-'));
+  let frames;
   try {
     for (let rep = 0; rep < reps; rep++) {
       const order = names.map((_, i) => names[(i + rep) % names.length]);
@@ -182,14 +259,17 @@ async function main() {
         execFileSync('mkdir', ['-p', dir]);
         writeSet(dir, ns);
         await withNamespace(ns, async () => {
-          const op = await startOperator(binary, ns);
+          const op = await startOperator(operator, ns);
           try {
             await sleep(2_000);
             const s = await variants[name](dir, ns);
             samples[name].push(s);
-            log(
-              `rep ${rep + 1} ${name}: ${fmtNum(s.wallMs / 1000, 2)} s wall${s.allReadyMs ? `, all ready ${fmtNum(s.allReadyMs / 1000, 2)} s after the first write` : ''}, peak RSS ${fmtNum(s.rssMiB, 0)} MiB (load ${loadavg()[0].toFixed(2)})`,
-            );
+            const extra = s.allReadyMs
+              ? `, all ready ${fmtNum(s.allReadyMs / 1000, 2)} s after the first write`
+              : s.currentMs
+                ? ` (apply ${fmtNum(s.applyMs / 1000, 2)} s, kstatus ${fmtNum(s.waitMs / 1000, 2)} s, ${s.objects} Current ${fmtNum(s.currentMs / 1000, 2)} s after its start; then ${s.widgetsReady} Widgets Ready, ${s.deploymentsAvailable} Deployments Available; RSS apply ${fmtNum(s.applyRssMiB, 0)}, kstatus ${fmtNum(s.kstatusRssMiB, 0)} MiB)`
+                : '';
+            log(`rep ${rep + 1} ${name}: ${fmtNum(s.wallMs / 1000, 2)} s wall${extra}, peak RSS ${fmtNum(s.rssMiB, 0)} MiB (load ${loadavg()[0].toFixed(2)})`);
           } finally {
             op.kill('SIGTERM');
           }
@@ -197,47 +277,72 @@ async function main() {
         await sleep(3_000);
       }
     }
+    if (lastOursReport) frames = framesInChild(lastOursReport, work);
   } finally {
     rmSync(work, { recursive: true, force: true });
     await kube.client.json(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`, { method: 'DELETE' }).catch(() => undefined);
   }
   const med = (n, f) => median(samples[n].map(f));
-  const kubectlWall = med('kubectl', (s) => s.wallMs);
-  const rows = [
-    [
-      'ours: apply and trace every object',
-      `${fmtNum(med('ours', (s) => s.wallMs) / 1000, 2)} s`,
-      fmtRatio(med('ours', (s) => s.wallMs) / kubectlWall),
-      `${fmtNum(
-        med('ours', (s) => s.rssMiB),
-        0,
-      )} MiB`,
-    ],
-    [
-      'kubectl apply, then kubectl wait ×2',
-      `${fmtNum(kubectlWall / 1000, 2)} s`,
-      '1.00x',
-      `${fmtNum(
-        med('kubectl', (s) => s.rssMiB),
-        0,
-      )} MiB`,
-    ],
-  ];
-  const table = markdownTable(['variant (spawn to exit, median)', 'wall', '÷ kubectl', 'peak RSS'], rows);
+  const range = (n, f) => {
+    const xs = samples[n].map(f);
+    return xs.length > 1 ? ` (${fmtNum(Math.min(...xs) / 1000, 1)}–${fmtNum(Math.max(...xs) / 1000, 1)})` : '';
+  };
+  const LABELS = {
+    ours: 'ours: apply and trace every object',
+    kubectl: 'kubectl apply, then kubectl wait ×2',
+    kstatus: 'kubectl apply, then the kstatus watcher',
+  };
+  const wall = Object.fromEntries(names.map((n) => [n, med(n, (s) => s.wallMs)]));
+  const rows = names.map((n) => [
+    LABELS[n],
+    `${fmtNum(wall[n] / 1000, 2)} s${range(n, (s) => s.wallMs)}`,
+    fmtRatio(wall[n] / Math.min(...names.filter((o) => o !== n).map((o) => wall[o]))),
+    `${fmtNum(
+      med(n, (s) => s.rssMiB),
+      0,
+    )} MiB`,
+  ]);
+  const table = markdownTable(['variant (spawn to exit, median)', 'wall', '÷ the fastest other', 'peak RSS'], rows);
   const result = {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30) },
     reps,
     samples,
     oursAllReadyMs: med('ours', (s) => s.allReadyMs),
     informers: samples.ours[0]?.informers,
+    frames: frames && { ...frames, sample: undefined },
+    // Ours' last report: `--frames-of` on this file measures the TUI's frames again.
+    oursReport: lastOursReport,
   };
+  const ks = samples.kstatus;
   process.stdout.write(
-    `${table}\nours, first write to all ready (its own figure): ${fmtNum(result.oursAllReadyMs / 1000, 2)} s; informers: ${result.informers}\n`,
+    [
+      table,
+      `ours, first write to all ready (its own figure): ${fmtNum(result.oursAllReadyMs / 1000, 2)} s; informers: ${result.informers}`,
+      `kstatus: every object Current ${fmtNum(med('kstatus', (s) => s.currentMs) / 1000, 2)} s after the watcher's start (synced at ${fmtNum(
+        med('kstatus', (s) => s.syncMs),
+        0,
+      )} ms); at its exit Widgets Ready ${ks.map((s) => s.widgetsReady).join(', ')}, Deployments Available ${ks.map((s) => s.deploymentsAvailable).join(', ')}; RSS kubectl apply ${fmtNum(
+        med('kstatus', (s) => s.applyRssMiB),
+        0,
+      )} MiB, kstatus ${fmtNum(
+        med('kstatus', (s) => s.kstatusRssMiB),
+        0,
+      )} MiB`,
+      frames ? `\n${framesTable(frames)}\n\nthe frame (finished, in apply order):\n${frames.sample}` : '',
+      '',
+    ].join('\n'),
   );
   if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
 }
 
-main().catch((err) => {
+/** --frames-of FILE (a `-o json` report, or this script's --json): the set TUI's frame time alone; JSON on stdout. */
+async function framesOnly(file) {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const f = await setFrameTimes((saved.oursReport ?? saved).objects, { width: 160, height: 45, frames: FRAMES });
+  process.stdout.write(`${JSON.stringify(f)}\n`);
+}
+
+(args['frames-of'] ? framesOnly(args['frames-of']) : main()).catch((err) => {
   process.stderr.write(`${err.stack ?? err}\n`);
   process.exit(1);
 });

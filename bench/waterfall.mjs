@@ -14,7 +14,6 @@
 // stdout: per scenario the median, p95 and max frame time after a warm-up, and the CPU the frames
 // took; the machine and the process's RSS go to stderr.
 import { cpus, loadavg, totalmem } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { createElement } from 'react';
 import { renderToString } from 'ink';
 import { buildWaterfallView } from '../dist/view/waterfall-view.js';
@@ -22,7 +21,8 @@ import { waterfallText } from '../dist/output/waterfall-text.js';
 import { WaterfallPane, waterfallLaneRows } from '../dist/tui/waterfall-pane.js';
 import { syntheticRollout } from '../tools/testing/synthetic-trace.ts';
 import { parseArgs } from './clients/common.mjs';
-import { fmtNum, markdownTable, median, percentile } from './lib/stats.mjs';
+import { timeFrames } from './lib/frame-time.mjs';
+import { fmtNum, markdownTable } from './lib/stats.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const REPLICAS = Number(args.replicas ?? 1000);
@@ -36,27 +36,7 @@ if (!Number.isInteger(REPLICAS) || REPLICAS < 1 || !Number.isInteger(FRAMES) || 
 const trace = syntheticRollout(REPLICAS);
 const end = trace.trigger.at + Math.max(...trace.hops.map((h) => h.sinceTriggerMs));
 
-/** Runs `frame(i)` WARMUP + FRAMES times; times the last FRAMES, wall and CPU. */
-function measure(frame) {
-  for (let i = 0; i < WARMUP; i++) frame(i);
-  const times = [];
-  const cpu0 = process.cpuUsage();
-  const wall0 = performance.now();
-  for (let i = 0; i < FRAMES; i++) {
-    const t0 = performance.now();
-    frame(i);
-    times.push(performance.now() - t0);
-  }
-  const wall = performance.now() - wall0;
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    median: median(times),
-    p95: percentile(times, 95),
-    max: Math.max(...times),
-    cpuPerFrame: (cpu.user + cpu.system) / 1000 / FRAMES,
-    cpuShare: (cpu.user + cpu.system) / 1000 / wall,
-  };
-}
+const measure = (frame) => timeFrames(frame, { warmup: WARMUP, frames: FRAMES });
 
 /** The trace as the TUI sees it mid-rollout: the first k of the hops, still running. */
 function prefix(i) {
