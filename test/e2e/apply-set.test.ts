@@ -290,12 +290,12 @@ describe('--apply -f DIR: a release of plain objects', () => {
     const junit = join(dir, 'watch.xml');
     const run = startCli(
       createInformerTraceProgram,
-      ['check', '--watch', '-l', `${INSTANCE}=shop`, '--kinds', 'deploy,svc', '-n', ns, '--max-converge', '20s', '--junit', junit, ...kubeconfig],
+      ['check', '--watch', '-l', `${INSTANCE}=shop`, '--kinds', 'deploy,svc', '-n', ns, '--max-converge', '15s', '--junit', junit, ...kubeconfig],
       {
         env: cliEnv,
       },
     );
-    await stderrLine(run, /^ {2}watch -l app\.kubernetes\.io\/instance=shop in .*: watch the objects .* selects among deploy, svc; each ready ≤ 20\.0s/);
+    await stderrLine(run, /^ {2}watch -l app\.kubernetes\.io\/instance=shop in .*: watch the objects .* selects among deploy, svc; each ready ≤ 15\.0s/);
     // The two Deployments and the Service the first test left.
     await stderrLine(run, /: watching 3 objects \(the deployments, services selected by -l app\.kubernetes\.io\/instance=shop in \S+\) for a change$/);
     await upgrade('shop-web', '3');
