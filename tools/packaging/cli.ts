@@ -8,8 +8,9 @@
  * from that platform's Node binary (or, where none is published, the bundle with a launcher that
  * needs Node on PATH); the sh wrapper for lease-watch and the licences beside it; a .tar.gz; its
  * sha256. An executable for the machine it is built on is run once (--version) before it is
- * archived. Output under dist-package/ (or --out): the archives, SHA256SUMS, both manifests. A build
- * of every platform also rewrites krew-manifest.yaml and krew-manifest-lease-watch.yaml at the root.
+ * archived. Output under dist-package/ (or --out): the archives, SHA256SUMS, both manifests, made
+ * here from the archives they describe and nowhere else (a release publishes them beside the
+ * archives). The homepage and the release URL come from package.json's `homepage`.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -94,9 +95,9 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; homepage?: string };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; homepage: string };
   const version = pkg.version;
-  const homepage = opts.homepage ?? pkg.homepage ?? 'https://github.com/kubectl-informer-trace/kubectl-informer-trace';
+  const homepage = opts.homepage ?? pkg.homepage;
   const releaseUrl = opts.releaseUrl ?? `${homepage.replace(/\/+$/, '')}/releases/download/v${version}`;
   if (!existsSync(join(root, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run npm run build first (npm run package does)');
 
@@ -162,10 +163,6 @@ async function main(): Promise<void> {
   };
   for (const [name, text] of Object.entries(manifests)) writeFileSync(join(opts.out, name), text);
   writeFileSync(join(opts.out, 'SHA256SUMS'), built.map((b) => `${b.sha256}  ${b.file}\n`).join(''));
-  if (TARGETS.every((t) => built.some((b) => b.target.id === t.id))) {
-    for (const [name, text] of Object.entries(manifests)) writeFileSync(join(root, name), text);
-    log('every platform built: krew-manifest.yaml and krew-manifest-lease-watch.yaml updated');
-  }
   log(
     `done in ${Math.round((Date.now() - started) / 1000)}s: ${built.length} archive${built.length === 1 ? '' : 's'} in ${relative(process.cwd(), opts.out) || '.'}`,
   );
