@@ -7,11 +7,12 @@
  * lines on stderr are escaped (src/util/escape.ts): names, index values and messages are the
  * cluster's; json, yaml and ndjson print them exactly.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { realClock } from '../clock.js';
 import { collect, durationFlag, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { interactive, say, type CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import {
@@ -38,21 +39,11 @@ import {
   type Indexers,
   type InformerEvent,
 } from '../informer/index.js';
-import { ApiError, connect, groupResource, kindSlashName, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
-import { age, ndjsonLine, ndjsonWriter, writeStructuredList } from '../output/format.js';
-import { renderTable } from '../output/table.js';
+import { ApiError, connect, groupResource, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { cacheKey, type IndexValues } from '../output/cache-table.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
-import {
-  CacheModel,
-  deltaLine,
-  formatInformerMetrics,
-  indexValuesOf,
-  informerMetrics,
-  MarkerTracker,
-  syncedLine,
-  type IndexFuncs,
-} from '../view/cache-view.js';
+import { CACHE_SINKS, type CacheOpened, type CacheOutput } from './cache-sinks.js';
 
 interface CacheOptions {
   namespace?: string;
@@ -62,7 +53,7 @@ interface CacheOptions {
   index: string[];
   byIndex?: string;
   for?: string;
-  output?: OutputFormat;
+  output?: CacheOutput;
   watch?: boolean;
   resync?: string;
   verify?: boolean;
@@ -71,8 +62,6 @@ interface CacheOptions {
   metadataOnly?: boolean;
   syncTimeout: string;
 }
-
-type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson' | 'name';
 
 const builtInIndexes: Record<string, IndexFunc> = {
   [NamespaceIndex]: metaNamespaceIndexFunc,
@@ -92,10 +81,10 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
     .option('--by-index <name=value>', `print only the objects an index maps to this value (built-in indexes: ${Object.keys(builtInIndexes).join(', ')})`)
     .option('--for <duration>', 'after the cache synced, keep watching this long before printing (e.g. 30s)')
     .addOption(
-      new Option(
-        '-o, --output <format>',
+      outputOption(
+        CACHE_SINKS,
         'tui: the live view (default on a terminal); table (default otherwise), json, yaml or name (kind/name, as kubectl get -o name): the cache once; ndjson: one line per delta',
-      ).choices(['tui', 'table', 'json', 'yaml', 'name', 'ndjson']),
+      ),
     )
     .option('-w, --watch', 'with -o ndjson: after the initial state, stream every delta until interrupted (or --for ends it)')
     .option('--resync <duration>', 'resync period: the informer re-delivers its cache as Sync deltas this often (e.g. 30s)')
@@ -115,57 +104,38 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
   cmd.action(async (resource: string, _local: CacheOptions, command: Command) => {
     // Connection flags may stand before or after the subcommand; merge them with the root's.
     const opts = mergedOptions<CacheOptions>(command);
-    const plan = validate(opts, interactive(io));
+    const plan = validate(opts, io);
     const kube = connect(connectionFlags(opts));
     const info = await listableResource(kube, resource);
     const { informer, namespace } = cacheInformer(kube, info, opts, plan, io);
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     io.signal.addEventListener('abort', stop, { once: true });
-    const stopStream = plan.output === 'ndjson' ? streamDeltas(informer, plan, io) : undefined;
-    // Subscribed before the informer runs, so the live view has the initial list's deltas too.
-    const model = plan.output === 'tui' ? new CacheModel(informer, { indexNames: plan.customIndexNames }) : undefined;
+    // Opened before the informer runs, so a stream or the live view has the initial list's deltas too.
+    const sink = CACHE_SINKS[plan.output].open(informer, { io, info, namespace, ...plan, keysOnly: Boolean(opts.keysOnly), signal: controller.signal });
     const verify = async (): Promise<void> => {
-      const matches = await verifyAgainstServer(informer, info, plan, io, controller.signal);
+      const matches = await verifyAgainstServer(informer, info, sink, io, controller.signal);
       if (!matches) setExitCode(ExitCode.CheckFailed);
     };
     let offWarnings: (() => void) | undefined;
     try {
       await fillCache(kube, informer, info, opts, plan, io, controller.signal);
-      // After the sync too, the informer's warnings (a lost or stalled watch) go to stderr, one line each.
-      if (!model) offWarnings = informer.onEvent((e) => (e.level === 'warning' || e.level === 'error' ? say(io, `${e.level}: ${e.message}`) : undefined));
-      if (model) {
-        // Loaded only for -o tui: ink and React are most of a one-shot command's startup otherwise.
-        const { runCacheTui } = await import('../tui/cache-app.js');
-        await runCacheTui(model, io, { title: informer.name, namespaced: info.namespaced, narrow: plan.byIndex, signal: controller.signal, forMs: plan.forMs });
-        const stats = informer.stats();
-        say(
-          io,
-          `${stats.objects} ${groupResource(info)} cached at resourceVersion ${stats.lastSyncResourceVersion}; ${stats.events.ADDED + stats.events.MODIFIED + stats.events.DELETED} watch events, ${stats.relists} relists, ${stats.watchRestarts} watch restarts, ${stats.resyncs} resyncs; ${formatInformerMetrics(informerMetrics(stats))}`,
-        );
-      } else {
+      // After the sync too, the informer's warnings (a lost or stalled watch) go to stderr, one line each; the live view shows them.
+      if (sink.screen) await sink.screen();
+      else {
+        offWarnings = informer.onEvent((e) => (e.level === 'warning' || e.level === 'error' ? say(io, `${e.level}: ${e.message}`) : undefined));
         await keepWatching(plan, io, controller.signal, verify);
       }
-      if (plan.output !== 'ndjson' && plan.output !== 'tui') {
+      await sink.end(() => {
         const indexer = informer.getIndexer();
         const items = selectItems(indexer, plan, info, io, setExitCode);
-        if (items.length === 0 && (plan.output === 'table' || plan.output === 'name') && !plan.byIndex) {
-          io.stderr.write(`No resources found${namespace ? ` in ${namespace} namespace` : ''}.\n`);
-        }
-        const indexes = indexValues(indexer, plan.customIndexNames);
-        const rv = informer.lastSyncResourceVersion();
-        if (plan.output === 'json' || plan.output === 'yaml') {
-          await writeStructuredList(io.stdout, structuredList(items, indexes, rv, opts), plan.output, controller.signal);
-        } else {
-          io.stdout.write(render(items, indexes, opts, plan.output, info));
-        }
-      }
+        return { items, indexes: indexValues(indexer, plan.customIndexNames), resourceVersion: informer.lastSyncResourceVersion() };
+      });
       // Ctrl+C ends a watch; there is no "end" left to compare at.
       if (plan.verify && !controller.signal.aborted) await verify();
     } finally {
       offWarnings?.();
-      stopStream?.();
-      model?.stop();
+      sink.close();
       io.signal.removeEventListener('abort', stop);
       controller.abort();
     }
@@ -261,38 +231,13 @@ async function keepWatching(plan: Plan, io: CommandIO, signal: AbortSignal, veri
 }
 
 /**
- * -o ndjson: one line per delta the informer applies (the initial list first, marked initial),
- * a "synced" line once the cache holds it all, and the machinery's moments (relist, resync,
- * bookmark, watch restart) as they happen. Returns the unsubscribe.
- */
-function streamDeltas(informer: SharedIndexInformer, plan: Plan, io: CommandIO): () => void {
-  const indexes: IndexFuncs = plan.customIndexNames.map((name) => [name, plan.indexers[name]!] as const);
-  const byIndex = plan.byIndex ? ([plan.byIndex.name, plan.indexers[plan.byIndex.name]!] as const) : undefined;
-  const markers = new MarkerTracker();
-  const line = ndjsonWriter(io.stdout);
-  const offDelta = informer.onDelta((d) => {
-    if (byIndex && !(d.object && indexValuesOf(d.object, [byIndex])[byIndex[0]]!.includes(plan.byIndex!.value))) return;
-    line(deltaLine(d, indexes));
-  });
-  const offEvent = informer.onEvent((e) => {
-    if (e.kind === 'synced') return line(syncedLine(informer, plan.customIndexNames, e.at));
-    const m = markers.marker(e);
-    if (m) line(m);
-  });
-  return () => {
-    offDelta();
-    offEvent();
-  };
-}
-
-/**
  * --verify: compares the cache with a list at its resourceVersion; says so on stderr (and, with
  * -o ndjson, as a "verify" line). True when nothing differs.
  */
-async function verifyAgainstServer(informer: SharedIndexInformer, info: ResourceInfo, plan: Plan, io: CommandIO, signal: AbortSignal): Promise<boolean> {
+async function verifyAgainstServer(informer: SharedIndexInformer, info: ResourceInfo, sink: CacheOpened, io: CommandIO, signal: AbortSignal): Promise<boolean> {
   const result = await verifyCache(informer, { signal, clock: realClock });
   const what = groupResource(info);
-  if (plan.output === 'ndjson') io.stdout.write(ndjsonLine({ kind: 'verify', at: new Date(realClock.now()).toISOString(), ...result }));
+  sink.verified(result);
   const diffs = result.differences;
   if (diffs.length === 0) {
     say(io, `verify: the cache matches the API server at resourceVersion ${result.resourceVersion} (${result.listed} ${what})`);
@@ -337,12 +282,12 @@ function selectItems(indexer: Indexer, plan: Plan, info: ResourceInfo, io: Comma
     items = indexer.list() as KubeObject[];
   }
   // Byte order of "namespace/name" is the API server's (etcd's) order, so rows line up with kubectl get.
-  return [...items].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
+  return [...items].sort((a, b) => compareKeys(cacheKey(a), cacheKey(b)));
 }
 
 /** Each --index's values and the keys under each, sorted. */
-function indexValues(indexer: Indexer, names: readonly string[]): Record<string, Record<string, string[]>> {
-  const indexes: Record<string, Record<string, string[]>> = {};
+function indexValues(indexer: Indexer, names: readonly string[]): IndexValues {
+  const indexes: IndexValues = {};
   for (const name of names) {
     const values: Record<string, string[]> = {};
     for (const value of indexer.listIndexFuncValues(name).sort()) values[value] = indexer.indexKeys(name, value);
@@ -372,12 +317,8 @@ function explainSelectorError(err: unknown, opts: CacheOptions): unknown {
   });
 }
 
-function keyOf(o: KubeObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata.name ?? '');
-}
-
 interface Plan {
-  output: OutputFormat;
+  output: CacheOutput;
   watch: boolean;
   resyncMs: number;
   verify: boolean;
@@ -390,7 +331,7 @@ interface Plan {
 }
 
 /** Every flag checked before any request is sent. */
-function validate(opts: CacheOptions, terminal: boolean): Plan {
+function validate(opts: CacheOptions, io: CommandIO): Plan {
   if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
   const indexers: Indexers = { ...builtInIndexes };
   const customIndexNames: string[] = [];
@@ -422,9 +363,9 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
     }
   }
   const duration = durationFlag;
-  const output = opts.output ?? (terminal ? 'tui' : 'table');
+  const output = chooseOutput(CACHE_SINKS, opts.output, 'table', io);
   const watch = Boolean(opts.watch);
-  if (watch && output !== 'ndjson' && output !== 'tui') {
+  if (watch && !CACHE_SINKS[output].streams) {
     throw new UsageError(`--watch streams deltas: use it with -o ndjson (-o ${output} prints the cache once)`, {
       hint: 'to watch a while before that print, use --for DURATION',
     });
@@ -447,48 +388,4 @@ function validate(opts: CacheOptions, terminal: boolean): Plan {
     forMs,
     syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
   };
-}
-
-/** What -o json and -o yaml print: the cache as a List, with the values of its custom indexes. */
-function structuredList(
-  items: KubeObject[],
-  indexes: Record<string, Record<string, string[]>>,
-  rv: string,
-  opts: CacheOptions,
-): { items: unknown[] } & Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'List',
-    metadata: { resourceVersion: rv },
-    items: opts.keysOnly ? items.map((o) => ({ key: keyOf(o), resourceVersion: o.metadata.resourceVersion ?? '' })) : items,
-    ...(Object.keys(indexes).length ? { indexes } : {}),
-  };
-}
-
-/** The cache as a table, or as kind/name lines. */
-function render(
-  items: KubeObject[],
-  indexes: Record<string, Record<string, string[]>>,
-  opts: CacheOptions,
-  output: 'table' | 'name',
-  info: ResourceInfo,
-): string {
-  if (output === 'name') return items.map((o) => `${escapeTerminal(kindSlashName(info, o.metadata.name ?? ''))}\n`).join('');
-  const { namespaced } = info;
-  const now = Date.now();
-  const head = [...(namespaced ? ['namespace'] : []), 'name', 'resourceversion', ...(opts.keysOnly ? [] : ['age'])];
-  const rows = items.map((o) => [
-    ...(namespaced ? [o.metadata.namespace ?? ''] : []),
-    o.metadata.name ?? '',
-    o.metadata.resourceVersion ?? '',
-    ...(opts.keysOnly ? [] : [age(o.metadata.creationTimestamp, now)]),
-  ]);
-  let out = items.length ? `${renderTable(head, rows)}\n` : '';
-  for (const [name, values] of Object.entries(indexes)) {
-    out += `\n${renderTable(
-      [`index ${name}`, 'keys'],
-      Object.entries(values).map(([v, keys]) => [v, keys.length > 5 ? `${keys.slice(0, 5).join(', ')} (+${keys.length - 5})` : keys.join(', ')]),
-    )}\n`;
-  }
-  return out;
 }

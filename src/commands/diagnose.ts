@@ -4,19 +4,19 @@
  * (no trigger is fired); the Nodes its Pods are on and the controllers' leader Leases are read once;
  * src/diagnose names the first broken link. Exit 0 healthy, 1 a broken link, 3 could not tell.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import type { CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { DEFAULT_GRACE_MS, diagnosisText, findOperatorMetrics, type Diagnosis, type Seen } from '../diagnose/index.js';
-import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced } from '../informer/index.js';
 import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
 import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
-import { renderStructured } from '../output/format.js';
+import { renderStructured, type StructuredFormat } from '../output/format.js';
 import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { Tracer } from '../trace/tracer.js';
@@ -25,11 +25,20 @@ import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
 interface DiagnoseOptions extends MetricsFlagValues, ReadinessFlagValues {
-  output: 'text' | 'json' | 'yaml';
+  output: DiagnoseOutput;
   grace: string;
   children?: string;
   syncTimeout: string;
 }
+
+/** One sink per -o format: what it prints of the diagnosis. The flag's choices are its keys, in this order. */
+const structured =
+  (format: StructuredFormat) =>
+  (diagnosis: Diagnosis): string =>
+    renderStructured({ diagnosis }, format);
+const DIAGNOSE_SINKS = { text: diagnosisText, json: structured('json'), yaml: structured('yaml') } satisfies Record<string, (d: Diagnosis) => string>;
+
+type DiagnoseOutput = keyof typeof DIAGNOSE_SINKS;
 
 export const diagnosisExitCode: Record<Diagnosis['verdict'], ExitCode> = {
   healthy: ExitCode.Ok,
@@ -44,7 +53,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     )
     .argument('<target>', 'TYPE/NAME (deployment/web, deploy/web, sts/db, job/y, a CRD)')
     .argument('[name]', 'NAME, when the target is given as TYPE NAME')
-    .addOption(new Option('-o, --output <format>', 'output format; json/yaml print { diagnosis: … }').choices(['text', 'json', 'yaml']).default('text'))
+    .addOption(outputOption(DIAGNOSE_SINKS, 'output format; json/yaml print { diagnosis: … }').default('text'))
     .option('--grace <duration>', 'how long a step may take before it counts as stuck rather than in progress', formatDuration(DEFAULT_GRACE_MS))
     .option('--children <kinds>', 'child resource types to follow for kinds the tool does not know (CRDs), comma-separated')
     .option('--sync-timeout <duration>', 'how long to wait for the informer caches to sync', '60s')
@@ -60,7 +69,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const target = splitTarget(first, second);
     const graceMs = durationFlag('--grace', opts.grace);
     const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
-    if (!['text', 'json', 'yaml'].includes(opts.output)) throw new UsageError(`-o ${opts.output}: choose text, json or yaml`);
+    const sink = DIAGNOSE_SINKS[chooseOutput(DIAGNOSE_SINKS, opts.output, 'text', io)];
     const metrics = planMetrics(opts);
     const readiness = await readinessFromFlags(opts, io.env);
     const kube = connect(connectionFlags(opts));
@@ -106,8 +115,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
         signal: controller.signal,
         readiness,
       });
-      if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(renderStructured({ diagnosis }, opts.output));
-      else io.stdout.write(diagnosisText(diagnosis));
+      io.stdout.write(sink(diagnosis));
       setExitCode(diagnosisExitCode[diagnosis.verdict]);
     } finally {
       io.signal.removeEventListener('abort', stop);

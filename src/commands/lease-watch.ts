@@ -13,38 +13,34 @@
  * -o json (a snapshot; with --for, taken when it elapses) or -o ndjson (one object per holder
  * change as it happens). Every mode ends by itself with --for; all end on SIGINT/SIGTERM.
  */
-import { Command, Option } from 'commander';
-import { realClock } from '../clock.js';
+import { Command } from 'commander';
 import { LEASES } from '../kube/index.js';
 import { collect, durationFlag, positiveDurationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { colorEnabled, interactive, type CommandIO } from '../cli/io.js';
+import type { CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { CheckFailedError, UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, connect, namespaceExists, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
-import { ndjsonWriter, renderStructured } from '../output/format.js';
-import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
-import { whenAborted } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { closest } from '../util/suggest.js';
 import { version } from '../version.js';
-import type { LeaseChange, MetricsSourceInput } from '../view/lease-view.js';
+import type { MetricsSourceInput } from '../view/lease-view.js';
 import { candidatesNote } from '../view/lease-view.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { watchLeaseCandidates } from '../live/index.js';
 import { createCheckCommand } from './check.js';
+import { LEASE_SINKS, type LeaseOutput } from './lease-sinks.js';
 import { createTopCommand } from './top.js';
-
-type OutputFormat = 'tui' | 'table' | 'json' | 'ndjson';
 
 interface LeaseWatchOptions {
   namespace?: string;
   allNamespaces?: boolean;
   selector?: string;
-  output?: OutputFormat;
+  output?: LeaseOutput;
   watch?: boolean;
   for?: string;
   since?: string;
@@ -57,7 +53,7 @@ interface LeaseWatchOptions {
 
 interface Plan {
   lease: { namespace: string | undefined; name: string } | undefined;
-  mode: OutputFormat;
+  mode: LeaseOutput;
   forMs: number;
   sinceMs: number | null;
   syncTimeoutMs: number;
@@ -72,12 +68,7 @@ export function createLeaseWatchProgram(io: CommandIO, setExitCode: (code: ExitC
     .argument('[lease]', 'one Lease: NAMESPACE/NAME, or NAME in the -n namespace (default: every Lease)')
     .option('-A, --all-namespaces', 'watch Leases in every namespace (the default without -n)')
     .option('-l, --selector <selector>', 'label selector for the Leases, e.g. app=web')
-    .addOption(
-      new Option(
-        '-o, --output <format>',
-        'output: tui (default on a terminal), table (default otherwise), json, ndjson (one object per holder change)',
-      ).choices(['tui', 'table', 'json', 'ndjson']),
-    )
+    .addOption(outputOption(LEASE_SINKS, 'output: tui (default on a terminal), table (default otherwise), json, ndjson (one object per holder change)'))
     .option('-w, --watch', 'with -o table: after the snapshot, print a line for each holder change')
     .option('--for <duration>', 'end by itself after this long once the cache has synced (e.g. 30s, 2m)')
     .option('--since <duration>', 'show only the holder history of the last DURATION (e.g. 10m)')
@@ -151,11 +142,9 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
   }
   if (lease && opts.selector) throw new UsageError('a Lease name and --selector cannot be used together');
   const duration = durationFlag;
-  const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY)
-    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
-  if (opts.watch && mode === 'json')
-    throw new UsageError('--watch does not apply to -o json, which prints one snapshot', {
+  const mode = chooseOutput(LEASE_SINKS, opts.output, 'table', io);
+  if (opts.watch && LEASE_SINKS[mode].oneSnapshot)
+    throw new UsageError(`--watch does not apply to -o ${mode}, which prints one snapshot`, {
       hint: 'use -o ndjson to stream holder changes, or -o table --watch',
     });
   const sinceMs = positiveDurationFlag('--since', opts.since, '10m') ?? null;
@@ -188,10 +177,9 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   io.signal.addEventListener('abort', stop, { once: true });
-  const color = colorEnabled(io);
-  // ndjson streams from the start, so no change between sync and printing can be missed.
-  const unsubscribe = plan.mode === 'ndjson' ? model.onChange(ndjsonWriter(io.stdout)) : undefined;
-  const quiet = plan.mode === 'tui';
+  const sink = LEASE_SINKS[plan.mode];
+  const unsubscribe = sink.subscribe(model, io);
+  const quiet = sink.onScreen;
   const progress = (e: InformerEvent): void => {
     if (quiet && model.isSynced()) return;
     if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
@@ -214,7 +202,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     await waitForCacheSync(controller.signal, [() => registration.hasSynced()]);
     // Said once; the TUI says it in the view instead.
     const note = candidatesNote(await candidates);
-    if (note && plan.mode !== 'tui') io.stderr.write(`${escapeTerminal(note)}\n`);
+    if (note && !sink.onScreen) io.stderr.write(`${escapeTerminal(note)}\n`);
     model.markSynced();
     model.start();
     const stats = informer.stats();
@@ -232,45 +220,10 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     if (missingNamespace) io.stderr.write(`note: namespace ${escapeTerminal(missingNamespace)} does not exist; its Leases are shown once it is created\n`);
 
     const poller = opts.metrics.length > 0 ? metricsPoller(kube, opts, plan, model) : undefined;
-    const keepRunning = plan.mode === 'tui' || plan.mode === 'ndjson' || plan.forMs > 0 || Boolean(opts.watch);
-    if (poller && plan.mode !== 'tui' && plan.mode !== 'ndjson') await poller.pollOnce(controller.signal);
+    const keepRunning = sink.streams || plan.forMs > 0 || Boolean(opts.watch);
+    if (poller && !sink.streams) await poller.pollOnce(controller.signal);
     if (poller && keepRunning) void poller.run(controller.signal);
-
-    switch (plan.mode) {
-      case 'tui': {
-        if (plan.forMs > 0) io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
-        // Loaded only for -o tui: ink and React are most of the startup time otherwise.
-        const { runLeaseWatchTui } = await import('../tui/lease-watch-app.js');
-        const reason = await runLeaseWatchTui(model, io, { signal: controller.signal, forMs: plan.forMs, metrics: poller });
-        if (reason === 'interrupt' && !io.signal.aborted) setExitCode(ExitCode.Interrupted);
-        return;
-      }
-      case 'table': {
-        io.stdout.write(renderLeaseTables(model.view(), { color }));
-        if (!keepRunning) return;
-        io.stderr.write(plan.forMs > 0 ? `watching for ${formatDuration(plan.forMs)}…\n` : 'watching; Ctrl+C to stop\n');
-        const off = model.onChange((c: LeaseChange) => io.stdout.write(renderChangeLine(c, { color })));
-        try {
-          await until(plan.forMs, controller.signal);
-        } finally {
-          off();
-        }
-        return;
-      }
-      case 'json': {
-        if (plan.forMs > 0) {
-          io.stderr.write(`watching for ${formatDuration(plan.forMs)}…\n`);
-          await until(plan.forMs, controller.signal);
-        }
-        io.stdout.write(renderStructured(model.view(), 'json'));
-        return;
-      }
-      case 'ndjson': {
-        io.stderr.write(plan.forMs > 0 ? `streaming holder changes for ${formatDuration(plan.forMs)}…\n` : 'streaming holder changes; Ctrl+C to stop\n');
-        await until(plan.forMs, controller.signal);
-        return;
-      }
-    }
+    await sink.run({ model, io, signal: controller.signal, forMs: plan.forMs, keepRunning, poller, setExitCode });
   } finally {
     offWarnings?.();
     unsubscribe?.();
@@ -278,11 +231,6 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     controller.abort();
     model.close();
   }
-}
-
-/** Resolves after `ms` (never, when 0) or when the signal aborts. */
-function until(ms: number, signal: AbortSignal): Promise<void> {
-  return ms > 0 ? realClock.sleep(ms, signal) : whenAborted(signal);
 }
 
 /** "lease kube-system/x not found", with the close names in that namespace when we may list them. */

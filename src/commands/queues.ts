@@ -20,26 +20,24 @@
  * Source names and what a source answered are the cluster's: the table and every line on stderr
  * are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { collectItems, mergedOptions, positiveDurationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { interactive, type CommandIO } from '../cli/io.js';
+import type { CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
-import { ndjsonLine, renderStructured } from '../output/format.js';
-import { renderQueuesTable } from '../output/queues-table.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
-import { buildQueuesView, queuesJson, type QueuesFilter } from '../view/queues-view.js';
+import type { QueuesFilter } from '../view/queues-view.js';
 import { realClock } from '../clock.js';
-
-type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+import { QUEUES_SINKS, type QueuesOutput } from './queues-sinks.js';
 
 interface QueuesOptions extends MetricsFlagValues {
-  output?: OutputFormat;
+  output?: QueuesOutput;
   watch?: boolean;
   once?: boolean;
   for?: string;
@@ -50,7 +48,7 @@ interface QueuesOptions extends MetricsFlagValues {
 
 interface Plan {
   metrics: MetricsPlan;
-  mode: OutputFormat;
+  mode: QueuesOutput;
   /** One snapshot (json, yaml, table --once) or one per interval. */
   stream: boolean;
   intervalMs: number;
@@ -63,10 +61,7 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
     .description("Show controllers' work queues from their Prometheus metrics: depth, adds and retries per second, queue and work time, stuck work.")
     .helpOption('-h, --help', 'show help')
     .addOption(
-      new Option(
-        '-o, --output <format>',
-        'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (one line per interval)',
-      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson']),
+      outputOption(QUEUES_SINKS, 'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (one line per interval)'),
     )
     .option('-w, --watch', 'with -o json: one line per interval (ndjson)')
     .option('--once', 'with -o table: print one table (after two scrapes, so rates exist) and end')
@@ -107,20 +102,21 @@ export function createQueuesCommand(io: CommandIO, setExitCode: (code: ExitCode)
 /** Every flag checked before any request is sent. */
 function validate(opts: QueuesOptions, io: CommandIO): Plan {
   const metrics = planMetrics(opts);
-  let mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY)
-    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  const asked = chooseOutput(QUEUES_SINKS, opts.output, 'table', io);
+  const { runs, watch } = QUEUES_SINKS[asked];
   if (opts.watch && opts.once) throw new UsageError('--watch and --once cannot be used together');
-  if (opts.once && mode !== 'table')
-    throw new UsageError(`--once applies to -o table; -o ${mode} ${mode === 'ndjson' || mode === 'tui' ? 'streams' : 'prints one snapshot already'}`);
-  if (opts.watch && mode === 'yaml') throw new UsageError('--watch does not apply to -o yaml', { hint: 'use -o ndjson (or -o json --watch) to stream' });
-  if (opts.watch && mode === 'json') mode = 'ndjson';
+  if (opts.once && runs !== 'either')
+    throw new UsageError(`--once applies to -o table; -o ${asked} ${runs === 'streams' ? 'streams' : 'prints one snapshot already'}`);
+  if (opts.watch && watch === 'refused')
+    throw new UsageError(`--watch does not apply to -o ${asked}`, { hint: 'use -o ndjson (or -o json --watch) to stream' });
+  const mode = opts.watch && watch === 'ndjson' ? watch : asked;
+  const sinkRuns = QUEUES_SINKS[mode].runs;
   const intervalMs = positiveDurationFlag('--interval', opts.interval, '2s');
   const forMs = positiveDurationFlag('--for', opts.for) ?? 0;
   return {
     metrics,
     mode,
-    stream: mode === 'ndjson' || mode === 'tui' || (mode === 'table' && !opts.once),
+    stream: sinkRuns === 'streams' || (sinkRuns === 'either' && !opts.once),
     intervalMs,
     forMs,
     filter: { names: opts.queue ?? [], includeIdle: Boolean(opts.all) },
@@ -153,11 +149,12 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
     const sources = scrapeSources(specs, plan.metrics.access, kube);
     const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
     const reporter = failureReporter(io);
+    const sink = QUEUES_SINKS[plan.mode];
+    const shown = { filter: plan.filter, stream: plan.stream, forMs: plan.forMs };
 
-    if (plan.mode === 'tui') {
-      const { runQueuesTui } = await import('../tui/queues-app.js');
+    if (sink.screen) {
       const running = poller.run(signal);
-      await runQueuesTui(poller, io, { signal: io.signal, forMs: plan.forMs, names: plan.filter.names ?? [], includeIdle: Boolean(plan.filter.includeIdle) });
+      await sink.screen(poller, io, shown);
       controller.abort();
       await running;
       return exitFor(poller.latest(), io);
@@ -174,7 +171,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
       await realClock.sleep(Math.max(0, roundStart + wait - realClock.now()), signal);
       const snap = signal.aborted ? first : await poller.pollOnce(signal);
       if (!signal.aborted) reporter(snap);
-      write(io, plan, snap);
+      sink.write(io, snap, shown);
       return exitFor(snap, io);
     }
 
@@ -199,29 +196,13 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
       last = await poller.pollOnce(signal);
       if (signal.aborted) break;
       reporter(last);
-      write(io, plan, last);
+      sink.write(io, last, shown);
       printed++;
     }
     return exitFor(last, io);
   } finally {
     io.signal.removeEventListener('abort', stop);
     controller.abort();
-  }
-}
-
-function write(io: CommandIO, plan: Plan, snap: MetricsSnapshot): void {
-  switch (plan.mode) {
-    case 'json':
-    case 'yaml':
-      io.stdout.write(renderStructured(queuesJson(snap, { names: plan.filter.names ?? [] }), plan.mode));
-      return;
-    case 'ndjson':
-      io.stdout.write(ndjsonLine(queuesJson(snap, { names: plan.filter.names ?? [] })));
-      return;
-    default: {
-      const header = plan.stream ? `${new Date(snap.atMs).toISOString().slice(11, 19)} UTC\n` : '';
-      io.stdout.write(`${header}${renderQueuesTable(buildQueuesView(snap, plan.filter))}${plan.stream ? '\n' : ''}`);
-    }
   }
 }
 

@@ -21,38 +21,24 @@
  * Holder identities, replica errors and discovery's findings are the cluster's: the table and every
  * line on stderr are escaped (src/util/escape.ts); json, yaml and ndjson print them exactly.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { collectItems, durationFlag, mergedOptions, positiveDurationFlag } from '../cli/options.js';
-import { interactive, say, type CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { realClock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { parseUserSpec } from '../metrics/index.js';
-import { ndjsonWriter, renderStructured } from '../output/format.js';
-import { renderTable } from '../output/table.js';
-import { formatDuration } from '../util/duration.js';
-import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
-import { candidatesNote, electionLines, type LeaseChange } from '../view/lease-view.js';
+import { escapeTerminalDeep } from '../util/escape.js';
+import { candidatesNote } from '../view/lease-view.js';
 import { startTopSession, type TopSession } from '../live/index.js';
-import {
-  COMPONENT_COLUMNS,
-  componentCells,
-  explainDiscovery,
-  RECONCILE_COLUMNS,
-  shownQueues,
-  TOP_QUEUE_COLUMNS,
-  topQueueCells,
-  type TopComponent,
-  type TopView,
-} from '../view/top-view.js';
-
-type OutputFormat = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson';
+import { explainDiscovery, type TopComponent, type TopView } from '../view/top-view.js';
+import { TOP_SINKS, type TopOutput } from './top-sinks.js';
 
 interface TopOptions extends MetricsFlagValues {
-  output?: OutputFormat;
+  output?: TopOutput;
   for?: string;
   interval: string;
   controller: string[];
@@ -62,7 +48,7 @@ interface TopOptions extends MetricsFlagValues {
 }
 
 interface Plan {
-  mode: OutputFormat;
+  mode: TopOutput;
   intervalMs: number;
   forMs: number;
   syncTimeoutMs: number;
@@ -74,10 +60,10 @@ export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) =>
     .description("Controller health on one screen: each component's leader Lease, the replica that leads, and its work queues, unhealthy first.")
     .helpOption('-h, --help', 'show help')
     .addOption(
-      new Option(
-        '-o, --output <format>',
+      outputOption(
+        TOP_SINKS,
         'output: tui (default on a terminal), table (default otherwise), json or yaml (one snapshot), ndjson (a snapshot per scrape and per Lease change)',
-      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson']),
+      ),
     )
     .option(
       '--controller <names>',
@@ -122,9 +108,7 @@ export function createTopCommand(io: CommandIO, setExitCode: (code: ExitCode) =>
 function validate(opts: TopOptions, io: CommandIO): Plan {
   const user = (opts.metrics ?? []).map(parseUserSpec);
   planMetrics({ ...opts, metrics: user.map((u) => u.source) });
-  const mode: OutputFormat = opts.output ?? (interactive(io) ? 'tui' : 'table');
-  if (mode === 'tui' && !io.stdout.isTTY)
-    throw new UsageError('-o tui needs a terminal: stdout is not one', { hint: 'use -o table, -o json or -o ndjson when piping or redirecting' });
+  const mode = chooseOutput(TOP_SINKS, opts.output, 'table', io);
   const intervalMs = positiveDurationFlag('--interval', opts.interval, '2s');
   const forMs = positiveDurationFlag('--for', opts.for) ?? 0;
   const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout);
@@ -153,57 +137,24 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     if (session.leaseError) say(io, `error: leases: ${session.leaseError} (showing the queues without them)`);
     for (const e of session.discoveryErrors) say(io, `error: discovery: ${e}`);
     const note = candidatesNote(session.candidates);
-    if (note && plan.mode !== 'tui') say(io, note);
+    const sink = TOP_SINKS[plan.mode];
+    if (note && !sink.onScreen) say(io, note);
     if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
     const { model, poller } = session;
     const reportFailures = failureReporter(io);
     poller.subscribe(() => reportFailures(model.view()));
-
     const filter = controllerFilter(plan.controllers, io);
-    const deadline = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
-
-    if (plan.mode === 'tui') {
-      const { runTopTui } = await import('../tui/top-app.js');
-      const running = poller.run(signal);
-      await runTopTui(model, io, { signal: io.signal, forMs: plan.forMs, controllers: plan.controllers });
-      controller.abort();
-      await running;
-      // The screen is gone with the alternate buffer; the last snapshot stays readable.
-      io.stdout.write(renderTopTable(filter(model.view()), false));
-      return exitFor(model.view(), filter, io);
-    }
-
-    if (plan.mode === 'ndjson') {
-      const ndjsonLine = ndjsonWriter(io.stdout);
-      const line = (trigger: string, change: LeaseChange | null): void => ndjsonLine({ trigger, change, ...filter(model.view()) });
-      const off = model.onLeaseChange((c) => line('lease', c));
-      io.stderr.write(plan.forMs > 0 ? `streaming for ${formatDuration(plan.forMs)}…\n` : 'streaming; Ctrl+C to stop\n');
-      try {
-        let roundStart = realClock.now();
-        while (!signal.aborted && realClock.now() < deadline) {
-          await poller.pollOnce(signal);
-          if (signal.aborted) break;
-          line('scrape', null);
-          const next = Math.min(roundStart + plan.intervalMs, deadline);
-          await realClock.sleep(Math.max(0, next - realClock.now()), signal);
-          roundStart = realClock.now();
-        }
-      } finally {
-        off();
-      }
-      return exitFor(model.view(), filter, io);
-    }
-
-    // One snapshot: a baseline scrape, then one after --interval (or --for), so rates exist.
-    const started = realClock.now();
-    await poller.pollOnce(signal);
-    const wait = plan.forMs > 0 ? plan.forMs : plan.intervalMs;
-    io.stderr.write(`measuring for ${formatDuration(wait)}…\n`);
-    await realClock.sleep(Math.max(0, started + wait - realClock.now()), signal);
-    if (!signal.aborted) await poller.pollOnce(signal);
-    const view = filter(model.view());
-    if (plan.mode === 'table') io.stdout.write(renderTopTable(view, Boolean(opts.all)));
-    else io.stdout.write(renderStructured(view, plan.mode));
+    await sink.run({
+      session,
+      io,
+      signal,
+      stop,
+      filter,
+      forMs: plan.forMs,
+      intervalMs: plan.intervalMs,
+      controllers: plan.controllers,
+      all: Boolean(opts.all),
+    });
     return exitFor(model.view(), filter, io);
   } finally {
     io.signal.removeEventListener('abort', stop);
@@ -250,36 +201,4 @@ function exitFor(view: TopView, filter: (v: TopView) => TopView, io: CommandIO):
     return ExitCode.Cluster;
   }
   return ExitCode.Ok;
-}
-
-/** The text snapshot: a table of components, each followed by its non-idle queues. The table escapes its cells; each line is escaped. */
-export function renderTopTable(view: TopView, all: boolean): string {
-  const lines: string[] = [];
-  const line = (text: string): void => void lines.push(escapeTerminal(text));
-  lines.push(renderTable([...COMPONENT_COLUMNS], view.components.map(componentCells)));
-  for (const c of view.components) {
-    lines.push('');
-    line(`${c.name} · ${c.state}${c.reasons.length ? ` · ${c.reasons.join('; ')}` : ''}`);
-    if (c.lease) {
-      line(`  lease ${c.key}: ${c.lease.holder ?? '<none>'}${c.leader ? ` (leader: ${c.leader})` : ''}`);
-      for (const l of electionLines(c.lease)) line(`    ${l}`);
-    }
-    for (const r of c.replicas) line(`  replica ${r.source}: ${r.role ?? 'role unknown'}, ${r.state}${r.error ? ` — ${r.error}` : ''}`);
-    if (c.note) line(`  ${c.note}`);
-    const qs = shownQueues(c, all);
-    // controller-runtime's columns only when a queue has them.
-    const width = qs.some((q) => q.reconcile !== null) ? TOP_QUEUE_COLUMNS.length : TOP_QUEUE_COLUMNS.length - RECONCILE_COLUMNS.length;
-    if (qs.length > 0)
-      lines.push(
-        renderTable(
-          TOP_QUEUE_COLUMNS.slice(0, width),
-          qs.map((q) => topQueueCells(q).slice(0, width)),
-        )
-          .split('\n')
-          .map((l) => `  ${l}`)
-          .join('\n'),
-      );
-    else if (c.queues.length > 0) lines.push(`  ${c.queues.length} queues, all idle (-a lists them)`);
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -16,7 +16,7 @@ import { colorEnabled } from '../cli/io.js';
 import { controllerBehindLine, diagnosisText, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
-import { ndjsonWriter, renderStructured } from '../output/format.js';
+import { ndjsonWriter, renderStructured, type StructuredFormat } from '../output/format.js';
 import type { OtlpTarget } from '../output/otlp-target.js';
 import { SVG_MAX_LANES, waterfallSvg } from '../output/svg.js';
 import { TimeOrderedTraceText, traceSummaryText, treeText } from '../output/trace-text.js';
@@ -29,8 +29,6 @@ import { escapeTerminal } from '../util/escape.js';
 import { summaryLines, type TraceSummary } from '../view/trace-view.js';
 import { buildWaterfallView } from '../view/waterfall-view.js';
 import type { TraceMetrics } from './trace-metrics.js';
-
-export type TraceOutput = 'tui' | 'table' | 'json' | 'yaml' | 'ndjson' | 'waterfall';
 
 /** What the trace ended with. */
 export interface TraceEnd {
@@ -71,86 +69,107 @@ export interface TraceLive {
 
 const controllerLine = (e: TraceEnd): string => (e.controller ? `${controllerBehindLine(e.controller, e.now)}\n` : '');
 
+// diagnosisText escapes what it prints.
+const logStall =
+  (io: CommandIO) =>
+  (d: Diagnosis, stalledMs: number): void =>
+    void io.stderr.write(`no new hop for ${formatDuration(stalledMs)}:\n${diagnosisText(d)}`);
+const noop = (): void => undefined;
+// What the formats that print to stdout share: nothing to run while the trace does, nothing to close.
+const printed = (io: CommandIO) =>
+  ({ logsWhileRunning: true, run: async (): Promise<'ended'> => 'ended', started: noop, stalled: logStall(io), close: noop }) as const;
+
+type SinkFactory = (io: CommandIO, coalesceMs: number) => TraceSink;
+
+function tableSink(io: CommandIO, coalesceMs: number): TraceSink {
+  let text: TimeOrderedTraceText | undefined;
+  return {
+    ...printed(io),
+    saysWrite: false,
+    started(session) {
+      io.stdout.write(`${treeText(session.snapshot())}\n\n`);
+      text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
+      session.subscribe((ev) => text!.push(ev));
+    },
+    end: (e) => void io.stdout.write(`\n${traceSummaryText(e.snap)}${controllerLine(e)}${e.stuck ? `\n${diagnosisText(e.stuck)}` : ''}`),
+    close: () => text?.close(),
+  };
+}
+
+function ndjsonSink(io: CommandIO): TraceSink {
+  const line = ndjsonWriter(io.stdout);
+  return {
+    ...printed(io),
+    saysWrite: false,
+    started: (session) => void session.subscribe(line),
+    stalled: (d, stalledMs) => line({ type: 'diagnosis', stalledMs, diagnosis: d }),
+    end: (e) =>
+      line({ type: 'summary', summary: e.summary, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }),
+  };
+}
+
+const structuredSink =
+  (format: StructuredFormat): SinkFactory =>
+  (io) => ({
+    ...printed(io),
+    saysWrite: true,
+    end: (e) =>
+      void io.stdout.write(
+        renderStructured(
+          { summary: e.summary, ...e.snap, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) },
+          format,
+        ),
+      ),
+  });
+
+function waterfallSink(io: CommandIO): TraceSink {
+  return {
+    ...printed(io),
+    saysWrite: true,
+    end(e) {
+      const size = waterfallTextSize(io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined, io.env.COLUMNS);
+      io.stdout.write(waterfallText(buildWaterfallView(e.snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
+      io.stderr.write(`${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`);
+    },
+  };
+}
+
+/** The TUI's screen is gone by the end (it ran on the alternate screen): the summary, once, a line each. */
+function tuiSink(io: CommandIO): TraceSink {
+  return {
+    saysWrite: true,
+    logsWhileRunning: false,
+    async run(session, live) {
+      if (live.metrics) void live.metrics.poller.run(session.signal);
+      const { runTraceTui } = await import('../tui/trace-app.js');
+      return runTraceTui(session, session.ended, io, io.signal, live.metrics?.poller, { exitOnEnd: live.exitOnEnd, diagnoses: live.diagnoses });
+    },
+    started: noop,
+    stalled: noop,
+    end: (e) =>
+      void io.stderr.write(
+        `${summaryLines(e.summary)
+          .map((l) => escapeTerminal(l))
+          .join('\n')}\n${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`,
+      ),
+    close: noop,
+  };
+}
+
+/** One sink per -o format; the flag's choices are its keys. */
+export const TRACE_SINKS = {
+  tui: tuiSink,
+  table: tableSink,
+  json: structuredSink('json'),
+  yaml: structuredSink('yaml'),
+  ndjson: ndjsonSink,
+  waterfall: waterfallSink,
+} satisfies Record<string, SinkFactory>;
+
+export type TraceOutput = keyof typeof TRACE_SINKS;
+
 export function traceSink(output: TraceOutput, io: CommandIO, coalesceMs: number): TraceSink {
-  const ended = async (): Promise<'ended'> => 'ended';
-  // diagnosisText escapes what it prints.
-  const logStall = (d: Diagnosis, stalledMs: number): void => void io.stderr.write(`no new hop for ${formatDuration(stalledMs)}:\n${diagnosisText(d)}`);
-  const noop = (): void => undefined;
-  // What the formats that print to stdout share: nothing to run while the trace does, nothing to close.
-  const printed = { logsWhileRunning: true, run: ended, started: noop, stalled: logStall, close: noop } as const;
-  switch (output) {
-    case 'table': {
-      let text: TimeOrderedTraceText | undefined;
-      return {
-        ...printed,
-        saysWrite: false,
-        started(session) {
-          io.stdout.write(`${treeText(session.snapshot())}\n\n`);
-          text = new TimeOrderedTraceText({ clock: session.clock, coalesceMs, hops: () => session.hops(), write: (line) => void io.stdout.write(`${line}\n`) });
-          session.subscribe((ev) => text!.push(ev));
-        },
-        end: (e) => void io.stdout.write(`\n${traceSummaryText(e.snap)}${controllerLine(e)}${e.stuck ? `\n${diagnosisText(e.stuck)}` : ''}`),
-        close: () => text?.close(),
-      };
-    }
-    case 'ndjson': {
-      const line = ndjsonWriter(io.stdout);
-      return {
-        ...printed,
-        saysWrite: false,
-        started: (session) => void session.subscribe(line),
-        stalled: (d, stalledMs) => line({ type: 'diagnosis', stalledMs, diagnosis: d }),
-        end: (e) =>
-          line({ type: 'summary', summary: e.summary, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) }),
-      };
-    }
-    case 'json':
-    case 'yaml':
-      return {
-        ...printed,
-        saysWrite: true,
-        end: (e) =>
-          void io.stdout.write(
-            renderStructured(
-              { summary: e.summary, ...e.snap, ...(e.controller ? { controller: e.controller } : {}), ...(e.stuck ? { diagnosis: e.stuck } : {}) },
-              output,
-            ),
-          ),
-      };
-    case 'waterfall':
-      return {
-        ...printed,
-        saysWrite: true,
-        end(e) {
-          const size = waterfallTextSize(
-            io.stdout.isTTY ? { columns: io.stdout.columns, rows: (io.stdout as { rows?: number }).rows } : undefined,
-            io.env.COLUMNS,
-          );
-          io.stdout.write(waterfallText(buildWaterfallView(e.snap, { maxLanes: size.maxLanes }), { width: size.width, color: colorEnabled(io) }));
-          io.stderr.write(`${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`);
-        },
-      };
-    case 'tui':
-      // The TUI's screen is gone by the end (it ran on the alternate screen): the summary, once, a line each.
-      return {
-        saysWrite: true,
-        logsWhileRunning: false,
-        async run(session, live) {
-          if (live.metrics) void live.metrics.poller.run(session.signal);
-          const { runTraceTui } = await import('../tui/trace-app.js');
-          return runTraceTui(session, session.ended, io, io.signal, live.metrics?.poller, { exitOnEnd: live.exitOnEnd, diagnoses: live.diagnoses });
-        },
-        started: noop,
-        stalled: noop,
-        end: (e) =>
-          void io.stderr.write(
-            `${summaryLines(e.summary)
-              .map((l) => escapeTerminal(l))
-              .join('\n')}\n${controllerLine(e)}${e.stuck ? diagnosisText(e.stuck) : ''}`,
-          ),
-        close: noop,
-      };
-  }
+  return TRACE_SINKS[output](io, coalesceMs);
 }
 
 /** The files and exports asked for beside the output. */

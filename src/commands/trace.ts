@@ -3,9 +3,10 @@
  * Read-only unless a trigger flag asks for a write (--annotate, --restart, --scale, --burst); without
  * one it watches for a change someone else makes.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { connectionFlags } from '../cli/connection-flags.js';
-import { interactive, readStdin, say, type CommandIO } from '../cli/io.js';
+import { chooseOutput, outputOption } from '../cli/output-format.js';
+import { readStdin, say, type CommandIO } from '../cli/io.js';
 import { isFolder, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
@@ -26,7 +27,7 @@ import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
 import { runTraceSet, type SetOutput, type SetPlan } from './trace-set.js';
-import { traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
+import { TRACE_SINKS, traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
 export interface TraceOptions extends MetricsFlagValues, ReadinessFlagValues {
   namespace?: string;
@@ -81,10 +82,7 @@ export function addTraceOptions(cmd: Command): Command {
     )
     .option('--timeout <duration>', 'how long to wait for convergence before giving up (exit 1)', '2m')
     .addOption(
-      new Option(
-        '-o, --output <format>',
-        'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it',
-      ).choices(['tui', 'table', 'json', 'yaml', 'ndjson', 'waterfall']),
+      outputOption(TRACE_SINKS, 'output: tui on a terminal, else table; json/yaml print the finished trace, ndjson streams events, waterfall draws it'),
     )
     .option('--svg <file>', 'when the trace ends, also write its waterfall to FILE as a self-contained SVG')
     .option('--coalesce <duration>', 'events for the target within this window collapse into one reconcile', `${DEFAULT_COALESCE_MS}ms`)
@@ -186,7 +184,7 @@ export function planTrace(opts: TraceOptions, io: Pick<CommandIO, 'stdout' | 'en
   if (opts.svg !== undefined) requireFolderOf('--svg', opts.svg);
   return {
     ...checked,
-    output: opts.output ?? (interactive(io) ? 'tui' : 'table'),
+    output: chooseOutput(TRACE_SINKS, opts.output, 'table', io),
     connection: connectionFlags(opts),
     svg: opts.svg,
     otlp: resolveOtlpTarget(opts.otlpEndpoint, io.env),

@@ -37,3 +37,8 @@ function emptyLine(view: QueuesView): string {
   const when = windows.length > 0 ? ` in the last ${formatDuration(Math.max(...windows) * 1000)}` : '';
   return `no queue was busy${when}: ${hidden} idle queue${hidden === 1 ? '' : 's'} hidden (--all shows them)`;
 }
+
+/** One table of a stream (every --interval): stamped with the time of its scrape, a blank line after. */
+export function renderQueuesTableAt(view: QueuesView, atMs: number): string {
+  return `${new Date(atMs).toISOString().slice(11, 19)} UTC\n${renderQueuesTable(view)}\n`;
+}

@@ -3,7 +3,7 @@ import type { NotificationInfo } from '../informer/index.js';
 import { DeletedFinalStateUnknown } from '../informer/index.js';
 import type { Lease, LeaseCandidate, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
-import { renderTopTable } from '../commands/top.js';
+import { renderTopTable } from '../output/top-table.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
