@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, TraceOutcome, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, TraceOutcome, TreeNode } from '../trace/types.js';
 import { describeStuck, evaluateRollout } from './rollout.js';
 import type { RolloutCheckSpec } from './types.js';
 
@@ -17,7 +17,7 @@ const spec: RolloutCheckSpec = {
   origin: { source: 'flags' },
 };
 
-function hop(id: string, kind: string, object: string, at: number, previous?: string): Hop {
+function hop(id: string, kind: HopKind, object: string, at: number, previous?: string): Hop {
   const [k, name] = object.split('/') as [string, string];
   return {
     id,

@@ -20,10 +20,10 @@
  */
 import type { KubeObject } from '../kube/index.js';
 import { describeVerdict, type Readiness } from '../readiness/index.js';
-import { factsOf, hopEventReasons, writerOf, type Fact, type Facts } from './facts.js';
+import { factsOf, hopEventReasons, isHopFact, writerOf, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures, type HopFigures } from './hop-figures.js';
-import type { FieldChange, Hop, ObjectRef, TraceEventRef, TraceTrigger } from './types.js';
+import { HOP_KINDS, type FieldChange, type Hop, type HopKind, type ObjectRef, type TraceEventRef, type TraceTrigger } from './types.js';
 
 export interface TrackedObject {
   ref: ObjectRef;
@@ -79,33 +79,11 @@ interface RecordedEvent {
   hop?: Hop | undefined;
 }
 
-/** An object's own hops, in the order one version can show them. */
-const lifecycle = [
-  'created',
-  'terminating',
-  'finalizer-added',
-  'target-modified',
-  'spec-changed',
-  'scaled',
-  'controller-observed',
-  'scheduled',
-  'initialized',
-  'containers-ready',
-  'ready',
-  'not-ready',
-  'succeeded',
-  'complete',
-  'job-failed',
-  'scaled-down',
-  'finalizer-removed',
-  'deleted',
-  'suspended',
-  'converged',
-  'failed',
-];
+/** An object's own hops, in the order one version can show them: HOP_KINDS' order. */
+const lifecycle: Record<HopKind, number> = Object.fromEntries(HOP_KINDS.map((k, i) => [k, i])) as Record<HopKind, number>;
 
 /** The hops of an owner that make the controller create a child. */
-const creationCauses = ['target-modified', 'spec-changed', 'created', 'scaled'];
+const creationCauses: readonly HopKind[] = ['target-modified', 'spec-changed', 'created', 'scaled'];
 
 export function refOf(kind: string, obj: KubeObject): ObjectRef {
   return { kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' };
@@ -275,7 +253,7 @@ export class ChainTracker {
       const prev = this.known.get(uid);
       if (prev && !prev.gone && d.finalState && !d.tombstone && d.finalState !== prev.obj) diffs.set(uid, fieldDiff(prev.obj, d.finalState));
     }
-    const add = (o: Subject, kind: string, observedAt: number, extra: Partial<Hop> = {}, key = kind): void => {
+    const add = (o: Subject, kind: HopKind, observedAt: number, extra: Partial<Hop> = {}, key: string = kind): void => {
       const changes = diffs.get(o.ref.uid);
       const obj = (o as { obj?: KubeObject }).obj;
       const writer = obj && kind !== 'deleted' ? writerOf(obj) : undefined;
@@ -309,7 +287,15 @@ export class ChainTracker {
   }
 
   /** Makes a hop unless one with the same id exists; places it and attaches the Events known for it. */
-  private record(trigger: TraceTrigger, reconciledAt: number, o: Subject, kind: string, observedAt: number, extra: Partial<Hop>, key: string): Hop | undefined {
+  private record(
+    trigger: TraceTrigger,
+    reconciledAt: number,
+    o: Subject,
+    kind: HopKind,
+    observedAt: number,
+    extra: Partial<Hop>,
+    key: string,
+  ): Hop | undefined {
     const id = `${key}/${o.ref.uid}`;
     if (this.byId.has(id)) return undefined;
     const hop: Hop = {
@@ -377,7 +363,7 @@ export class ChainTracker {
   }
 
   /** One object's new facts (and facts it lost) since the last reconcile. */
-  private compareObject(o: TrackedObject, isTarget: boolean, add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void): void {
+  private compareObject(o: TrackedObject, isTarget: boolean, add: (o: Subject, kind: HopKind, at: number, extra?: Partial<Hop>, key?: string) => void): void {
     const facts = this.factsOf(o.ref.kind, o.obj);
     const before = this.known.get(o.ref.uid);
     if (!before) {
@@ -406,7 +392,7 @@ export class ChainTracker {
     fact: Fact,
     prev: Fact | undefined,
     knownBefore: boolean,
-    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+    add: (o: Subject, kind: HopKind, at: number, extra?: Partial<Hop>, key?: string) => void,
   ): void {
     const server = { serverTime: fact.serverTime, serverTimeSource: fact.serverTimeSource };
     if (name === 'created') return;
@@ -447,7 +433,7 @@ export class ChainTracker {
       );
       return;
     }
-    if (!prev) add(o, name, o.observedAt, { ...server, detail: fact.detail });
+    if (!prev && isHopFact(name)) add(o, name, o.observedAt, { ...server, detail: fact.detail });
   }
 
   /**
@@ -472,7 +458,7 @@ export class ChainTracker {
   private followDeletions(
     view: ReconcileView,
     deleted: [string, Deletion][],
-    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+    add: (o: Subject, kind: HopKind, at: number, extra?: Partial<Hop>, key?: string) => void,
   ): void {
     for (const [uid, d] of deleted) {
       const k = this.known.get(uid);
@@ -501,7 +487,7 @@ export class ChainTracker {
   private checkConvergence(
     view: ReconcileView,
     trigger: TraceTrigger,
-    add: (o: Subject, kind: string, at: number, extra?: Partial<Hop>, key?: string) => void,
+    add: (o: Subject, kind: HopKind, at: number, extra?: Partial<Hop>, key?: string) => void,
   ): void {
     if (!view.target || this.convergedHop || !this.expectsRollout()) return;
     const v = this.readiness.judge(view.target.obj, { target: true, kind: this.targetKind });
@@ -559,7 +545,7 @@ export class ChainTracker {
   /** Whether `h`, already listed, belongs after the new hop `hop`. */
   private goesAfter(h: Hop, hop: Hop): boolean {
     if (h.observedAt !== hop.observedAt) return h.observedAt > hop.observedAt;
-    if (h.object.uid === hop.object.uid) return lifecycle.indexOf(h.kind) > lifecycle.indexOf(hop.kind);
+    if (h.object.uid === hop.object.uid) return lifecycle[h.kind] > lifecycle[hop.kind];
     // An owner's change that makes the controller create children comes before the children's hops.
     return creationCauses.includes(hop.kind) && this.isAncestor(hop.object.uid, h.object);
   }

@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '../kube/index.js';
 import { conditionOf, conditionsOf, generationOf, managedFieldsTime, statusWordsOf } from '../readiness/index.js';
+import type { HopKind } from './types.js';
 
 export interface Fact {
   value: string | number | boolean;
@@ -16,6 +17,28 @@ export interface Fact {
 }
 
 export type Facts = Map<string, Fact>;
+
+/**
+ * The facts whose first appearance is a hop of the same name. The other facts are compared by the
+ * tracker in their own way: `created`, `generation`, `observed-generation`, `replicas`,
+ * `finalizer:NAME`, `condition:TYPE` and `status.FIELD`.
+ */
+export const HOP_FACTS = [
+  'terminating',
+  'scheduled',
+  'initialized',
+  'containers-ready',
+  'ready',
+  'succeeded',
+  'failed',
+  'complete',
+  'job-failed',
+] as const satisfies readonly HopKind[];
+export type HopFact = (typeof HOP_FACTS)[number];
+
+export function isHopFact(name: string): name is HopFact {
+  return (HOP_FACTS as readonly string[]).includes(name);
+}
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
@@ -48,7 +71,7 @@ function common(obj: KubeObject, facts: Facts): void {
   }
 }
 
-function conditionFact(obj: KubeObject, facts: Facts, type: string, name: string, detail?: string): void {
+function conditionFact(obj: KubeObject, facts: Facts, type: string, name: HopFact, detail?: string): void {
   const c = conditionOf(obj, type);
   if (c?.status === 'True') facts.set(name, { value: true, serverTime: c.lastTransitionTime, serverTimeSource: `${type} lastTransitionTime`, detail });
 }
@@ -142,14 +165,29 @@ export const childKinds: Record<string, { group: string; kind: string; resource:
   CronJob: [{ group: 'batch', kind: 'Job', resource: 'jobs' }],
 };
 
-/** Event reasons that explain a hop kind. */
-export const hopEventReasons: Record<string, string[]> = {
+/** Event reasons that explain each hop kind (none: no Event is listed under it). */
+export const hopEventReasons: Record<HopKind, readonly string[]> = {
   created: ['SuccessfulCreate', 'ScalingReplicaSet', 'SuccessfulCreatePod'],
-  scaled: ['ScalingReplicaSet'],
-  'scaled-down': ['ScalingReplicaSet'],
-  scheduled: ['Scheduled'],
-  deleted: ['SuccessfulDelete', 'Killing'],
   terminating: ['SuccessfulDelete', 'Killing'],
-  converged: ['DeploymentRollout', 'SuccessfulUpdate'],
+  'finalizer-added': [],
+  'target-modified': [],
+  'spec-changed': [],
+  scaled: ['ScalingReplicaSet'],
+  'controller-observed': [],
+  condition: [],
+  status: [],
+  scheduled: ['Scheduled'],
+  initialized: [],
+  'containers-ready': [],
+  ready: [],
+  'not-ready': [],
+  succeeded: [],
   complete: ['Completed'],
+  'job-failed': [],
+  'scaled-down': ['ScalingReplicaSet'],
+  'finalizer-removed': [],
+  deleted: ['SuccessfulDelete', 'Killing'],
+  suspended: [],
+  converged: ['DeploymentRollout', 'SuccessfulUpdate'],
+  failed: [],
 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hopFiguresOf, KeptHopFigures } from './hop-figures.js';
-import type { Hop } from './types.js';
+import type { Hop, HopKind } from './types.js';
 
-function hop(id: string, kind: string, observedAt: number, sincePreviousMs: number, name = id): Hop {
+function hop(id: string, kind: HopKind, observedAt: number, sincePreviousMs: number, name = id): Hop {
   return {
     id,
     kind,
@@ -25,19 +25,22 @@ function random(seed: number): () => number {
 }
 
 describe('hopFiguresOf', () => {
-  it('finds the end, the slowest hop on the way to it (the first of equals), the widest object and the ids', () => {
+  it('finds the end, the widest object and the ids', () => {
     const hops = [
       hop('a', 'created', 10, 10),
       hop('b', 'scheduled', 40, 30, 'a-much-longer-name'),
       hop('x', 'ready', 50, 30),
       hop('c', 'converged', 140, 90),
       hop('d', 'deleted', 900, 760),
+      hop('e', 'failed', 950, 50),
     ];
-    expect(hopFiguresOf(hops)).toEqual({ end: hops[3], slowest: hops[3], longestObject: 'Pod/a-much-longer-name'.length, ids: ['a', 'b', 'x', 'c', 'd'] });
-    hops[3]!.sincePreviousMs = 30;
-    // d comes after the end and does not count; b and x are equal and b comes first.
-    expect(hopFiguresOf(hops).slowest).toBe(hops[1]);
-    expect(hopFiguresOf([])).toEqual({ end: undefined, slowest: undefined, longestObject: 0, ids: [] });
+    expect(hopFiguresOf(hops)).toEqual({ end: hops[3], longestObject: 'Pod/a-much-longer-name'.length, ids: ['a', 'b', 'x', 'c', 'd', 'e'] });
+    expect(hopFiguresOf([])).toEqual({ end: undefined, longestObject: 0, ids: [] });
+  });
+
+  it('has no slowest hop: the summary takes it from the critical path, not from the largest gap', () => {
+    const figures = hopFiguresOf([hop('a', 'created', 10, 10), hop('d', 'deleted', 900, 890)]);
+    expect(Object.keys(figures).sort()).toEqual(['end', 'ids', 'longestObject']);
   });
 });
 
@@ -55,8 +58,8 @@ describe('KeptHopFigures', () => {
     expect(kept.figures().ids).toEqual(['a', 'b']);
   });
 
-  // The tracker appends most hops, inserts some earlier (relinking those after them), and ends the
-  // chain with a converged or failed hop, sometimes more than one, sometimes placed before another.
+  // The tracker appends most hops, inserts some earlier, and ends the chain with a converged or
+  // failed hop, sometimes more than one, sometimes placed before another.
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('always equals one pass over the hops (random placements, seed %i)', (seed) => {
     const next = random(seed);
     const kept = new KeptHopFigures();

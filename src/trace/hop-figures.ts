@@ -1,5 +1,5 @@
 /**
- * The figures every screen reads over all the hops: where the chain ended, its slowest hop, the
+ * The figures every screen reads over all the hops: where the chain ended, the
  * width of the object column and the hops' ids. A 1,000-replica rollout has thousands of hops and
  * the TUI draws ten frames a second; a pass over them touches every hop and its object, scattered
  * through a large heap, and cost more than a tenth of a frame. So the chain tracker keeps the
@@ -12,8 +12,6 @@ import type { Hop } from './types.js';
 export interface HopFigures {
   /** The first converged or failed hop. */
   end: Hop | undefined;
-  /** The slowest hop on the way to `end` (old Pods still terminating afterwards do not count); the first of equals. */
-  slowest: Hop | undefined;
   /** The longest `Kind/name` among the hops. */
   longestObject: number;
   /** Every hop's id, in order. */
@@ -22,66 +20,42 @@ export interface HopFigures {
 
 export function hopFiguresOf(hops: readonly Hop[]): HopFigures {
   const end = hops.find(ends);
-  let slowest: Hop | undefined;
   let longestObject = 0;
   const ids = new Array<string>(hops.length);
   for (let i = 0; i < hops.length; i++) {
     const h = hops[i]!;
     ids[i] = h.id;
     longestObject = Math.max(longestObject, objectWidth(h));
-    if (end && h.observedAt > end.observedAt) continue;
-    if (!slowest || h.sincePreviousMs > slowest.sincePreviousMs) slowest = h;
   }
-  return { end, slowest, longestObject, ids };
+  return { end, longestObject, ids };
 }
 
 /**
- * The figures of one hop list, kept as hops are placed in it. A hop is mostly appended, and then
- * only it is looked at; one placed earlier relinks the hops after it (their `sincePreviousMs`),
- * so those are looked at again, and all of them only when the slowest hop was among those or the
- * end moved. figures() returns the same object until the next placed().
+ * The figures of one hop list, kept as hops are placed in it: only the placed hop is looked at.
+ * figures() returns the same object until the next placed().
  */
 export class KeptHopFigures {
   private readonly ids: string[] = [];
   private longestObject = 0;
   private end: Hop | undefined;
   private endAt = -1;
-  private slowest: Hop | undefined;
-  private slowestAt = -1;
   private current: HopFigures | undefined;
 
-  /** `hops[at]` was just inserted, and every hop from `at` on has its final link. */
+  /** `hops[at]` was just inserted. */
   placed(hops: readonly Hop[], at: number): void {
     const hop = hops[at]!;
     this.current = undefined;
     this.ids.splice(at, 0, hop.id);
     this.longestObject = Math.max(this.longestObject, objectWidth(hop));
     if (this.endAt >= at) this.endAt++;
-    let from = at;
     if (ends(hop) && (this.end === undefined || at < this.endAt)) {
       this.end = hop;
       this.endAt = at;
-      from = 0;
-    } else if (this.slowestAt >= at) {
-      from = 0;
-    }
-    if (from === 0) {
-      this.slowest = undefined;
-      this.slowestAt = -1;
-    }
-    const end = this.end;
-    for (let i = from; i < hops.length; i++) {
-      const h = hops[i]!;
-      if (end && h.observedAt > end.observedAt) continue;
-      if (!this.slowest || h.sincePreviousMs > this.slowest.sincePreviousMs) {
-        this.slowest = h;
-        this.slowestAt = i;
-      }
     }
   }
 
   figures(): HopFigures {
-    this.current ??= { end: this.end, slowest: this.slowest, longestObject: this.longestObject, ids: this.ids.slice() };
+    this.current ??= { end: this.end, longestObject: this.longestObject, ids: this.ids.slice() };
     return this.current;
   }
 }

@@ -37,12 +37,50 @@ export interface TraceEventRef {
   count?: number | undefined;
 }
 
+/**
+ * Every kind of hop, declared once; the tracker makes them, the views name and draw them, and
+ * `-o json|ndjson` write them as these strings. In the order one object version can show them: hops
+ * of one object received in the same instant are listed in this order.
+ */
+export const HOP_KINDS = [
+  'created',
+  'terminating',
+  'finalizer-added',
+  /** Our write, as our informer received it. */
+  'target-modified',
+  /** The target's generation moved (a watched change). */
+  'spec-changed',
+  'scaled',
+  'controller-observed',
+  /** A condition of a kind the tool does not know moved (`condition:TYPE` in its facts). */
+  'condition',
+  /** A word of such a kind's status moved (`status.phase`, `status.state`, ...). */
+  'status',
+  'scheduled',
+  'initialized',
+  'containers-ready',
+  'ready',
+  'not-ready',
+  /** A Pod finished (phase Succeeded or Failed). */
+  'succeeded',
+  /** A Job's Complete or Failed condition. */
+  'complete',
+  'job-failed',
+  'scaled-down',
+  'finalizer-removed',
+  'deleted',
+  /** The target paused (a canary step's timer, a user). */
+  'suspended',
+  /** The target's rollout finished, or failed (also a Pod's phase Failed). */
+  'converged',
+  'failed',
+] as const;
+export type HopKind = (typeof HOP_KINDS)[number];
+
 export interface Hop {
   /** Unique within a trace: `<fact>/<uid>`. */
   id: string;
-  /** target-modified, spec-changed, controller-observed, created, scaled, scheduled, initialized,
-   *  containers-ready, ready, terminating, deleted, finalizer-removed, converged, ... */
-  kind: string;
+  kind: HopKind;
   object: ObjectRef;
   /** Owner (controller) of the object, when it has one. */
   owner?: ObjectRef | undefined;

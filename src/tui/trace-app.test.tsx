@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk } from '../../tools/testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, TraceEvent, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, TraceEvent, TreeNode } from '../trace/types.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
 import { TraceApp, type DiagnosisFeed, type PushedDiagnosis } from './trace-app.js';
@@ -11,7 +11,7 @@ import { diagnosisRows, nextPane, panes, traceLayout, TraceScreen, type Pane } f
 const T0 = Date.UTC(2026, 0, 1, 12);
 const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });
 
-function hop(id: string, kind: string, object: ReturnType<typeof ref>, since: number, prev: number): Hop {
+function hop(id: string, kind: HopKind, object: ReturnType<typeof ref>, since: number, prev: number): Hop {
   return { id, kind, object, observedAt: T0 + since, reconciledAt: T0 + since + 1, sinceTriggerMs: since, sincePreviousMs: prev, events: [] };
 }
 
@@ -50,7 +50,7 @@ function snapshot(pods: number, hops: Hop[], outcome?: TraceSnapshot['outcome'])
 const hops = [
   hop('target-modified/web', 'target-modified', ref('Deployment', 'web'), 12, 12),
   hop('created/rs', 'created', ref('ReplicaSet', 'web-abc'), 40, 28),
-  hop('ready/p0', 'ready', ref('Pod', 'web-abc-0'), 4200, 4160),
+  { ...hop('ready/p0', 'ready', ref('Pod', 'web-abc-0'), 4200, 4160), previousId: 'created/rs' },
   hop('converged/web', 'converged', ref('Deployment', 'web'), 4300, 100),
 ];
 
@@ -71,6 +71,25 @@ describe('trace TUI', () => {
     expect(f).toContain('slowest hop Pod/web-abc-0 ready +4.16s');
     expect(lines(f)).toHaveLength(H);
     for (const l of lines(f)) expect(l.length).toBeLessThanOrEqual(W);
+    ink.unmount();
+  });
+
+  it("names the longest wait on the critical path as the slowest hop, not an old Pod's slower deletion off it", () => {
+    const old = ref('Pod', 'web-old-0');
+    const withOld = [
+      hops[0]!,
+      hop('terminating/old', 'terminating', old, 15, 3),
+      hops[1]!,
+      // 4.175s after it began terminating: a larger gap than any, but nothing waited for it.
+      { ...hop('deleted/old', 'deleted', old, 4190, 4175), previousId: 'terminating/old' },
+      ...hops.slice(2),
+    ];
+    const ink = renderInk(
+      <TraceScreen snapshot={snapshot(3, withOld, 'converged')} state={initialScreen<Pane>('timeline', ['timeline'])} now={T0 + 5000} width={W} height={H} />,
+    );
+    const f = ink.frame();
+    expect(f).toMatch(/\+4\.19s\s+\(\+4\.1\ds\)\s+Pod\/web-old-0\s+deleted/);
+    expect(f).toContain('slowest hop Pod/web-abc-0 ready +4.16s');
     ink.unmount();
   });
 

@@ -21,7 +21,7 @@ import { escapeTerminal } from '../util/escape.js';
 import { hopDetailLines } from '../view/hop-detail.js';
 import type { QueuesView } from '../view/queues-view.js';
 import { allocateRows, filterMatcher, matchesFilter, navOf, resolveNav, type ListWindow, type ScreenState } from '../view/screen-state.js';
-import { hopFigures, hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
+import { hopFigures, hopKindTitle, hopLine, hopTitle, summarise, summaryLines, treeLines } from '../view/trace-view.js';
 import { Frame, Pane as PaneBox, PaneTitle, wrapRows, type Row } from './frame.js';
 import { helpLines, type KeyHelp } from './keymap.js';
 import { queuesRows, type QueuesRow } from './queues-pane.js';
@@ -237,7 +237,9 @@ export function TraceScreen({ snapshot, state, main = 'timeline', now, width, he
         text: [
           sum.outcome + (sum.message && sum.outcome !== 'running' ? ` — ${sum.message}` : ''),
           sum.elapsedMs !== undefined ? formatDuration(sum.elapsedMs) : undefined,
-          sum.slowestHop ? `slowest hop ${sum.slowestHop.object} ${sum.slowestHop.kind} +${formatDuration(sum.slowestHop.sincePreviousMs)}` : undefined,
+          sum.slowestHop
+            ? `slowest hop ${sum.slowestHop.object} ${hopKindTitle(sum.slowestHop.kind)} +${formatDuration(sum.slowestHop.sincePreviousMs)}`
+            : undefined,
           sum.stalls,
         ]
           .filter(Boolean)

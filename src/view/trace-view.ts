@@ -4,8 +4,28 @@
  */
 import { hopFiguresOf, type HopFigures } from '../trace/hop-figures.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, TraceEventRef, TraceOutcome, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, TraceEventRef, TraceOutcome, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
+import { criticalPath, refLabel } from './waterfall-view.js';
+
+/**
+ * The slowest hop: the longest wait on the critical path the waterfall draws (the first of
+ * equals), and the step of the path it waited for. Off the path (an old Pod still terminating
+ * after the rollout converged) no wait counts, however long: it did not hold convergence up.
+ */
+export interface SlowestHop {
+  /** The hop's id (`-o json`), never shown in text. */
+  id: string;
+  kind: HopKind;
+  /** `Pod/web-7d9f-x2k` */
+  object: string;
+  /** Since the step of the critical path before it, or the trigger. */
+  sincePreviousMs: number;
+  /** That step's hop; undefined when the wait began at the trigger. */
+  previousId: string | undefined;
+  previousKind: HopKind | undefined;
+  previousObject: string | undefined;
+}
 
 export interface TraceSummary {
   target: string;
@@ -15,9 +35,7 @@ export interface TraceSummary {
   /** Trigger to the end (convergence, deletion, no-rollout verdict). */
   elapsedMs: number | undefined;
   hops: number;
-  slowestHop:
-    | { id: string; kind: string; object: string; sincePreviousMs: number; previousId: string | undefined; previousKind: string | undefined }
-    | undefined;
+  slowestHop: SlowestHop | undefined;
   reconciles: number;
   targetWatchEvents: number;
   burst: TraceSnapshot['burst'];
@@ -35,7 +53,7 @@ export interface TraceSummary {
 }
 
 export function summarise(s: TraceSnapshot, now: number): TraceSummary {
-  const { end, slowest: slow } = hopFigures(s);
+  const { end } = hopFigures(s);
   const elapsed = s.trigger ? (end ? end.observedAt - s.trigger.at : s.outcome ? undefined : now - s.trigger.at) : undefined;
   const lastHop = s.hops.at(-1);
   return {
@@ -45,16 +63,7 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     message: s.endMessage ?? '',
     elapsedMs: elapsed ?? (s.outcome && lastHop && s.trigger ? lastHop.observedAt - s.trigger.at : undefined),
     hops: s.hops.length,
-    slowestHop: slow
-      ? {
-          id: slow.id,
-          kind: slow.kind,
-          object: `${slow.object.kind}/${slow.object.name}`,
-          sincePreviousMs: slow.sincePreviousMs,
-          previousId: slow.previousId,
-          previousKind: slow.previousId === undefined ? undefined : s.hops.find((h) => h.id === slow.previousId)?.kind,
-        }
-      : undefined,
+    slowestHop: slowestHop(s),
     reconciles: s.reconciles,
     targetWatchEvents: s.targetWatchEvents,
     burst: s.burst,
@@ -63,6 +72,40 @@ export function summarise(s: TraceSnapshot, now: number): TraceSummary {
     ...stallsText(s.informers),
     ...(s.eventsNotRead ? { eventsNotRead: s.eventsNotRead } : {}),
   };
+}
+
+/**
+ * The slowest hop of the snapshot (see SlowestHop); none while the trace has no critical path yet
+ * (running, before its end hop). The TUI asks at every frame: kept per figures object, which the
+ * tracer replaces only when a hop is placed.
+ */
+export function slowestHop(s: Pick<TraceSnapshot, 'hops' | 'figures' | 'outcome'>): SlowestHop | undefined {
+  const kept = s.figures ? slowestKept.get(s.figures) : undefined;
+  if (kept && kept.outcome === s.outcome) return kept.slowest;
+  const path = criticalPath(s.hops, s.outcome);
+  let at = -1;
+  for (let i = 0; i < path.length; i++) if (at < 0 || path[i]!.sincePreviousMs > path[at]!.sincePreviousMs) at = i;
+  const step = path[at];
+  const previous = path[at - 1]?.hop;
+  const slowest: SlowestHop | undefined = step && {
+    id: step.hop.id,
+    kind: step.hop.kind,
+    object: refLabel(step.hop.object),
+    sincePreviousMs: step.sincePreviousMs,
+    previousId: previous?.id,
+    previousKind: previous?.kind,
+    previousObject: previous && refLabel(previous.object),
+  };
+  if (s.figures) slowestKept.set(s.figures, { outcome: s.outcome, slowest });
+  return slowest;
+}
+
+const slowestKept = new WeakMap<HopFigures, { outcome: TraceSnapshot['outcome']; slowest: SlowestHop | undefined }>();
+
+/** `Pod/web-7d9f-x2k ready (+4.29s after Pod/web-7d9f-x2k initialized)`: hops named as the timeline names them. */
+export function slowestHopText(h: SlowestHop): string {
+  const after = h.previousKind !== undefined && h.previousObject !== undefined ? `${h.previousObject} ${hopKindTitle(h.previousKind)}` : 'the trigger';
+  return `${h.object} ${hopKindTitle(h.kind)} (+${formatDuration(h.sincePreviousMs)} after ${after})`;
 }
 
 /** `2 watches stalled and resumed (pods in ns, replicasets.apps in ns ×2)`, when any did. */
@@ -85,8 +128,39 @@ export function hopFigures(s: Pick<TraceSnapshot, 'hops' | 'figures'>): HopFigur
   return s.figures ?? hopFiguresOf(s.hops);
 }
 
+/** How the timeline names each kind of hop. */
+const HOP_TITLES: Record<HopKind, string> = {
+  created: 'created',
+  terminating: 'terminating',
+  'finalizer-added': 'finalizer added',
+  'target-modified': 'MODIFIED seen by our informer',
+  'spec-changed': 'spec changed',
+  scaled: 'scaled',
+  'controller-observed': 'controller observed',
+  condition: 'condition',
+  status: 'status',
+  scheduled: 'scheduled',
+  initialized: 'initialized',
+  'containers-ready': 'containers ready',
+  ready: 'ready',
+  'not-ready': 'not ready',
+  succeeded: 'succeeded',
+  complete: 'complete',
+  'job-failed': 'job failed',
+  'scaled-down': 'scaled down',
+  'finalizer-removed': 'finalizer removed',
+  deleted: 'deleted',
+  suspended: 'suspended',
+  converged: 'converged',
+  failed: 'failed',
+};
+
+export function hopKindTitle(kind: HopKind): string {
+  return HOP_TITLES[kind];
+}
+
 export function hopTitle(h: Hop): string {
-  return h.kind === 'target-modified' ? 'MODIFIED seen by our informer' : h.kind.replace(/-/g, ' ');
+  return hopKindTitle(h.kind);
 }
 
 /** `+1.23s (+120ms)  ReplicaSet/web-7d9f  created  3 replicas  [server 12:00:01 creationTimestamp]  ScalingReplicaSet: …` */
@@ -156,9 +230,6 @@ export function summaryLines(sum: TraceSummary): string[] {
   if (sum.children) out.push(sum.children);
   if (sum.stalls) out.push(sum.stalls);
   if (sum.eventsNotRead) out.push(sum.eventsNotRead);
-  if (sum.slowestHop)
-    out.push(
-      `slowest hop: ${sum.slowestHop.object} ${sum.slowestHop.kind} (+${formatDuration(sum.slowestHop.sincePreviousMs)}${sum.slowestHop.previousId ? ` after ${sum.slowestHop.previousKind ?? sum.slowestHop.previousId.split('/')[0]}` : ' after the trigger'})`,
-    );
+  if (sum.slowestHop) out.push(`slowest hop: ${slowestHopText(sum.slowestHop)}`);
   return out;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { linkHops, ref, syntheticRollout, TRIGGER_AT, type HopSpec, type SyntheticTrace } from '../../tools/testing/synthetic-trace.js';
+import type { TraceSnapshot } from '../trace/tracer.js';
 import type { ObjectRef, TreeNode } from '../trace/types.js';
+import { summarise } from './trace-view.js';
 import { axisLabel, buildWaterfallView, columnOf, criticalPath, layoutWaterfall, stats, tickStep, type WaterfallLane } from './waterfall-view.js';
 
 const dep = ref('Deployment', 'web');
@@ -286,6 +288,55 @@ describe('buildWaterfallView: the critical path', () => {
   it('a trace that ended without converging: the path to its last hop', () => {
     const t = { ...restart(), outcome: 'timeout' as const, hops: restart().hops.filter((h) => h.kind !== 'converged') };
     expect(buildWaterfallView(t).critical.at(-1)).toMatchObject({ kind: 'deleted', object: 'Pod/web-old-x' });
+  });
+
+  it("its longest step is the summary's slowest hop, named after the step before it", () => {
+    for (const t of [restart(), syntheticRollout(4, { surge: 1 }), syntheticRollout(50)]) {
+      const v = buildWaterfallView(t);
+      let longest = v.critical[0]!;
+      for (const c of v.critical) if (c.sincePreviousMs > longest.sincePreviousMs) longest = c;
+      const before = v.critical[v.critical.indexOf(longest) - 1];
+      const sum = summarise({ ...t, figures: undefined, informers: [] } as unknown as TraceSnapshot, 0);
+      expect(sum.slowestHop).toEqual({
+        id: longest.hopId,
+        kind: longest.kind,
+        object: longest.object,
+        sincePreviousMs: longest.sincePreviousMs,
+        previousId: before?.hopId,
+        previousKind: before?.kind,
+        previousObject: before?.object,
+      });
+    }
+  });
+});
+
+describe('buildWaterfallView: phases by hop kind', () => {
+  it("a custom resource's condition and status hops are marks; a Job's complete begins succeeded", () => {
+    const cr = ref('Rollout', 'demo');
+    const job = ref('Job', 'j');
+    const hops = linkHops(
+      [
+        { t: 10, kind: 'target-modified', object: cr },
+        { t: 20, kind: 'status', object: cr, key: 'status.phase=Paused@1' },
+        { t: 30, kind: 'condition', object: cr, key: 'condition:Paused=False@2' },
+        { t: 40, kind: 'created', object: job, owner: cr },
+        { t: 50, kind: 'complete', object: job, owner: cr },
+        { t: 60, kind: 'converged', object: cr },
+        { t: 90, kind: 'finalizer-removed', object: cr, key: 'finalizer-removed:x' },
+      ],
+      cr.uid,
+    );
+    const v = buildWaterfallView({
+      target: { kind: 'Rollout', namespace: 'demo', name: 'demo' },
+      trigger: restart().trigger,
+      hops,
+      tree: undefined,
+      outcome: 'converged',
+    });
+    const lane = laneOf(v.lanes, 'Rollout/demo');
+    expect(lane.marks.filter((m) => m.kind === 'status' || m.kind === 'condition').map((m) => m.boundary)).toEqual([false, false]);
+    expect(lane.segments.map((x) => x.phase)).toEqual(['progressing', 'ready']);
+    expect(laneOf(v.lanes, 'Job/j').segments.map((x) => x.phase)).toEqual(['active', 'succeeded']);
   });
 });
 

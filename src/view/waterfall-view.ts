@@ -21,7 +21,7 @@
  *   the Pods that decided the time stay named. What still does not fit is cut and counted.
  */
 import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, ObjectRef, TraceOutcome, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, ObjectRef, TraceOutcome, TreeNode } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 
 export const PHASES = [
@@ -80,7 +80,7 @@ export interface WaterfallSegment {
 export interface WaterfallMark {
   atMs: number;
   hopId: string;
-  kind: string;
+  kind: HopKind;
   /** The hop starts a new segment (its phase change draws it); else it is only a mark. */
   boundary: boolean;
   critical: boolean;
@@ -101,7 +101,7 @@ export interface WaterfallGroup {
   /** `ReplicaSet/web-7d9f`: the owner the members share. */
   owner: string;
   /** When each milestone (hop kind) was reached, ms since the trigger. */
-  milestones: (PercentileStats & { kind: string })[];
+  milestones: (PercentileStats & { kind: HopKind })[];
   /** Time spent in each phase, from the hop that began it to the member's next phase change. */
   phases: (PercentileStats & { phase: Phase })[];
 }
@@ -129,7 +129,7 @@ export interface WaterfallCriticalHop {
   laneId: string;
   /** `Pod/web-7d9f-x2k` */
   object: string;
-  kind: string;
+  kind: HopKind;
   atMs: number;
   /** Its share of the time to converge: since the previous hop on the path (or the trigger). */
   sincePreviousMs: number;
@@ -171,30 +171,39 @@ export interface WaterfallOptions {
   maxLanes?: number;
 }
 
-/** The phase a hop moves its object to; undefined for hops that are only marks. */
-function phaseAfter(objectKind: string, hopKind: string): Phase | undefined {
-  switch (hopKind) {
-    case 'created':
-      return objectKind === 'Pod' ? 'created' : 'active';
-    case 'scheduled':
-    case 'initialized':
-    case 'containers-ready':
-    case 'ready':
-    case 'not-ready':
-    case 'suspended':
-    case 'terminating':
-      return hopKind;
-    case 'converged':
-      return 'ready';
-    case 'succeeded':
-    case 'complete':
-      return 'succeeded';
-    case 'failed':
-    case 'job-failed':
-      return 'failed';
-    default:
-      return undefined;
-  }
+/**
+ * The phase each kind of hop moves its object to; undefined for hops that are only marks. A
+ * `created` hop starts a Pod's `created` phase and any other object's `active` one.
+ */
+const PHASE_AFTER: Record<HopKind, Phase | undefined> = {
+  created: 'created',
+  terminating: 'terminating',
+  'finalizer-added': undefined,
+  'target-modified': undefined,
+  'spec-changed': undefined,
+  scaled: undefined,
+  'controller-observed': undefined,
+  condition: undefined,
+  status: undefined,
+  scheduled: 'scheduled',
+  initialized: 'initialized',
+  'containers-ready': 'containers-ready',
+  ready: 'ready',
+  'not-ready': 'not-ready',
+  succeeded: 'succeeded',
+  complete: 'succeeded',
+  'job-failed': 'failed',
+  'scaled-down': undefined,
+  'finalizer-removed': undefined,
+  // A deleted hop ends the lane: walkPhases handles it.
+  deleted: undefined,
+  suspended: 'suspended',
+  converged: 'ready',
+  failed: 'failed',
+};
+
+function phaseAfter(objectKind: string, hopKind: HopKind): Phase | undefined {
+  return hopKind === 'created' && objectKind !== 'Pod' ? 'active' : PHASE_AFTER[hopKind];
 }
 
 interface ObjectDraft {
@@ -354,7 +363,7 @@ function drawObject(o: ObjectDraft, spanMs: number, criticalIds: ReadonlySet<str
 
 function laneNote(o: ObjectDraft, outcome: WaterfallView['outcome']): string {
   const hops = o.hops;
-  const find = (kind: string): Hop | undefined => hops.find((h) => h.kind === kind);
+  const find = (kind: HopKind): Hop | undefined => hops.find((h) => h.kind === kind);
   if (o.isTarget) {
     const end = find('converged') ?? find('failed');
     if (end) return `${end.kind} ${formatDuration(at(end))}`;
@@ -404,7 +413,7 @@ function groupLane(d: LaneDraft, spanMs: number, criticalIds: ReadonlySet<string
   const kind = d.o.ref.kind;
   const n = members.length;
   // When each member first reached each milestone, and how long each phase lasted.
-  const byKind = new Map<string, { values: number[]; member: number }>();
+  const byKind = new Map<HopKind, { values: number[]; member: number }>();
   const byPhase = new Map<Phase, number[]>();
   const marks: WaterfallMark[] = [];
   members.forEach((m, i) => {

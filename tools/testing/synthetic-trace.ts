@@ -5,14 +5,14 @@
  * No runtime imports, so that the bench can load this file directly with Node's type stripping.
  */
 import type { TraceSnapshot } from '../../src/trace/tracer.js';
-import type { Hop, ObjectRef, TreeNode } from '../../src/trace/types.js';
+import type { Hop, HopKind, ObjectRef, TreeNode } from '../../src/trace/types.js';
 
 export type SyntheticTrace = Pick<TraceSnapshot, 'target' | 'trigger' | 'hops' | 'tree' | 'outcome'>;
 
 export interface HopSpec {
   /** ms since the trigger. */
   t: number;
-  kind: string;
+  kind: HopKind;
   object: ObjectRef;
   owner?: ObjectRef | undefined;
   detail?: string | undefined;
