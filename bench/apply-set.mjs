@@ -1,7 +1,7 @@
 // A release of 400 objects applied and followed until all are ready, beside `kubectl apply` with
 // `kubectl wait`, and with kstatus's watcher (BENCHMARKS.md, "A release of 400 objects").
 //
-//   npm run build && node bench/apply-set.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--json FILE] [--frames 200] [--verbose]
+//   npm run build && node bench/apply-set.mjs --kubeconfig FILE [--reps 3] [--only ours,kstatus] [--kubectl PATH] [--json FILE] [--frames 200] [--verbose]
 //   node --max-semi-space-size=2 bench/apply-set.mjs --frames-of FILE [--frames 200]   (the TUI's frame time alone, over a
 //     saved `-o json` report or this script's --json, which keeps ours' last report)
 //
@@ -244,9 +244,12 @@ function framesTable(f) {
 async function main() {
   if (!kubeconfig) throw new Error('--kubeconfig FILE (or KUBECONFIG) is needed');
   const operator = goBinary(join(root, 'test', 'fixtures', 'widget-operator', 'build.sh'));
-  kstatusWait = goBinary(join(here, 'kstatus-wait', 'build.sh'));
+  // --only ours (or a comma list): those variants alone, e.g. ours' memory in a ~1.5 min repetition.
+  const only = typeof args.only === 'string' ? args.only.split(',').map((n) => n.trim()) : undefined;
+  for (const n of only ?? []) if (!(n in variants)) throw new Error(`--only: no variant ${n} (${Object.keys(variants).join(', ')})`);
+  const names = Object.keys(variants).filter((n) => !only || only.includes(n));
+  if (names.includes('kstatus')) kstatusWait = goBinary(join(here, 'kstatus-wait', 'build.sh'));
   await installCrd();
-  const names = Object.keys(variants);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   const work = mkdtempSync(join(tmpdir(), 'bench-set-'));
   let frames;
@@ -296,7 +299,7 @@ async function main() {
   const rows = names.map((n) => [
     LABELS[n],
     `${fmtNum(wall[n] / 1000, 2)} s${range(n, (s) => s.wallMs)}`,
-    fmtRatio(wall[n] / Math.min(...names.filter((o) => o !== n).map((o) => wall[o]))),
+    names.length > 1 ? fmtRatio(wall[n] / Math.min(...names.filter((o) => o !== n).map((o) => wall[o]))) : '–',
     `${fmtNum(
       med(n, (s) => s.rssMiB),
       0,
@@ -313,21 +316,23 @@ async function main() {
     // Ours' last report: `--frames-of` on this file measures the TUI's frames again.
     oursReport: lastOursReport,
   };
-  const ks = samples.kstatus;
+  const ks = samples.kstatus ?? [];
   process.stdout.write(
     [
       table,
       `ours, first write to all ready (its own figure): ${fmtNum(result.oursAllReadyMs / 1000, 2)} s; informers: ${result.informers}`,
-      `kstatus: every object Current ${fmtNum(med('kstatus', (s) => s.currentMs) / 1000, 2)} s after the watcher's start (synced at ${fmtNum(
-        med('kstatus', (s) => s.syncMs),
-        0,
-      )} ms); at its exit Widgets Ready ${ks.map((s) => s.widgetsReady).join(', ')}, Deployments Available ${ks.map((s) => s.deploymentsAvailable).join(', ')}; RSS kubectl apply ${fmtNum(
-        med('kstatus', (s) => s.applyRssMiB),
-        0,
-      )} MiB, kstatus ${fmtNum(
-        med('kstatus', (s) => s.kstatusRssMiB),
-        0,
-      )} MiB`,
+      ks.length === 0
+        ? ''
+        : `kstatus: every object Current ${fmtNum(med('kstatus', (s) => s.currentMs) / 1000, 2)} s after the watcher's start (synced at ${fmtNum(
+            med('kstatus', (s) => s.syncMs),
+            0,
+          )} ms); at its exit Widgets Ready ${ks.map((s) => s.widgetsReady).join(', ')}, Deployments Available ${ks.map((s) => s.deploymentsAvailable).join(', ')}; RSS kubectl apply ${fmtNum(
+            med('kstatus', (s) => s.applyRssMiB),
+            0,
+          )} MiB, kstatus ${fmtNum(
+            med('kstatus', (s) => s.kstatusRssMiB),
+            0,
+          )} MiB`,
       frames ? `\n${framesTable(frames)}\n\nthe frame (finished, in apply order):\n${frames.sample}` : '',
       '',
     ].join('\n'),

@@ -41,6 +41,29 @@ describe('RingGrowing', () => {
     expect(out).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(r.readOne()).toBeUndefined();
   });
+
+  it('without a normal size keeps what it grew to; with one, goes back to it once read to the end or cleared', () => {
+    const kept = new RingGrowing<number>(4);
+    for (let i = 0; i < 10; i++) kept.writeOne(i);
+    while (kept.length > 0) kept.readOne();
+    expect(kept.capacity).toBe(16);
+
+    const r = new RingGrowing<number>(4, 4);
+    for (let i = 0; i < 10; i++) r.writeOne(i);
+    expect(r.capacity).toBe(16);
+    const out: number[] = [];
+    for (let i = 0; i < 9; i++) out.push(r.readOne() as number);
+    expect(r.capacity).toBe(16); // not empty yet: nothing moves
+    r.writeOne(10);
+    while (r.length > 0) out.push(r.readOne() as number);
+    expect(out).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(r.capacity).toBe(4);
+    // It grows again from there, in order.
+    for (let i = 0; i < 6; i++) r.writeOne(i);
+    expect(r.capacity).toBe(8);
+    r.clear();
+    expect([r.length, r.capacity, r.readOne()]).toEqual([0, 4, undefined]);
+  });
 });
 
 describe('ProcessorListener', () => {

@@ -325,6 +325,7 @@ describe('SharedIndexInformer', () => {
     expect(st.listeners.find((l) => l.name === 'slow')?.backlog).toBe(2499);
     expect(st.listeners.find((l) => l.name === 'fast')?.backlog).toBe(0);
     expect(st.backlog).toBe(2499);
+    expect(s.informer.backlog()).toBe(2499);
     release();
     await s.settle(5);
     expect(slow).toHaveLength(2500);

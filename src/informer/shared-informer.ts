@@ -230,6 +230,11 @@ export class SharedIndexInformer {
     return this.fifo?.length ?? 0;
   }
 
+  /** Notifications waiting in the handlers' buffers, all handlers together: stats().backlog, without the rest of stats(). */
+  backlog(): number {
+    return this.processor.backlog();
+  }
+
   lastSyncResourceVersion(): string {
     return this.reflector?.lastSyncResourceVersion() ?? '';
   }

@@ -46,9 +46,10 @@ export class SharedProcessor {
   }
 
   distribute(n: Notification, sync: boolean): void {
-    for (const [listener, isSyncing] of this.listeners) {
+    // forEach rather than for-of over entries: no [listener, flag] pair made per listener per notification.
+    this.listeners.forEach((isSyncing, listener) => {
       if (!sync || isSyncing) listener.add(n);
-    }
+    });
   }
 
   run(): void {
@@ -83,6 +84,13 @@ export class SharedProcessor {
     for (const listener of this.listeners.keys()) {
       listener.setResyncPeriod(determineResyncPeriod(listener.requestedResyncPeriod, resyncCheckPeriod));
     }
+  }
+
+  /** Notifications waiting in every listener's buffer. */
+  backlog(): number {
+    let n = 0;
+    for (const l of this.listeners.keys()) n += l.backlog();
+    return n;
   }
 
   getListeners(): ProcessorListener[] {

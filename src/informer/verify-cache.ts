@@ -13,7 +13,7 @@
  * Kubernetes 1.35); resourceVersions that are not decimal numbers are only compared for equality.
  */
 import type { Clock } from '../clock.js';
-import { isExpired } from '../kube/index.js';
+import { isExpired, type KubeObject } from '../kube/index.js';
 import { listAllPages } from './pager.js';
 import { compareResourceVersions } from './resource-version.js';
 import type { SharedIndexInformer } from './shared-informer.js';
@@ -60,10 +60,23 @@ export interface ServerState {
  * consistent read) through the informer's own ListerWatcher, so with its selectors.
  */
 export async function listNow(informer: SharedIndexInformer, options: { signal: AbortSignal; pageSize?: number }): Promise<ServerState> {
-  const list = await listAllPages(informer.getListerWatcher(), { resourceVersion: '' }, { pageSize: options.pageSize ?? 500, signal: options.signal });
+  // Only each object's key and resourceVersion are read: every item is cut down to them as it is
+  // decoded (managedFields not even read from protobuf), so what a List of a whole collection
+  // decodes is garbage at once rather than held until its last page.
+  const list = await listAllPages(
+    informer.getListerWatcher(),
+    { resourceVersion: '' },
+    { pageSize: options.pageSize ?? 500, signal: options.signal, decode: { transform: keyAndVersion, skipManagedFields: true, skipManagedFieldSets: true } },
+  );
   const objects = new Map<string, string>();
   for (const item of list.items) objects.set(metaNamespaceKeyFunc(item), item.metadata.resourceVersion ?? '');
   return { resourceVersion: list.resourceVersion, objects };
+}
+
+/** What listNow keeps of a listed object: what its key and its resourceVersion are made of. */
+function keyAndVersion(obj: KubeObject): KubeObject {
+  const { name, namespace, resourceVersion } = obj.metadata;
+  return { metadata: { name, namespace, resourceVersion } };
 }
 
 /**
@@ -74,7 +87,7 @@ export async function listNow(informer: SharedIndexInformer, options: { signal: 
  * one the server no longer has, is behind.
  */
 export function caughtUpWith(informer: SharedIndexInformer, server: ServerState): boolean {
-  if (informer.queuedKeys() !== 0 || informer.stats().backlog !== 0) return false;
+  if (informer.queuedKeys() !== 0 || informer.backlog() !== 0) return false;
   const atOrPast = compareResourceVersions(informer.lastSyncResourceVersion(), server.resourceVersion);
   if (atOrPast !== undefined && atOrPast >= 0) return true;
   const cached = informer.getIndexer().list();

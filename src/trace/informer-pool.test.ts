@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SharedIndexInformer } from '../informer/index.js';
+import type { ServerState, SharedIndexInformer } from '../informer/index.js';
 import type { ResourceInfo } from '../kube/index.js';
 import { InformerPool } from './informer-pool.js';
 
@@ -61,5 +61,52 @@ describe('InformerPool', () => {
     expect(await pool.discover(info('widgets', 'example.com'), 'b', find)).toBe(2);
     await expect(pool.discover(info('gadgets', 'example.com'), 'a', async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
     expect(await pool.discover(info('gadgets', 'example.com'), 'a', find)).toBe(3);
+  });
+
+  it('shares consistent Lists: one started late enough, else one in flight and one queued behind it per informer', async () => {
+    let t = 0;
+    const now = (): number => t;
+    const started: { at: number; resolve: (s: ServerState) => void; reject: (e: Error) => void }[] = [];
+    const pool = new InformerPool(
+      () => ({}) as SharedIndexInformer,
+      async () => undefined,
+      undefined,
+      () =>
+        new Promise<ServerState>((resolve, reject) => {
+          started.push({ at: t, resolve, reject });
+        }),
+    );
+    const a = {} as SharedIndexInformer;
+    const state = (rv: string): ServerState => ({ resourceVersion: rv, objects: new Map() });
+    t = 10;
+    const first = pool.serverState(a, 10, now);
+    // Asked at 10 too: the List started at 10 will do.
+    expect(pool.serverState(a, 10, now)).toBe(first);
+    t = 11;
+    // Asked later, while it is in flight: one more, queued, shared by all who ask meanwhile.
+    const queued = pool.serverState(a, 11, now);
+    t = 12;
+    expect(pool.serverState(a, 12, now)).toBe(queued);
+    // Another informer's Lists are its own.
+    void pool.serverState({} as SharedIndexInformer, 12, now);
+    expect(started.map((s) => s.at)).toEqual([10, 12]);
+    t = 13;
+    started[0]!.resolve(state('1'));
+    expect(await first).toEqual(state('1'));
+    await Promise.resolve();
+    // The queued one started once the first was back, after every trace that waited for it asked.
+    expect(started.map((s) => s.at)).toEqual([10, 12, 13]);
+    started[2]!.resolve(state('2'));
+    expect(await queued).toEqual(state('2'));
+    // Back, and started before the asker's moment: a new one. One that fails is not shared.
+    t = 20;
+    const failing = pool.serverState(a, 20, now);
+    started[3]!.reject(new Error('gone'));
+    await expect(failing).rejects.toThrow('gone');
+    const again = pool.serverState(a, 20, now);
+    expect(again).not.toBe(failing);
+    expect(started.map((s) => s.at)).toEqual([10, 12, 13, 20, 20]);
+    started[4]!.resolve(state('3'));
+    expect(await again).toEqual(state('3'));
   });
 });

@@ -13,8 +13,19 @@
  *   sync() starts the new ones and waits for them; a trace that ends only takes its handlers away.
  * - What discovery finds for the children of a kind the tool does not know is found once per kind
  *   and namespace (discover()).
+ * - The consistent Lists traces ask for as they end (serverState()) are shared: at most one in
+ *   flight per informer, and one more queued behind it for every trace that asked meanwhile, not
+ *   one per trace. A set's traces end by the dozen; each List is the whole collection.
  */
 import { listNow, type ServerState, type SharedIndexInformer, type SyncOptions } from '../informer/index.js';
+
+type ListNow = (informer: SharedIndexInformer, options: { signal: AbortSignal }) => Promise<ServerState>;
+
+/** An informer's Lists: the last one started (in flight or back), and the one queued behind it. */
+interface ListSlot {
+  last?: { startedAt: number; state: Promise<ServerState>; back: boolean } | undefined;
+  next?: Promise<ServerState> | undefined;
+}
 import type { ResourceInfo } from '../kube/index.js';
 
 export interface PooledInformerKey {
@@ -28,8 +39,8 @@ export interface PooledInformerKey {
 export class InformerPool {
   private readonly informers = new Map<string, SharedIndexInformer>();
   private readonly discovered = new Map<string, Promise<unknown>>();
-  /** Per informer, the last consistent List made of its collection, and when it was started. */
-  private readonly lists = new Map<SharedIndexInformer, { startedAt: number; state: Promise<ServerState> }>();
+  /** Per informer, the consistent Lists made of its collection (serverState()). */
+  private readonly lists = new Map<SharedIndexInformer, ListSlot>();
   private readonly controller = new AbortController();
 
   /**
@@ -37,11 +48,13 @@ export class InformerPool {
    * @param run runs informers until synced (runUntilSynced against the API server), under the
    * pool's signal: they outlive the traces that asked for them.
    * @param parent the command's signal (an interrupt): closes the pool.
+   * @param list makes a consistent List of an informer's collection (listNow, unless a test gives its own).
    */
   constructor(
     private readonly make: (key: PooledInformerKey) => SharedIndexInformer,
     private readonly run: (informers: SharedIndexInformer[], options: SyncOptions) => Promise<void>,
     parent?: AbortSignal,
+    private readonly list: ListNow = listNow,
   ) {
     if (parent?.aborted) this.controller.abort();
     parent?.addEventListener('abort', () => this.controller.abort(), { once: true });
@@ -65,16 +78,39 @@ export class InformerPool {
 
   /**
    * A consistent List of `informer`'s collection started at `since` or later (chain-currency.ts):
-   * the one made for another trace when it is recent enough, else a new one. Many traces that end
-   * about together share one List per informer, not one each.
+   * the one made for another trace when it started late enough; else, while one is in flight, the
+   * one queued to start once it is back (shared by every trace that asks meanwhile); else a new one.
+   * Many traces that end about together share a few Lists per informer, not one each.
    */
   serverState(informer: SharedIndexInformer, since: number, now: () => number): Promise<ServerState> {
-    const last = this.lists.get(informer);
+    let slot = this.lists.get(informer);
+    if (!slot) this.lists.set(informer, (slot = {}));
+    const last = slot.last;
     if (last && last.startedAt >= since) return last.state;
+    if (last && !last.back) {
+      const queued = slot;
+      queued.next ??= last.state.then(
+        () => this.startList(informer, queued, now),
+        () => this.startList(informer, queued, now),
+      );
+      return queued.next;
+    }
+    return this.startList(informer, slot, now);
+  }
+
+  private startList(informer: SharedIndexInformer, slot: ListSlot, now: () => number): Promise<ServerState> {
     // Under the pool's signal: a trace that ends does not cut the List short for the others.
-    const entry = { startedAt: now(), state: listNow(informer, { signal: this.controller.signal }) };
-    entry.state.catch(() => this.lists.get(informer) === entry && this.lists.delete(informer));
-    this.lists.set(informer, entry);
+    const entry = { startedAt: now(), state: this.list(informer, { signal: this.controller.signal }), back: false };
+    slot.last = entry;
+    slot.next = undefined;
+    entry.state.then(
+      () => void (entry.back = true),
+      () => {
+        entry.back = true;
+        // A failed List is not shared: the next to ask makes a new one.
+        if (slot.last === entry) slot.last = undefined;
+      },
+    );
     return entry.state;
   }
 

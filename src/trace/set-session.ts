@@ -12,7 +12,8 @@
  *   other object is judged as the apply leaves it and, when it has a readiness (a claim Bound, a
  *   load balancer's address), waited for. An object without readiness (a ConfigMap, RBAC) is
  *   applied, and that is all.
- * - The traces share their informers (informer-pool.ts): one per kind and namespace.
+ * - The traces share their informers (informer-pool.ts): one per kind and namespace. A trace that
+ *   ended takes its handlers away from them; the informers run until the set ends.
  * - An object the server refuses is named with the server's reason; the rest go on.
  * - One deadline for the set, `timeoutMs` from the first write. With `failFast`, the first object
  *   that fails (Failed, or refused) ends the set: the traces stop and later steps are not applied.
@@ -538,6 +539,8 @@ export class SetSession {
   /** A traced object settles when its trace ends; one the apply left unchanged is judged as it stands. */
   private async traceSettled(m: SetMember): Promise<void> {
     const snap = await m.session!.finish();
+    // Ended: its handlers leave the shared informers (its snapshot and the pool's caches stay readable).
+    m.session!.close();
     const converged = snap.hops.findLast((h) => h.kind === 'converged' || h.kind === 'failed');
     switch (snap.outcome) {
       case 'converged':

@@ -374,8 +374,8 @@ export class Tracer {
 
   /** Nothing waits in the events informer or our workqueue and no reconcile runs: all news has been read. */
   idle(): boolean {
-    const events = this.events?.informer.stats();
-    return !this.working && this.queue.len() === 0 && (!events || (events.queued === 0 && events.backlog === 0));
+    const events = this.events?.informer;
+    return !this.working && this.queue.len() === 0 && (!events || (events.queuedKeys() === 0 && events.backlog() === 0));
   }
 
   /** Queues a key, noting when it first became due: the coalesce window runs from then. */
