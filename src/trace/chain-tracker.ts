@@ -159,6 +159,8 @@ export class ChainTracker {
 
   /** What exists before the trigger: remembered, never reported as hops. */
   baseline(view: ReconcileView): void {
+    // What exists now is all the baseline holds: one taken again (at the trigger) replaces the first.
+    this.known.clear();
     for (const o of [...(view.target ? [view.target] : []), ...view.descendants]) {
       this.known.set(o.ref.uid, { ref: o.ref, owner: o.owner, facts: this.factsOf(o.ref.kind, o.obj), gone: false, obj: o.obj, at: o.observedAt });
     }

@@ -403,12 +403,10 @@ describe('TraceSession', () => {
 
   it('a target created after the watch began (found by a selector) is traced from its creation: it and its children are hops, not the baseline', async () => {
     const createdAt = new FakeClock().now() + 10;
-    const h = harness({ deployments: [] }, { waitForTarget: true, trigger: { kind: 'watch', createdAt } });
-    await settle(h.clock, h.session.start());
-    // Created, with its ReplicaSet, before its trace fired: its creation is still the change.
-    h.fakes.deployments!.add(deployment(1, 0));
+    const h = harness({ deployments: [deployment(1, 0)] }, { waitForTarget: true, trigger: { kind: 'watch', createdAt } });
+    // Created, with its ReplicaSet, before its trace started (the caches had them at its start): its creation is still the change.
     h.fakes.replicasets!.add(replicaSet('b'));
-    await h.clock.step(50);
+    await settle(h.clock, h.session.start());
     expect(h.session.targetExists()).toBe(true);
     await h.session.fire();
     await h.clock.step(50);
