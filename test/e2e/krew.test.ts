@@ -5,8 +5,8 @@
  * - each manifest passes validate-krew-manifest as krew-index's CI runs it on plugins/<name>.yaml:
  *   structure (apiVersion, semver version, platforms with os/arch selectors, sha256, bin), no
  *   overlapping selectors, and an install of each of its platforms (linux/amd64 here) from its uri
- *   (served from 127.0.0.1: the copy's uri is the only change) that leaves a LICENSE; the committed
- *   four-platform manifests pass the structural part;
+ *   (served from 127.0.0.1: the copy's uri is the only change) that leaves a LICENSE; the
+ *   four-platform manifests a release makes pass the structural part;
  * - `kubectl krew install --manifest=… --archive=…` installs both plugins from the one archive (krew
  *   checks the archive's sha256 against the manifest: a wrong one is refused), with `kubectl krew`
  *   itself a plugin on PATH and KREW_ROOT in a temporary folder;
@@ -27,11 +27,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { DeltaLine, SyncedLine } from '../../src/view/cache-view.js';
 import type { LeaseWatchView } from '../../src/view/lease-view.js';
+import { krewManifest } from '../../tools/packaging/krew.js';
+import { archiveName as archiveOf, TARGETS } from '../../tools/packaging/targets.js';
 import { repoRoot } from '../../tools/root.js';
 import { adminKube, cluster, createNamespace, deleteNamespace, execProgram, ndjsonLines, uniqueName, type ExecResult } from './helpers.js';
 import { buildFixture } from './operators.js';
 
-const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; homepage: string };
 const version = `v${pkg.version}`;
 /** Everything this file makes, removed at the end: the package build, krew's root, the index. */
 const work = mkdtempSync(join(tmpdir(), 'informer-trace-krew-'));
@@ -197,10 +199,23 @@ describe('krew installs both plugins from the release archive', () => {
       expect(full.stderr).toContain('installed  spec.platforms[0]');
       expect(full.stderr).toContain('all 1 spec.platforms installed fine');
 
-      // The four-platform manifests committed at the root (their archives are not built here).
-      const committed = await validate(asIndexEntry(join(work, 'committed'), join(repoRoot, p.manifest), p.name), '-skip-install');
-      expect(committed.code, committed.stderr).toBe(0);
-      expect(committed.stderr).toContain('all spec.platform[] items are used');
+      // The four-platform manifests a release makes (only linux/amd64's archive is built here: the others' checksums stand in).
+      const every = join(work, 'every-platform', p.manifest);
+      mkdirSync(join(work, 'every-platform'), { recursive: true });
+      const archives = TARGETS.map((t) => ({
+        target: t,
+        file: archiveOf(pkg.version, t),
+        sha256: 'a'.repeat(64),
+        kind: t.node ? ('sea' as const) : ('script' as const),
+        nodeVersion: t.node?.version ?? null,
+      }));
+      writeFileSync(
+        every,
+        krewManifest(p.name, archives, { version: pkg.version, homepage: pkg.homepage, releaseUrl: `${pkg.homepage}/releases/download/${version}` }),
+      );
+      const release = await validate(asIndexEntry(join(work, 'release'), every, p.name), '-skip-install');
+      expect(release.code, release.stderr).toBe(0);
+      expect(release.stderr).toContain('all spec.platform[] items are used');
     }
     // The validator is strict about the name: a release asset's file name is not a plugin name.
     const asAsset = await validate(join(out, 'krew-manifest.yaml'), '-skip-install');
