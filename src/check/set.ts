@@ -17,7 +17,7 @@ import { diagnosisBrief, diagnoseSetMembers } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
 import { DEFAULT_COALESCE_MS } from '../trace/tracer.js';
-import { memberLabel, memberStatus, SetSession, watchingText, type SetMember } from '../trace/set-session.js';
+import { memberLabel, memberStatus, selection, SetSession, watchingText, type SetMember } from '../trace/set-session.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunContext } from './context.js';
 import { checked, unchecked, unmeasured, type CheckResult, type SetCheckSpec } from './types.js';
@@ -27,10 +27,7 @@ export const setResultName = (object: string): string => `${object} ready`;
 
 export async function runSetCheck(kube: Kube, spec: SetCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
   const limit = spec.maxConvergeMs ?? spec.timeoutMs;
-  const select = spec.select && {
-    labelSelector: spec.select.labelSelector,
-    kinds: spec.select.kinds.length ? await Promise.all(spec.select.kinds.map((k) => kube.discovery.resolve(k))) : await kube.discovery.category('all'),
-  };
+  const select = spec.select && (await selection(kube, spec.select.labelSelector, spec.select.kinds));
   const set = new SetSession({
     kube,
     readiness: ctx.readiness,

@@ -26,6 +26,7 @@ import { formatDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
+import { selection } from '../trace/set-session.js';
 import { runTraceSet, type SetOutput, type SetPlan } from './trace-set.js';
 import { TRACE_SINKS, traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 
@@ -383,11 +384,8 @@ async function traceSelection(io: CommandIO, plan: Plan, labelSelector: string, 
   const output = setOutput(plan, 'the objects of a selector');
   const readiness = await readinessFromFlags(plan.health, io.env);
   const kube = connect(plan.connection);
-  const kinds = first !== undefined ? await Promise.all(listItems(first).map((k) => kube.discovery.resolve(k))) : await kube.discovery.category('all');
-  for (const k of kinds)
-    if (!k.verbs.includes('list') || !k.verbs.includes('watch'))
-      throw new UsageError(`${groupResource(k)} cannot be listed and watched, so -l cannot select among them`);
-  return runTraceSet(io, kube, readiness, [], setPlan(plan, output, { watch: true, select: { labelSelector, kinds } }));
+  const select = await selection(kube, labelSelector, first !== undefined ? listItems(first) : []);
+  return runTraceSet(io, kube, readiness, [], setPlan(plan, output, { watch: true, select }));
 }
 
 /** The output of a set: a set has no single trace to draw as a waterfall. */

@@ -22,7 +22,8 @@
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
-import { apiVersionOf, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { UsageError } from '../errors.js';
+import { apiVersionOf, groupResource, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
 import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
 import { chainInformer } from './chain-informers.js';
@@ -138,6 +139,18 @@ export interface SetSessionOptions {
 export function memberLabel(m: Pick<SetMember, 'kind' | 'name' | 'info'>): string {
   const singular = m.info?.singularName || m.kind.toLowerCase();
   return `${singular}${m.info?.group ? `.${m.info.group}` : ''}/${m.name}`;
+}
+
+/**
+ * What `-l` selects among: the kinds named (TYPE names, as kubectl takes them), or without any the
+ * kinds of `kubectl get all`. A kind that cannot be listed and watched is refused.
+ */
+export async function selection(kube: Kube, labelSelector: string, names: readonly string[]): Promise<SetSelection> {
+  const kinds = names.length ? await Promise.all(names.map((k) => kube.discovery.resolve(k))) : await kube.discovery.category('all');
+  for (const k of kinds)
+    if (!k.verbs.includes('list') || !k.verbs.includes('watch'))
+      throw new UsageError(`${groupResource(k)} cannot be listed and watched, so -l cannot select among them`);
+  return { labelSelector, kinds };
 }
 
 /** `watching 3 objects (deployments, services selected by -l app=web in demo)`: what a watched set is. */
