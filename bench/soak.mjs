@@ -7,7 +7,11 @@
 // hour of 1-minute rounds in about an hour / 30), --fault-every MINUTES (default 4),
 // --burst-seconds N (the 429 burst's length, default 45), --cluster-dir DIR (a local control
 // plane of the launcher's, started there when none runs; default
-// $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results).
+// $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results),
+// --heap-at MINUTES (default 30: each process writes a V8 heap snapshot then, and again at the end;
+// 0 for none), --heap-dir DIR (where they are kept; default a new folder under $TMPDIR),
+// --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
+// is shorter).
 //
 // What it does (BENCHMARKS.md, "Soak", has the figures):
 // 1. The probe (its canary in the namespace soak-probe) and `top -o ndjson` (its output to a file)
@@ -24,13 +28,15 @@
 //    own requests (churn, faults) go as another user, so the churn goes on through the burst.
 //    After each fault, the time until the probe's next converged round.
 // 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the Events in the probe's
-//    namespace (what its Events informer holds). At the end: its open fds (/proc/PID/fd),
-//    its active resources (timers, sockets: bench/lib/active-resources.mjs on SIGUSR2), RSS peak,
-//    final and slope (least squares, MiB/hour of wall time), and the probe's rounds from its own
-//    metrics against the rounds it started.
+//    namespace (what its Events informer holds), each process's open fds (/proc/PID/fd) and its
+//    active resources (timers, sockets: bench/lib/active-resources.mjs on SIGUSR2). At the end:
+//    RSS peak, final and slope (least squares, MiB/hour of wall time) after 2 min and over the
+//    late window, the fds and active resources over the run, the probe's rounds from its own
+//    metrics against the rounds it started, and the heap snapshots compared
+//    (bench/lib/heap-diff.mjs): what grew, and how many informers, stores and traces are alive.
 // Every request goes to the local API server only; every loop is bounded in count and time.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +47,7 @@ import { LocalCluster } from '../build/tools/cluster/launcher.js';
 import { connect } from '../dist/kube/index.js';
 import { parseExposition } from '../dist/metrics/parse.js';
 import { parseArgs } from './clients/common.mjs';
+import { diff, instances, summarize } from './lib/heap-diff.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -50,6 +57,23 @@ const INTERVAL = args.interval ?? '2s';
 const FAULT_EVERY_MS = Number(args['fault-every'] ?? 4) * 60_000;
 const BURST_MS = Number(args['burst-seconds'] ?? 45) * 1000;
 const SAMPLE_MS = 10_000;
+const HEAP_AT_MS = Number(args['heap-at'] ?? 30) * 60_000;
+const SLOPE_LAST_MIN = Number(args['slope-last'] ?? 60);
+const SLOPE_LAST_MS = (MINUTES >= 2 * SLOPE_LAST_MIN ? SLOPE_LAST_MIN : MINUTES / 3) * 60_000;
+const HEAP_DIR = HEAP_AT_MS > 0 ? (args['heap-dir'] ?? mkdtempSync(join(tmpdir(), 'informer-trace-soak-heap-'))) : undefined;
+/** Constructors whose live count says whether informers, stores and traces are let go. */
+const ALIVE = [
+  'SharedIndexInformer',
+  'Reflector',
+  'DeltaFIFO',
+  'ThreadSafeMap',
+  'ProcessorListener',
+  'EventsReader',
+  'Tracer',
+  'TraceSession',
+  'ChainTracker',
+  'LeaseObserver',
+];
 const PROBE_NS = 'soak-probe';
 const CHURN_NS = 'soak-churn';
 const log = (s) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -98,9 +122,17 @@ await ensureNamespace(CHURN_NS);
 function plugin(name, argv) {
   const resources = join(work, `${name}.resources.json`);
   const out = join(work, `${name}.out`);
+  if (HEAP_DIR) mkdirSync(join(HEAP_DIR, name), { recursive: true });
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=2', '--import', join(here, 'lib', 'active-resources.mjs'), join(root, 'bin', 'kubectl-informer_trace'), ...argv],
+    [
+      '--max-semi-space-size=2',
+      ...(HEAP_DIR ? ['--heapsnapshot-signal=SIGPWR', `--diagnostic-dir=${join(HEAP_DIR, name)}`] : []),
+      '--import',
+      join(here, 'lib', 'active-resources.mjs'),
+      join(root, 'bin', 'kubectl-informer_trace'),
+      ...argv,
+    ],
     { env: { ...process.env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
   );
   let stderr = '';
@@ -109,7 +141,7 @@ function plugin(name, argv) {
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
   const exited = new Promise((res) => child.once('exit', (code) => res(code)));
-  return { name, child, out, resources, stderr: () => stderr, exited, samples: [] };
+  return { name, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], heaps: [] };
 }
 
 const probe = plugin('probe', [
@@ -142,6 +174,32 @@ function rssMiB(pid) {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 const fds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
+
+/** A process's active resources by type (the preload answers SIGUSR2); undefined if it did not. */
+async function activeResources(p) {
+  rmSync(p.resources, { force: true });
+  p.child.kill('SIGUSR2');
+  for (let i = 0; i < 50 && !existsSync(p.resources); i++) await sleep(100);
+  try {
+    return JSON.parse(readFileSync(p.resources, 'utf8')).counts;
+  } catch {
+    return undefined; // not written yet, or half written
+  }
+}
+
+/** A process writes a heap snapshot (SIGPWR, --heapsnapshot-signal); resolves with its path once written. */
+async function heapSnapshot(p) {
+  const folder = join(HEAP_DIR, p.name);
+  const before = new Set(readdirSync(folder));
+  p.child.kill('SIGPWR');
+  for (let i = 0; i < 1200; i++) {
+    await sleep(250);
+    const file = readdirSync(folder).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    // V8 writes the snapshot in one go, on the main thread: it is whole once the process answers again.
+    if (file && (await activeResources(p))) return join(folder, file);
+  }
+  throw new Error(`${p.name} wrote no heap snapshot in 5 min`);
+}
 
 async function probeMetrics() {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
@@ -300,6 +358,7 @@ const startedAt = Date.now();
 const endAt = startedAt + MINUTES * 60_000;
 const faultLog = [];
 const eventSamples = [];
+let heapTaken = false;
 const churning = churn();
 let nextFault = startedAt + FAULT_EVERY_MS;
 let k = 0;
@@ -309,7 +368,15 @@ const sampling = (async () => {
   while (!stop.signal.aborted) {
     const at = (Date.now() - startedAt) / 1000;
     for (const p of procs) if (p.child.exitCode === null) p.samples.push([at, rssMiB(p.child.pid)]);
-    if (n++ % 6 === 0) eventSamples.push([at, await eventsInProbeNamespace().catch(() => null)]);
+    if (n++ % 6 === 0) {
+      eventSamples.push([at, await eventsInProbeNamespace().catch(() => null)]);
+      for (const p of procs) if (p.child.exitCode === null) p.handles.push([at, fds(p.child.pid), await activeResources(p)]);
+    }
+    if (HEAP_DIR && !heapTaken && Date.now() - startedAt >= HEAP_AT_MS && Date.now() + 300_000 < endAt) {
+      heapTaken = true;
+      for (const p of procs) p.heaps.push(await heapSnapshot(p));
+      log(`heap snapshots at ${Math.round((Date.now() - startedAt) / 60_000)} min in ${HEAP_DIR}`);
+    }
     nextSample += SAMPLE_MS;
     await sleep(Math.max(0, nextSample - Date.now()), undefined, { signal: stop.signal }).catch(() => undefined);
   }
@@ -345,15 +412,11 @@ const started = Math.max(0, ...[...probe.stderr().matchAll(/round (\d+):/g)].map
 const ended = metrics.converged + metrics.timeout + metrics.failed;
 const inProgress = new RegExp(`round ${started}: (converged|timeout|failed)`).test(probe.stderr()) ? 0 : 1;
 const end = {};
-for (const p of procs) {
-  rmSync(p.resources, { force: true });
-  p.child.kill('SIGUSR2');
-  for (let i = 0; i < 50 && !existsSync(p.resources); i++) await sleep(100);
-  end[p.name] = { fds: fds(p.child.pid), resources: existsSync(p.resources) ? JSON.parse(readFileSync(p.resources, 'utf8')).counts : undefined };
-}
+for (const p of procs) end[p.name] = { fds: fds(p.child.pid), resources: await activeResources(p) };
 stop.abort();
 await churning;
 await sampling;
+if (HEAP_DIR && heapTaken) for (const p of procs) p.heaps.push(await heapSnapshot(p));
 for (const p of procs) p.child.kill('SIGTERM');
 await Promise.all(procs.map((p) => p.exited));
 
@@ -394,13 +457,35 @@ const results = {
     procs.map((p) => {
       const rss = p.samples.map(([, y]) => y);
       const warm = p.samples.filter(([x]) => x >= 120);
+      const late = p.samples.filter(([x]) => x >= p.samples.at(-1)[0] - SLOPE_LAST_MS / 1000);
+      const handles = p.handles.filter(([x]) => x >= 120);
+      const resourceKinds = [...new Set(handles.flatMap(([, , r]) => Object.keys(r ?? {})))];
+      const heap =
+        p.heaps.length === 2
+          ? {
+              files: p.heaps,
+              ...(() => {
+                const [a, b] = p.heaps.map(summarize);
+                return { alive: [instances(a, ALIVE), instances(b, ALIVE)], ...diff(a, b, 12) };
+              })(),
+            }
+          : undefined;
       return [
         p.name,
         {
           rssPeakMiB: Math.round(Math.max(...rss) * 10) / 10,
           rssFinalMiB: Math.round(rss.at(-1) * 10) / 10,
           slopeMiBPerHour: Math.round(slope(warm.length >= 3 ? warm : p.samples) * 10) / 10,
+          lateSlope: { minutes: Math.round(SLOPE_LAST_MS / 6_000) / 10, MiBPerHour: Math.round(slope(late) * 10) / 10 },
           samples: p.samples.length,
+          fdsAfterWarmUp: { min: Math.min(...handles.map(([, n]) => n)), max: Math.max(...handles.map(([, n]) => n)) },
+          resourcesAfterWarmUp: Object.fromEntries(
+            resourceKinds.map((k) => {
+              const counts = handles.filter(([, , r]) => r).map(([, , r]) => r[k] ?? 0);
+              return [k, { min: Math.min(...counts), max: Math.max(...counts), last: counts.at(-1) }];
+            }),
+          ),
+          heap,
           ...end[p.name],
         },
       ];
@@ -416,5 +501,8 @@ if (keptUp) for (const ns of [PROBE_NS, CHURN_NS]) await kube.client.json(`/api/
 else await cluster.down();
 rmSync(work, { recursive: true, force: true });
 if (args.json)
-  writeFileSync(args.json, JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, p.samples])), eventSamples }, null, 2));
+  writeFileSync(
+    args.json,
+    JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles }])), eventSamples }, null, 2),
+  );
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
