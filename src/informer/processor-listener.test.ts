@@ -67,6 +67,37 @@ describe('RingGrowing', () => {
 });
 
 describe('ProcessorListener', () => {
+  it('hands a joining handler the cache given once, each as an initial add made as it goes, before anything added after', async () => {
+    const seen: string[] = [];
+    const infos: unknown[] = [];
+    const l = listener({
+      onAdd: (o, initial, info) => {
+        seen.push(`${o.metadata.name} ${initial}`);
+        infos.push(info);
+      },
+    });
+    l.addInitial([obj('a'), obj('b'), obj('c')], 42);
+    l.add(add('d'));
+    expect(l.backlog()).toBe(4);
+    expect(l.hasSynced()).toBe(false);
+    l.run();
+    await flushMicrotasks();
+    expect(seen).toEqual(['a true', 'b true', 'c true', 'd false']);
+    expect(infos[0]).toMatchObject({ kind: 'add', isInInitialList: true, receivedAt: 42, distributedAt: 42, deltaType: undefined });
+    expect(infos[0]).not.toBe(infos[1]);
+    expect(l.backlog()).toBe(0);
+    expect(l.hasSynced()).toBe(true);
+    expect(l.delivered).toBe(4);
+
+    const dropped = listener({ onAdd: (o) => void seen.push(`dropped ${o.metadata.name}`) });
+    dropped.addInitial([obj('x')], 0);
+    await dropped.stop();
+    dropped.run();
+    await flushMicrotasks();
+    expect(seen).not.toContain('dropped x');
+    expect(dropped.backlog()).toBe(0);
+  });
+
   it('delivers in order, only after run(), never inside add()', async () => {
     const seen: string[] = [];
     const l = listener({ onAdd: (o) => void seen.push(o.metadata.name as string) });

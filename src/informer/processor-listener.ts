@@ -18,6 +18,9 @@
  *   and a set of 200 traces holds ~4,000 listeners, idle nearly all the time; 1,024 slots each
  *   were 30 MiB of empty arrays. A burst (a relist, the replay of a cache to a new handler) grows
  *   the buffer by doubling as before, and it is let go once handled.
+ * - A handler that joins a running informer gets the cache as one entry, the objects listed once
+ *   (addInitial), and each initial-list add's notification is made as it is handed over, not all
+ *   at once: 400 traces joining namespaces of 1,000 objects queued 400,000 notifications.
  */
 import type { Clock } from '../clock.js';
 import type { KubeObject, WatchEventType } from '../kube/types.js';
@@ -115,6 +118,8 @@ export class ProcessorListener {
   private resyncPeriodMs: number;
   private nextResync = 0;
   private readonly buffer: RingGrowing<Notification>;
+  /** The cache replayed to a handler that joined a running informer, handed over before the buffer. */
+  private replay: { items: readonly KubeObject[]; next: number; at: number } | undefined;
   private readonly clock: Clock;
   private readonly upstreamHasSynced: () => boolean;
   private readonly onHandlerError: HandlerErrorCallback | undefined;
@@ -167,7 +172,7 @@ export class ProcessorListener {
 
   /** Notifications waiting for the handler. */
   backlog(): number {
-    return this.buffer.length;
+    return this.buffer.length + (this.replay ? this.replay.items.length - this.replay.next : 0);
   }
 
   /** Queues a notification; never blocks, never drops (until stopped). */
@@ -175,6 +180,18 @@ export class ProcessorListener {
     if (this.stopped) return;
     if (n.kind === 'add' && n.isInInitialList) this.initialPending++;
     this.buffer.writeOne(n);
+    this.schedule();
+  }
+
+  /**
+   * Queues the initial-list adds of a handler joining a running informer: `items` (the cache as
+   * listed now, which the caller gives away), each delivered as onAdd(obj, true) with `at` as its
+   * times, before any notification added after. Called once, before any add().
+   */
+  addInitial(items: readonly KubeObject[], at: number): void {
+    if (this.stopped || items.length === 0) return;
+    this.initialPending += items.length;
+    this.replay = { items, next: 0, at };
     this.schedule();
   }
 
@@ -189,6 +206,7 @@ export class ProcessorListener {
   stop(): Promise<void> {
     this.stopped = true;
     this.buffer.clear();
+    this.replay = undefined;
     this.stopController.abort();
     return this.drainDone;
   }
@@ -198,7 +216,7 @@ export class ProcessorListener {
   }
 
   private schedule(): void {
-    if (this.running || !this.started || this.stopped || this.buffer.length === 0) return;
+    if (this.running || !this.started || this.stopped || this.backlog() === 0) return;
     this.running = true;
     // Start on a later microtask: the caller (the informer's handleDeltas) must finish giving the
     // notification to every listener before any handler runs. One function made once: an informer
@@ -213,8 +231,8 @@ export class ProcessorListener {
    */
   private readonly startDrain = (): void => {
     let syncCalls = 0;
-    while (!this.stopped && this.buffer.length > 0) {
-      const n = this.buffer.readOne() as Notification;
+    while (!this.stopped && this.backlog() > 0) {
+      const n = this.nextNotification();
       let r: unknown;
       try {
         r = this.call(n);
@@ -235,6 +253,15 @@ export class ProcessorListener {
     }
     this.running = false;
   };
+
+  /** The next notification: the replayed cache's next object first, then the buffer's. */
+  private nextNotification(): Notification {
+    const r = this.replay;
+    if (!r) return this.buffer.readOne() as Notification;
+    const item = r.items[r.next++] as KubeObject;
+    if (r.next >= r.items.length) this.replay = undefined;
+    return new Notification('add', item, undefined, true, r.at, r.at, undefined, undefined, false);
+  }
 
   /** Once `pending` (a call in progress, the pause after an error, a yield) is over, the drain goes on. */
   private async resumeDrain(pending: Promise<void>): Promise<void> {

@@ -305,10 +305,7 @@ export class SharedIndexInformer {
     this.processor.addListener(listener);
     if (!this.started) return registration;
     // Joining a running informer: replay the cache as initial-list adds, before any later delta.
-    const now = this.clock.now();
-    for (const item of this.indexer.list()) {
-      listener.add(new Notification('add', item, undefined, true, now, now, undefined, undefined, false));
-    }
+    listener.addInitial(this.indexer.list(), this.clock.now());
     return registration;
   }
 

@@ -23,6 +23,7 @@
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
 import { UsageError } from '../errors.js';
+import { favourSmallHeap } from '../util/heap.js';
 import { apiVersionOf, groupResource, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
 import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
@@ -193,6 +194,8 @@ export class SetSession {
       state: 'pending',
     }));
     this.manifests = new Map(this.members.map((m, i) => [m, ordered[i]!.obj]));
+    // Hundreds of traces each remake their snapshot on every change: see util/heap.ts.
+    favourSmallHeap();
     if (o.signal.aborted) this.controller.abort();
     o.signal.addEventListener('abort', () => this.stop('interrupted'), { once: true });
     this.pool = new InformerPool(
