@@ -169,7 +169,16 @@ async function readiness(ns) {
 /** Runs argv under /usr/bin/time and throws unless it exits 0. */
 async function step(argv, what) {
   const r = await timed(argv);
-  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+  if (r.code !== 0) {
+    // A report on stdout (ours' -o json) says which objects were not ready, and why.
+    let summary = '';
+    try {
+      summary = `\n${JSON.stringify(JSON.parse(r.stdout).summary, null, 1).slice(0, 4000)}`;
+    } catch {
+      summary = r.stdout ? `\n${r.stdout.slice(-2000)}` : '';
+    }
+    throw new Error(`${what} exited ${r.code}: ${r.stderr.slice(-2000)}${summary}`);
+  }
   return r;
 }
 
