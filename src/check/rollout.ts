@@ -15,11 +15,17 @@
  *   adds the controller behind it (its Lease, and its queue over the check: from --metrics, else
  *   from its replicas found through its Lease; scraped before the write and again at the end).
  */
-import { controllerBehindLine, DEFAULT_GRACE_MS, diagnosisBrief, findOperatorMetrics } from '../diagnose/index.js';
+import {
+  chainFromCaches,
+  controllerBehindLine,
+  DEFAULT_GRACE_MS,
+  diagnoseChainWithController,
+  diagnosisBrief,
+  findOperatorMetrics,
+} from '../diagnose/index.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube, ResourceInfo } from '../kube/index.js';
-import { chainFromCaches, diagnoseChainWithController } from '../diagnose/chain.js';
 import { answered, MultiScraper, scrapeSources, type TimedScrape } from '../metrics/index.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { resolveManifest } from '../trace/manifest.js';

@@ -11,13 +11,12 @@ import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from 
 import type { CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { DEFAULT_GRACE_MS, diagnosisText, findOperatorMetrics, type Diagnosis, type Seen } from '../diagnose/index.js';
+import { chainFromCaches, DEFAULT_GRACE_MS, diagnoseChain, type Diagnosis, diagnosisText, findOperatorMetrics, type Seen } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { runUntilSynced } from '../informer/index.js';
 import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
 import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
 import { renderStructured, type StructuredFormat } from '../output/format.js';
-import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { Tracer } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';

@@ -9,8 +9,14 @@
  * - A custom resource whose status nobody writes within the settle time is said once.
  * - A failure to diagnose or to find the operator is said on the log, and is not fatal.
  */
-import { DEFAULT_GRACE_MS, readControllerBehind, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
-import { chainFromCaches, diagnoseChainWithController } from '../diagnose/chain.js';
+import {
+  chainFromCaches,
+  type ControllerBehind,
+  DEFAULT_GRACE_MS,
+  diagnoseChainWithController,
+  type Diagnosis,
+  readControllerBehind,
+} from '../diagnose/index.js';
 import type { Kube } from '../kube/index.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import type { TraceSession } from '../trace/session.js';

@@ -16,7 +16,7 @@ import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, type ConnectionFlags, type Kube, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
 import { manifestNamespace, resolveManifest } from '../trace/manifest.js';
-import { chainFromCaches } from '../diagnose/chain.js';
+import { chainFromCaches } from '../diagnose/index.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';

@@ -35,10 +35,6 @@ export function controllerUid(obj: KubeObject): string | undefined {
   return obj.metadata.ownerReferences?.find((o) => o.controller)?.uid;
 }
 
-export function controllerKind(obj: KubeObject): string | undefined {
-  return obj.metadata.ownerReferences?.find((o) => o.controller)?.kind;
-}
-
 /** events.k8s.io/v1 Event fields we read (core/v1 Events are served through it with deprecated* fields). */
 interface EventFields {
   type?: string;

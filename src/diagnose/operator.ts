@@ -31,7 +31,7 @@ import {
   type QueueStatsSnapshot,
   type TimedScrape,
 } from '../metrics/index.js';
-import { operatorName } from './diagnose.js';
+import { operatorName } from './operator-observed.js';
 import type { ControllerBehind, ControllerQueue, LeaseInput, ObjectReconciles, Seen } from './types.js';
 
 /** Managers that are people or this tool, never the controller. */

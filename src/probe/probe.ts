@@ -32,7 +32,7 @@ import {
   type ResourceInfo,
 } from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
-import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/chain.js';
+import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/index.js';
 import { TraceSession } from '../trace/session.js';
 import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
 import type { TriggerRequest } from '../trace/triggers.js';

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../kube/index.js';
 import { conditionOf, generationOf, managedFieldsTime } from './status-fields.js';
-import type { ReadinessStatus, Verdict } from './types.js';
+import { type GroupKind, groupKindKey, groupOf, type JudgeOptions, type ReadinessStatus, type Verdict } from './types.js';
 
 type Judge = (obj: KubeObject) => Omit<Verdict, 'rule' | 'layer'>;
 
@@ -184,7 +184,7 @@ const BUILTIN: Record<string, Judge> = {
 
 /** The built-in rule for a group and kind, if there is one. */
 export function builtinRule(group: string, kind: string): Judge | undefined {
-  return BUILTIN[`${group}/${kind}`];
+  return BUILTIN[groupKindKey({ group, kind })];
 }
 
 /** Built-in kinds whose readiness says nothing: they are what they are once they exist. */
@@ -213,12 +213,12 @@ const NO_READINESS = new Set([
 ]);
 
 export function withoutReadiness(group: string, kind: string): boolean {
-  return NO_READINESS.has(`${group}/${kind}`);
+  return NO_READINESS.has(groupKindKey({ group, kind }));
 }
 
 /** The core and apps kinds whose owner chain a built-in controller keeps: the workloads above. */
 export function isBuiltinWorkload(group: string, kind: string): boolean {
-  return `${group}/${kind}` in BUILTIN;
+  return groupKindKey({ group, kind }) in BUILTIN;
 }
 
 /** Kinds of the API server's own groups that have rules in the library. */
@@ -246,4 +246,16 @@ const GROUP_OF_BUILTIN = new Map<string, string>(
  */
 export function builtinGroupOf(kind: string): string | undefined {
   return GROUP_OF_BUILTIN.get(kind);
+}
+
+/**
+ * The group and kind an object is judged as: its own apiVersion and kind; the caller's when it
+ * carries none, or only PartialObjectMetadata's (a metadata-only informer's); for a built-in kind
+ * without an apiVersion, its group.
+ */
+export function groupKindOf(obj: KubeObject, jo: Pick<JudgeOptions, 'kind' | 'apiVersion'> = {}): GroupKind {
+  const partial = obj.apiVersion === 'meta.k8s.io/v1';
+  const kind = (partial ? jo.kind : (obj.kind ?? jo.kind)) ?? '';
+  const apiVersion = partial ? jo.apiVersion : (obj.apiVersion ?? jo.apiVersion);
+  return { group: apiVersion === undefined ? (builtinGroupOf(kind) ?? '') : groupOf(apiVersion), kind };
 }

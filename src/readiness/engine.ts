@@ -7,12 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { KubeObject } from '../kube/index.js';
-import { builtinGroupOf, builtinRule, withoutReadiness } from './builtin.js';
+import { builtinRule, groupKindOf, withoutReadiness } from './builtin.js';
 import { type CompiledRules, type Compiler, compileRules, parseRuleFile } from './cel-rules.js';
 import { genericVerdict } from './generic.js';
 import { createLibrary } from './library.js';
 import { defaultHealthRulesPath } from './rules-path.js';
-import { type Consultation, type GroupKind, groupOf, type JudgeOptions, type Readiness, type Verdict } from './types.js';
+import type { Consultation, GroupKind, JudgeOptions, Readiness, Verdict } from './types.js';
 
 export interface ReadinessOptions {
   /** `--ready EXPR`: the current expression for the trace's target. */
@@ -115,18 +115,6 @@ export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): 
     },
     files: (o.files ?? []).map((f) => f.path),
   };
-}
-
-/**
- * The group and kind an object is judged as: its own apiVersion and kind; the caller's when it
- * carries none, or only PartialObjectMetadata's (a metadata-only informer's); for a built-in kind
- * without an apiVersion, its group.
- */
-function groupKindOf(obj: KubeObject, jo: JudgeOptions): { group: string; kind: string } {
-  const partial = obj.apiVersion === 'meta.k8s.io/v1';
-  const kind = (partial ? jo.kind : (obj.kind ?? jo.kind)) ?? '';
-  const apiVersion = partial ? jo.apiVersion : (obj.apiVersion ?? jo.apiVersion);
-  return { group: apiVersion === undefined ? (builtinGroupOf(kind) ?? '') : groupOf(apiVersion), kind };
 }
 
 /**

@@ -43,6 +43,6 @@ export async function loadReadiness(o: { ready?: string | undefined; files?: rea
 export { defaultHealthRulesPath } from './rules-path.js';
 export { conditionOf, conditionsOf, generationOf, managedFieldsTime, phaseOf, saidOf, statusWordsOf, type Condition } from './status-fields.js';
 export { isPositiveCondition } from './generic.js';
-export { isBuiltinWorkload } from './builtin.js';
-export { describeVerdict, groupOf, isSettled } from './types.js';
+export { groupKindOf, isBuiltinWorkload } from './builtin.js';
+export { describeVerdict, groupKindKey, groupOf, isSettled } from './types.js';
 export type { Consultation, GroupKind, JudgeOptions, Readiness, ReadinessStatus, RuleLayer, Verdict } from './types.js';

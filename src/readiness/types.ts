@@ -81,6 +81,11 @@ export interface GroupKind {
   kind: string;
 }
 
+/** The key of a table of per-kind knowledge, as kstatus keys its own: `apps/Deployment`, core `/Pod`. */
+export function groupKindKey(gk: GroupKind): string {
+  return `${gk.group}/${gk.kind}`;
+}
+
 /** `apps/v1` → `apps`, `v1` → ``. */
 export function groupOf(apiVersion: string | undefined): string {
   if (!apiVersion) return '';
