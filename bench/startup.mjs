@@ -16,13 +16,15 @@
 // kubectl takes 10–30 s there at 10,000 Pods, so these rows are not part of `npm run bench`).
 // With --before DIR (another checkout, built), its bin/ runs the same two commands, for a before/after
 // in one run. Wall time is from spawn to exit (to the "watching" line for the trace); peak RSS is what
-// /usr/bin/time -f %M says (none without GNU time). Also one run of bin/ with an empty compile
-// cache (the first run after an install or a reboot).
+// /usr/bin/time -f %M says (none without GNU time). Then the first run after an install, three
+// times: the package as `npm pack` makes it (from this checkout, built), installed by
+// `npm i -g --prefix` into a new folder, its bin run once with TMPDIR a new empty folder (so V8's
+// compile cache, in the system's temporary folder, is empty), and once more (warm).
 //
 // Prints a Markdown table (median, range, ratio to kubectl) and, with --json FILE, the samples.
 // run.mjs runs it as its `startup` phase.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -184,23 +186,34 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
     }
     log(`startup run ${r + 1}/${runs}: ${variants.map((v) => `${v.client} ${fmtNum(samples.get(v.client).at(-1).ms, 0)} ms`).join(', ')}`);
   }
-  // The first run after an install: an empty compile cache of its own.
-  const fresh = [];
-  for (let r = 0; r < Math.min(3, runs); r++) {
-    const dir = mkdtempSync(join(tmpdir(), 'informer-trace-compile-cache-'));
-    try {
-      fresh.push(
-        await once([join(root, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS], {
-          env: { KUBECONFIG: kubeconfig, NODE_COMPILE_CACHE: dir },
-          verbose,
-        }),
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  // The first run after `npm i -g`, and the second.
+  const first = [];
+  const second = [];
+  const work = mkdtempSync(join(tmpdir(), 'informer-trace-install-'));
+  try {
+    const tarball = packed(work);
+    for (let r = 0; r < Math.min(3, runs); r++) {
+      const prefix = join(work, `prefix-${r}`);
+      const tmp = join(work, `tmp-${r}`);
+      mkdirSync(tmp);
+      execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--offline', tarball], { stdio: 'ignore' });
+      const installed = [join(prefix, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS];
+      const env = { KUBECONFIG: kubeconfig, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined };
+      first.push(await once(installed, { env, verbose }));
+      second.push(await once(installed, { env, verbose }));
     }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  samples.set('ours: cache deploy, empty compile cache (first run)', fresh);
+  samples.set('ours: cache deploy, first run after npm i -g', first);
+  samples.set('ours: cache deploy, second run after npm i -g', second);
   return samples;
+}
+
+/** The tarball `npm pack` makes of this checkout (built beforehand: no prepack build here), in `dir`. */
+function packed(dir) {
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
+  return join(dir, JSON.parse(out)[0].filename);
 }
 
 /** Table rows: median wall time and peak RSS of each variant, with ratios to kubectl (get pods, in the same -o, for the pods rows). */

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { runInThisContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleEntry, externalPackages, generatedApiInputs } from './bundle.js';
+import { asciiOnly, bundleEntry, externalPackages, generatedApiInputs } from './bundle.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -57,6 +58,36 @@ describe('the bundle', () => {
       agent: 'Agent',
       fetchClient: 'the fetch-based Kubernetes API clients are not part of kubectl informer-trace',
     });
+  });
+
+  it('is ASCII only, and means what its sources mean: strings, templates and regular expressions with other characters', async () => {
+    const entry = join(dir, 'unicode.mjs');
+    writeFileSync(
+      entry,
+      [
+        '// a comment with \u2192 and \u00b5',
+        'const d = /(\\d+)(ns|\u00b5s|ms)/.exec("12\u00b5s");',
+        'const u = /^[\u{1F600}\u00e9]$/u.test("\u{1F600}");',
+        'const t = `\u2192` + d[2] + `\u2190`;',
+        'process.stdout.write(JSON.stringify({ d: d[2], u, t, s: "\u00e9\u{1F600}", r: /\\\u00e9/.test("\u00e9") }));',
+        '',
+      ].join('\n'),
+    );
+    const out = join(dir, 'unicode.bundle.mjs');
+    await bundleEntry(entry, out, '1.2.3');
+    expect(readFileSync(out).every((b) => b < 0x80)).toBe(true);
+    const [source, bundled] = await Promise.all([run(process.execPath, [entry]), run(process.execPath, [out])]);
+    expect(JSON.parse(bundled.stdout)).toEqual(JSON.parse(source.stdout));
+    expect(JSON.parse(bundled.stdout)).toEqual({ d: '\u00b5s', u: true, t: '\u2192\u00b5s\u2190', s: '\u00e9\u{1F600}', r: true });
+  });
+
+  it('writes an identity escape of a character outside ASCII as its \\u escape, and keeps an escaped backslash before one', () => {
+    expect(asciiOnly('/\\\u2192/')).toBe('/\\u2192/');
+    expect(asciiOnly('"\\\\\u2192"')).toBe('"\\\\\\u2192"');
+    expect(asciiOnly('"\u{1F600}"')).toBe('"\\ud83d\\ude00"');
+    for (const code of ['/\\\u2192/.test("\u2192")', '"\\\\\u2192"', '/[\u{1F600}]/u.test("\u{1F600}")', '/\\\u00e9/.test("\u00e9")']) {
+      expect(runInThisContext(asciiOnly(code))).toEqual(runInThisContext(code));
+    }
   });
 
   it("finds what a metafile leaves to load at run time besides Node's built-ins and debug's optional supports-color", () => {
