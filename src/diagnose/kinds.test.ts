@@ -19,4 +19,11 @@ describe('what the diagnosis knows of a kind, by group and kind', () => {
     expect(hasObservedGeneration('Job', obj('example.com/v1'))).toBe(true);
     expect(hasObservedGeneration('Job', obj('batch/v1'))).toBe(false);
   });
+
+  it("names the service account kube-controller-manager makes each kind's Pods with", () => {
+    expect(knowledgeOf('ReplicaSet', obj('apps/v1'))?.pods?.serviceAccount).toBe('replicaset-controller');
+    expect(knowledgeOf('ReplicationController', obj('v1'))?.pods?.serviceAccount).toBe('replication-controller');
+    expect(knowledgeOf('StatefulSet', obj('apps/v1'))?.pods?.serviceAccount).toBe('statefulset-controller');
+    expect(knowledgeOf('DaemonSet', obj('apps/v1'))?.pods?.serviceAccount).toBe('daemon-set-controller');
+  });
 });

@@ -134,7 +134,7 @@ const KINDS: Record<string, KindKnowledge> = {
   'apps/ReplicaSet': { controller: KCM, observesGeneration: true, pods: replicas('replicaset-controller') },
   'apps/StatefulSet': { controller: KCM, observesGeneration: true, pods: replicas('statefulset-controller') },
   'apps/DaemonSet': { controller: KCM, observesGeneration: true, pods: daemonSetPods },
-  '/ReplicationController': { controller: KCM, observesGeneration: true, pods: replicas('replicaset-controller') },
+  '/ReplicationController': { controller: KCM, observesGeneration: true, pods: replicas('replication-controller') },
   'batch/Job': { controller: KCM, observesGeneration: false, hold: suspended('Job'), pods: jobPods, retries: jobRetries },
   'batch/CronJob': { controller: KCM, observesGeneration: false, hold: suspended('CronJob'), podsThroughChildren: true },
   '/Pod': { observesGeneration: false },
