@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { realClock } from '../clock.js';
 import { collect, durationFlag, mergedOptions } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { say, type CommandIO } from '../cli/io.js';
+import { say, sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -123,7 +123,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       // After the sync too, the informer's warnings (a lost or stalled watch) go to stderr, one line each; the live view shows them.
       if (sink.screen) await sink.screen();
       else {
-        offWarnings = informer.onEvent((e) => (e.level === 'warning' || e.level === 'error' ? say(io, `${e.level}: ${e.message}`) : undefined));
+        offWarnings = informer.onEvent(sayInformerWarnings(io));
         await keepWatching(plan, io, controller.signal, verify);
       }
       await sink.end(() => {

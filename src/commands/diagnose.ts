@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
-import type { CommandIO } from '../cli/io.js';
+import { sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { DEFAULT_GRACE_MS, diagnosisText, findOperatorMetrics, type Diagnosis, type Seen } from '../diagnose/index.js';
@@ -21,7 +21,6 @@ import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { Tracer } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
 interface DiagnoseOptions extends MetricsFlagValues, ReadinessFlagValues {
@@ -92,9 +91,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
         runUntilSynced(kube, informers, {
           signal: controller.signal,
           timeoutMs: syncTimeoutMs,
-          onEvent: (e) => {
-            if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
-          },
+          onEvent: sayInformerWarnings(io),
         }),
       );
       const traced = { info, namespace, name: target.name };

@@ -10,14 +10,13 @@ import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { durationFlag, mergedOptions, positiveDurationFlag, wholeNumberFlag } from '../cli/options.js';
-import type { CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
 import type { SetExitCode } from '../cli/run.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { DEFAULT_CANARY_IMAGE, DEFAULT_CANARY_NAME } from '../probe/canary.js';
 import { parseListen, serveProbe, type ListenAddress } from '../probe/server.js';
-import { escapeTerminal } from '../util/escape.js';
 import { parseTarget } from '../util/target.js';
 
 interface ProbeFlags extends ReadinessFlagValues {
@@ -148,7 +147,7 @@ async function runProbe(opts: ProbeFlags, io: CommandIO): Promise<void> {
   const namespace = kube.connection.namespace;
   const name = await probedDeployment(kube, opts);
   const info = await kube.discovery.resolve('deployments.apps');
-  const log = (line: string): void => void io.stderr.write(`${new Date().toISOString()} ${escapeTerminal(line)}\n`);
+  const log = (line: string): void => say(io, `${new Date().toISOString()} ${line}`);
 
   const metrics = new ProbeMetrics();
   const exporter = otlp
