@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isFolder, objectsOfText, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
-import { listItems } from '../cli/options.js';
+import { controllerNameFlag, listItems, watchSelectorFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { manifestNamespace, parseManifest } from '../trace/manifest.js';
@@ -128,14 +128,13 @@ function watchedSet(opts: CheckFlagValues, files: string[]): { files: string[]; 
   if (opts.kinds !== undefined && opts.selector === undefined) throw new UsageError('--kinds names the kinds -l selects among; it goes with --watch -l');
   if (!opts.watch) return undefined;
   if (opts.apply) throw new UsageError('choose one of --apply (write and check) and --watch (check the next change someone else makes)');
-  if (opts.selector !== undefined && files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
   if (opts.selector === undefined && files.length === 0)
     throw new UsageError('--watch needs the objects: -f FILE|DIR, or -l SELECTOR', {
       hint: 'e.g. --watch -l app.kubernetes.io/instance=shop --max-converge 2m',
     });
-  if (opts.selector !== undefined && opts.selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
+  const selector = opts.selector !== undefined ? watchSelectorFlag(opts.selector, files) : undefined;
   if (kinds.some((k) => k.includes('/'))) throw new UsageError('--kinds takes TYPE names (e.g. deploy,svc,rollouts), not TYPE/NAME');
-  return opts.selector !== undefined ? { files, select: { labelSelector: opts.selector, kinds } } : { files };
+  return selector !== undefined ? { files, select: { labelSelector: selector, kinds } } : { files };
 }
 
 /** Every object of --watch's -f paths, folders read as kubectl reads them. */
@@ -331,12 +330,9 @@ export function specsFromFlags(
 
   // With --controller, --metrics adds sources to what is found for the controllers (as for `top`).
   for (const text of controllers) {
-    const name = text.trim();
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name))
-      throw new UsageError(`--controller "${text}" is not a component or Lease name`, {
-        hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE',
-      });
-    specs.push(controllerSpec({ controller: name, metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }));
+    specs.push(
+      controllerSpec({ controller: controllerNameFlag(text), metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }),
+    );
   }
   if (metrics.length > 0 && controllers.length === 0) {
     for (const m of metrics) parseMetricsSpec(m);

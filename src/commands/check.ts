@@ -14,7 +14,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { readStdin, say, type CommandIO } from '../cli/io.js';
-import { collect, durationFlag, requireFolderOf } from '../cli/options.js';
+import { collect, requireFolderOf, syncTimeoutFlag } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { ArtifactsDir } from '../output/artifacts.js';
@@ -177,7 +177,7 @@ async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<Manife
 
 async function runCheckCommand(io: CommandIO, command: string, opts: CheckOptions, flags: CheckFlagValues): Promise<ExitCode> {
   // Everything is read and checked before any request.
-  const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+  const syncTimeoutMs = syncTimeoutFlag(opts.syncTimeout);
   const metricsPlan = planMetrics(opts);
   const { access } = metricsPlan;
   let config: { file: string; text: string } | undefined;

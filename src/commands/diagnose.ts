@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
+import { durationFlag, listItems, mergedOptions, syncTimeoutFlag } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
@@ -67,7 +67,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const opts = mergedOptions<DiagnoseOptions & Record<string, unknown>>(command);
     const target = splitTarget(first, second);
     const graceMs = durationFlag('--grace', opts.grace);
-    const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+    const syncTimeoutMs = syncTimeoutFlag(opts.syncTimeout);
     const sink = DIAGNOSE_SINKS[chooseOutput(DIAGNOSE_SINKS, opts.output, 'text', io)];
     const metrics = planMetrics(opts);
     const readiness = await readinessFromFlags(opts, io.env);

@@ -15,7 +15,7 @@
  */
 import { Command } from 'commander';
 import { LEASES } from '../kube/index.js';
-import { collect, durationFlag, positiveDurationFlag } from '../cli/options.js';
+import { collect, durationFlag, positiveDurationFlag, requireOneNamespaceScope, syncTimeoutFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { say, sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
@@ -132,7 +132,7 @@ export function parseLeaseArg(arg: string): { namespace: string | undefined; nam
 
 /** Every flag checked before any request is sent. */
 function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: CommandIO): Plan {
-  if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+  requireOneNamespaceScope(opts);
   const lease = leaseArg === undefined ? undefined : parseLeaseArg(leaseArg);
   if (lease && opts.allNamespaces) throw new UsageError('a Lease name and --all-namespaces cannot be used together');
   if (lease?.namespace && opts.namespace && lease.namespace !== opts.namespace) {
@@ -156,7 +156,7 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
     mode,
     forMs: duration('--for', opts.for),
     sinceMs,
-    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    syncTimeoutMs: syncTimeoutFlag(opts.syncTimeout),
     metricsIntervalMs,
   };
 }
