@@ -133,7 +133,7 @@ async function probedDeployment(kube: Kube, opts: ProbeFlags): Promise<string> {
 async function runProbe(opts: ProbeFlags, io: CommandIO): Promise<void> {
   // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
   // to load than a one-shot command takes to run.
-  const [{ k8sResource, resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
+  const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
     import('../output/otlp.js'),
     import('../probe/metrics.js'),
     import('../probe/probe.js'),
@@ -151,11 +151,12 @@ async function runProbe(opts: ProbeFlags, io: CommandIO): Promise<void> {
 
   const metrics = new ProbeMetrics();
   const exporter = otlp
-    ? TraceSpanExporter.otlp(otlp, {
-        serviceName: 'informer-trace-probe',
-        env: io.env,
-        resource: k8sResource(kube, { kind: 'Deployment', namespace, name }, opts.clusterName),
-      })
+    ? TraceSpanExporter.otlpOfObject(
+        otlp,
+        kube,
+        { kind: 'Deployment', namespace, name },
+        { serviceName: 'informer-trace-probe', env: io.env, clusterName: opts.clusterName },
+      )
     : undefined;
   const probe = new Probe({
     kube,
