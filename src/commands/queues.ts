@@ -147,7 +147,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
     const specs = await sourceSpecs(kube, opts, io, signal);
     const sources = scrapeSources(specs, plan.metrics.access, kube);
     const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
-    const reporter = failureReporter(io);
+    const reporter = sourceFailureReporter(io);
     const sink = QUEUES_SINKS[plan.mode];
     const shown = { filter: plan.filter, stream: plan.stream, forMs: plan.forMs };
 
@@ -206,7 +206,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
 }
 
 /** Says on stderr, once per change, why a source failed and when it answers again. */
-function failureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
+function sourceFailureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
   const report = metricsFailureReporter(io);
   return (snap) => {
     for (const s of snap.sources) {

@@ -136,7 +136,7 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     if (note && !sink.onScreen) say(io, note);
     if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
     const { model, poller } = session;
-    const reportFailures = failureReporter(io);
+    const reportFailures = replicaFailureReporter(io);
     poller.subscribe(() => reportFailures(model.view()));
     const filter = controllerFilter(plan.controllers, io);
     await sink.run({
@@ -175,7 +175,7 @@ function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView)
 }
 
 /** One line per source whose failure is new or changed, and when it answers again. */
-function failureReporter(io: CommandIO): (v: TopView) => void {
+function replicaFailureReporter(io: CommandIO): (v: TopView) => void {
   const report = metricsFailureReporter(io);
   return (v) => {
     for (const c of v.components) {
