@@ -88,15 +88,9 @@ export function evaluateController(spec: ControllerCheckSpec, w: ControllerWindo
         if (d !== null && (!best || d > best.depth)) best = { depth: d, queue: q.name };
     }
     if (!best) {
-      results.push({
-        name,
-        passed: false,
-        status: 'failed',
-        measured: null,
-        limit: l.limit,
-        unit: 'count',
-        message: `no queue "${l.queue}" with workqueue_depth in ${c.name} (queues: ${c.queues.map((q) => q.name).join(', ')})`,
-      });
+      results.push(
+        unmeasured(name, l.limit, 'count', `no queue "${l.queue}" with workqueue_depth in ${c.name} (queues: ${c.queues.map((q) => q.name).join(', ')})`),
+      );
       continue;
     }
     const passed = best.depth <= l.limit;

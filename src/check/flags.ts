@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isFolder, objectsOfText, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
-import { listItems } from '../cli/options.js';
+import { controllerNameFlag, listItems, watchSelectorFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
 import { manifestNamespace, parseManifest } from '../trace/manifest.js';
@@ -14,7 +14,7 @@ import { parseTarget } from '../util/target.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 import { controllerSpec } from './controller.js';
 import { DEFAULT_WINDOW_MS, leaseSpec, queueSpec, rolloutSpec, setSpec } from './spec-builders.js';
-import type { CheckSpec, MetricsAccess, RolloutTrigger } from './types.js';
+import type { CheckSpec, MetricsAccess, QueueLimit, RolloutTrigger } from './types.js';
 
 export interface CheckFlagValues {
   restart?: string[];
@@ -128,14 +128,13 @@ function watchedSet(opts: CheckFlagValues, files: string[]): { files: string[]; 
   if (opts.kinds !== undefined && opts.selector === undefined) throw new UsageError('--kinds names the kinds -l selects among; it goes with --watch -l');
   if (!opts.watch) return undefined;
   if (opts.apply) throw new UsageError('choose one of --apply (write and check) and --watch (check the next change someone else makes)');
-  if (opts.selector !== undefined && files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
   if (opts.selector === undefined && files.length === 0)
     throw new UsageError('--watch needs the objects: -f FILE|DIR, or -l SELECTOR', {
       hint: 'e.g. --watch -l app.kubernetes.io/instance=shop --max-converge 2m',
     });
-  if (opts.selector !== undefined && opts.selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
+  const selector = opts.selector !== undefined ? watchSelectorFlag(opts.selector, files) : undefined;
   if (kinds.some((k) => k.includes('/'))) throw new UsageError('--kinds takes TYPE names (e.g. deploy,svc,rollouts), not TYPE/NAME');
-  return opts.selector !== undefined ? { files, select: { labelSelector: opts.selector, kinds } } : { files };
+  return selector !== undefined ? { files, select: { labelSelector: selector, kinds } } : { files };
 }
 
 /** Every object of --watch's -f paths, folders read as kubectl reads them. */
@@ -155,87 +154,120 @@ export function readLease(text: string): { namespace: string | undefined; name: 
   throw new Error(`"${text}" is not a Lease: write NAMESPACE/NAME (e.g. kube-system/kube-controller-manager), or NAME with -n`);
 }
 
-/** The checks the flags ask for; [] when they ask for none (a --config may). */
-export function specsFromFlags(
-  opts: CheckFlagValues,
-  namespace: string | undefined,
-  access: MetricsAccess,
-  manifests: ManifestInputs = fileManifests,
-): CheckSpec[] {
-  const origin = { source: 'flags' };
-  const specs: CheckSpec[] = [];
-  const restarts = opts.restart ?? [];
-  const scales = opts.scale ?? [];
-  const leases = opts.lease ?? [];
-  const metrics = opts.metrics ?? [];
-  const controllers = opts.controller ?? [];
-  const maxDepth = (opts.maxDepth ?? []).map((t) => flag('--max-depth', () => readQueueLimit(t, readCount)));
-  const maxRetryRate = (opts.maxRetryRate ?? []).map((t) => flag('--max-retry-rate', () => readQueueLimit(t, readRate)));
-  const maxConvergeMs = opts.maxConverge === undefined ? undefined : flag('--max-converge', () => readDuration(opts.maxConverge!));
-  const maxHopMs = opts.maxHop === undefined ? undefined : flag('--max-hop', () => readDuration(opts.maxHop!));
-  const timeoutMs = opts.timeout === undefined ? undefined : flag('--timeout', () => readDuration(opts.timeout!));
-  const maxRenewAgeMs = opts.maxRenewAge === undefined ? undefined : flag('--max-renew-age', () => readDuration(opts.maxRenewAge!));
-  const maxTransitions = opts.maxTransitions === undefined ? undefined : flag('--max-transitions', () => readCount(opts.maxTransitions!));
-  const windowMs = opts.window === undefined ? undefined : flag('--window', () => readDuration(opts.window!));
-  const sampleIntervalMs = opts.sampleInterval === undefined ? undefined : flag('--sample-interval', () => readDuration(opts.sampleInterval!));
+/** The limits of the flags, each read and checked (undefined, or [], where not given). */
+interface FlagLimits {
+  maxDepth: QueueLimit[];
+  maxRetryRate: QueueLimit[];
+  maxConvergeMs: number | undefined;
+  maxHopMs: number | undefined;
+  timeoutMs: number | undefined;
+  maxRenewAgeMs: number | undefined;
+  maxTransitions: number | undefined;
+  windowMs: number | undefined;
+  sampleIntervalMs: number | undefined;
+}
 
-  const files = opts.filename ?? [];
-  const watched = watchedSet(opts, files);
-  if (opts.apply && files.length === 0) throw new UsageError('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
-  if (!opts.apply && !opts.watch && files.length > 0)
-    throw new UsageError('-f gives the manifest of --apply; add --apply to apply it, or --watch to check the next change to its objects');
-  if (files.filter((f) => f === '-').length > 1) throw new UsageError('-f -: stdin can be read once');
-  const rollouts = restarts.length + scales.length + files.length > 0 || watched !== undefined;
+function readLimits(opts: CheckFlagValues): FlagLimits {
+  const given = <T>(name: string, text: string | undefined, read: (text: string) => T): T | undefined =>
+    text === undefined ? undefined : flag(name, () => read(text));
+  return {
+    maxDepth: (opts.maxDepth ?? []).map((t) => flag('--max-depth', () => readQueueLimit(t, readCount))),
+    maxRetryRate: (opts.maxRetryRate ?? []).map((t) => flag('--max-retry-rate', () => readQueueLimit(t, readRate))),
+    maxConvergeMs: given('--max-converge', opts.maxConverge, readDuration),
+    maxHopMs: given('--max-hop', opts.maxHop, readDuration),
+    timeoutMs: given('--timeout', opts.timeout, readDuration),
+    maxRenewAgeMs: given('--max-renew-age', opts.maxRenewAge, readDuration),
+    maxTransitions: given('--max-transitions', opts.maxTransitions, readCount),
+    windowMs: given('--window', opts.window, readDuration),
+    sampleIntervalMs: given('--sample-interval', opts.sampleInterval, readDuration),
+  };
+}
+
+/** A limit given without the check it limits is refused, naming the flag that would make it one. */
+function requireSubjects(opts: CheckFlagValues, limits: FlagLimits, rollouts: boolean): void {
+  const leases = opts.lease ?? [];
+  const queues = (opts.metrics ?? []).length > 0 || (opts.controller ?? []).length > 0;
   if (!rollouts) {
     for (const [set, name] of [
-      [maxConvergeMs, '--max-converge'],
-      [maxHopMs, '--max-hop'],
-      [timeoutMs, '--timeout'],
+      [limits.maxConvergeMs, '--max-converge'],
+      [limits.maxHopMs, '--max-hop'],
+      [limits.timeoutMs, '--timeout'],
     ] as const) {
       if (set !== undefined) throw new UsageError(`${name} applies to a rollout check: give --restart TYPE/NAME, --scale TYPE/NAME=N or --apply -f FILE`);
     }
   }
   if (leases.length === 0) {
     for (const [set, name] of [
-      [maxRenewAgeMs, '--max-renew-age'],
-      [maxTransitions, '--max-transitions'],
+      [limits.maxRenewAgeMs, '--max-renew-age'],
+      [limits.maxTransitions, '--max-transitions'],
     ] as const) {
       if (set !== undefined) throw new UsageError(`${name} applies to a lease check: give --lease NAMESPACE/NAME`);
     }
   }
-  if (metrics.length === 0 && controllers.length === 0) {
+  if (!queues) {
     for (const [set, name] of [
-      [maxDepth.length || undefined, '--max-depth'],
-      [maxRetryRate.length || undefined, '--max-retry-rate'],
-      [sampleIntervalMs, '--sample-interval'],
+      [limits.maxDepth.length || undefined, '--max-depth'],
+      [limits.maxRetryRate.length || undefined, '--max-retry-rate'],
+      [limits.sampleIntervalMs, '--sample-interval'],
     ] as const) {
       if (set !== undefined)
         throw new UsageError(`${name} applies to a queue check: give --metrics SOURCE`, { hint: 'or to a controller check: --controller NAME' });
     }
   }
-  if (windowMs !== undefined && leases.length === 0 && metrics.length === 0 && controllers.length === 0) {
+  if (limits.windowMs !== undefined && leases.length === 0 && !queues) {
     throw new UsageError('--window applies to lease and queue checks: give --lease or --metrics', { hint: 'and to controller checks: --controller NAME' });
   }
+}
 
+/** A set's objects, each checked against -n and named by its file and document. */
+function setObjects(objects: SourcedObject[], namespace: string | undefined, manifests: ManifestInputs): { obj: SourcedObject['obj']; source: string }[] {
+  for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, namespace, manifests.namespaceFlag, manifests.namespaceName);
+  return objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
+}
+
+/**
+ * The rollout and set checks: --watch's set, then one rollout check per --restart, --scale and
+ * --apply of a file of one object, then one set check per --apply of a folder or of a file of
+ * several objects. `triggers` counts the rollout checks.
+ */
+function rolloutAndSetSpecs(
+  opts: CheckFlagValues,
+  watched: ReturnType<typeof watchedSet>,
+  namespace: string | undefined,
+  limits: FlagLimits,
+  manifests: ManifestInputs,
+): { specs: CheckSpec[]; triggers: number } {
+  const origin = { source: 'flags' };
+  const { maxConvergeMs, maxHopMs, timeoutMs } = limits;
+  const specs: CheckSpec[] = [];
   if (watched) {
     if (maxHopMs !== undefined) throw new UsageError("--max-hop applies to one object's rollout; --watch checks a set of objects");
     const objects = watched.files.length ? watchedObjects(watched.files, opts.recursive === true, manifests) : [];
-    for (const o of objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, namespace, manifests.namespaceFlag, manifests.namespaceName);
-    const inputs = objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
-    specs.push(setSpec({ files: watched.files, objects: inputs, namespace, maxConvergeMs, timeoutMs, watch: true, select: watched.select, origin }));
+    specs.push(
+      setSpec({
+        files: watched.files,
+        objects: setObjects(objects, namespace, manifests),
+        namespace,
+        maxConvergeMs,
+        timeoutMs,
+        watch: true,
+        select: watched.select,
+        origin,
+      }),
+    );
   }
 
   // A folder, or a file of several objects, is one set check; a file of one object, one rollout check.
   const sets: { file: string; objects: SourcedObject[] }[] = [];
   const single: string[] = [];
-  for (const f of opts.apply ? files : []) {
+  for (const f of opts.apply ? (opts.filename ?? []) : []) {
     const objects = flag(`-f ${f}`, () => applyObjects(f, opts.recursive === true, manifests));
     if (objects) sets.push({ file: f, objects });
     else single.push(f);
   }
   const triggers: { target: string; namespace: string | undefined; trigger: RolloutTrigger }[] = [
-    ...restarts.map((t) => ({ target: flag('--restart', () => readTarget(t)), namespace, trigger: { kind: 'restart' } as RolloutTrigger })),
-    ...scales.map((t) => {
+    ...(opts.restart ?? []).map((t) => ({ target: flag('--restart', () => readTarget(t)), namespace, trigger: { kind: 'restart' } as RolloutTrigger })),
+    ...(opts.scale ?? []).map((t) => {
       const s = flag('--scale', () => readScale(t));
       return { target: s.target, namespace, trigger: { kind: 'scale', replicas: s.replicas } as RolloutTrigger };
     }),
@@ -253,34 +285,59 @@ export function specsFromFlags(
   }
   for (const s of sets) {
     if (maxHopMs !== undefined) throw new UsageError(`--max-hop applies to one object's rollout; -f ${s.file} holds ${s.objects.length} objects`);
-    for (const o of s.objects) manifestNamespace(o.obj, `${o.file}: document ${o.document}`, namespace, manifests.namespaceFlag, manifests.namespaceName);
-    const objects = s.objects.map((o) => ({ obj: o.obj, source: `${o.file}: document ${o.document}` }));
-    specs.push(setSpec({ files: [s.file], objects, namespace, maxConvergeMs, timeoutMs, origin }));
+    specs.push(setSpec({ files: [s.file], objects: setObjects(s.objects, namespace, manifests), namespace, maxConvergeMs, timeoutMs, origin }));
   }
+  return { specs, triggers: triggers.length };
+}
 
+/** The lease checks: one per --lease, each with the limits given (one at least). */
+function leaseSpecs(opts: CheckFlagValues, namespace: string | undefined, limits: FlagLimits): CheckSpec[] {
+  const leases = opts.lease ?? [];
+  const { maxRenewAgeMs, maxTransitions, windowMs } = limits;
   if (leases.length > 0 && maxRenewAgeMs === undefined && maxTransitions === undefined) {
     throw new UsageError('a lease check needs a limit: --max-renew-age DURATION and/or --max-transitions N', {
       hint: 'e.g. --lease kube-system/kube-controller-manager --max-renew-age 20s --max-transitions 2 --window 5m',
     });
   }
-  for (const text of leases) {
-    const lease = flag('--lease', () => readLease(text));
-    specs.push(leaseSpec({ lease, namespace, maxRenewAgeMs, maxTransitions, windowMs, origin }));
-  }
+  return leases.map((text) =>
+    leaseSpec({ lease: flag('--lease', () => readLease(text)), namespace, maxRenewAgeMs, maxTransitions, windowMs, origin: { source: 'flags' } }),
+  );
+}
+
+/** The checks the flags ask for; [] when they ask for none (a --config may). */
+export function specsFromFlags(
+  opts: CheckFlagValues,
+  namespace: string | undefined,
+  access: MetricsAccess,
+  manifests: ManifestInputs = fileManifests,
+): CheckSpec[] {
+  const origin = { source: 'flags' };
+  const metrics = opts.metrics ?? [];
+  const controllers = opts.controller ?? [];
+  const limits = readLimits(opts);
+  const { maxDepth, maxRetryRate, windowMs, sampleIntervalMs } = limits;
+
+  const files = opts.filename ?? [];
+  const watched = watchedSet(opts, files);
+  if (opts.apply && files.length === 0) throw new UsageError('--apply needs the manifest: -f FILE (repeatable), or -f - for stdin');
+  if (!opts.apply && !opts.watch && files.length > 0)
+    throw new UsageError('-f gives the manifest of --apply; add --apply to apply it, or --watch to check the next change to its objects');
+  if (files.filter((f) => f === '-').length > 1) throw new UsageError('-f -: stdin can be read once');
+  requireSubjects(opts, limits, (opts.restart ?? []).length + (opts.scale ?? []).length + files.length > 0 || watched !== undefined);
+
+  const rollouts = rolloutAndSetSpecs(opts, watched, namespace, limits, manifests);
+  const specs: CheckSpec[] = [...rollouts.specs, ...leaseSpecs(opts, namespace, limits)];
 
   // With --controller, --metrics adds sources to what is found for the controllers (as for `top`).
   for (const text of controllers) {
-    const name = text.trim();
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name))
-      throw new UsageError(`--controller "${text}" is not a component or Lease name`, {
-        hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE',
-      });
-    specs.push(controllerSpec({ controller: name, metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }));
+    specs.push(
+      controllerSpec({ controller: controllerNameFlag(text), metrics, access, maxDepth, maxRetryRate, windowMs: windowMs ?? DEFAULT_WINDOW_MS, origin }),
+    );
   }
   if (metrics.length > 0 && controllers.length === 0) {
     for (const m of metrics) parseMetricsSpec(m);
     // Without queue limits beside a rollout check, --metrics is where its operator's queue is read (RunContext.operatorMetrics).
-    if (maxDepth.length === 0 && maxRetryRate.length === 0 && triggers.length > 0) return specs;
+    if (maxDepth.length === 0 && maxRetryRate.length === 0 && rollouts.triggers > 0) return specs;
     if (maxDepth.length === 0 && maxRetryRate.length === 0) {
       throw new UsageError('a queue check needs a limit: --max-depth [QUEUE=]N and/or --max-retry-rate [QUEUE=]RATE', {
         hint: 'e.g. --metrics https://127.0.0.1:10257/metrics --max-depth deployment=10 --max-retry-rate 1/s --window 60s',

@@ -37,3 +37,10 @@ export async function readStdin(io: Pick<CommandIO, 'stdin'>, what = 'objects'):
 export function say(io: Pick<CommandIO, 'stderr'>, line: string): void {
   io.stderr.write(`${escapeTerminal(line)}\n`);
 }
+
+/** For an informer's onEvent: its warnings and errors (a lost or stalled watch), one line each; the rest is progress, not said. */
+export function sayInformerWarnings(io: Pick<CommandIO, 'stderr'>): (e: { level: string; message: string }) => void {
+  return (e) => {
+    if (e.level === 'warning' || e.level === 'error') say(io, `${e.level}: ${e.message}`);
+  };
+}

@@ -80,6 +80,31 @@ export function positiveDurationFlag(flag: string, value: string | undefined, ex
   return ms;
 }
 
+/** --sync-timeout in ms: how long to wait for the caches to sync; 0 is the command's default. */
+export function syncTimeoutFlag(value: string | undefined, defaultMs = 60_000): number {
+  return durationFlag('--sync-timeout', value) || defaultMs;
+}
+
+/** -n and -A each say where to look: not both. */
+export function requireOneNamespaceScope(opts: { namespace?: string | undefined; allNamespaces?: boolean | undefined }): void {
+  if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+}
+
+/** --watch -l SELECTOR: the objects to watch are given either with -f or with -l, and -l is not empty. */
+export function watchSelectorFlag(selector: string, files: readonly string[]): string {
+  if (files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
+  if (selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
+  return selector;
+}
+
+/** A --controller value, trimmed: a component or Lease name (kube-controller-manager), or NAMESPACE/LEASE. */
+export function controllerNameFlag(text: string): string {
+  const name = text.trim();
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(name))
+    throw new UsageError(`--controller "${text}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
+  return name;
+}
+
 /**
  * A file a command is asked to write (--junit FILE, --svg FILE), checked before any request is
  * sent: a usage error unless its folder exists, so that a run is not lost to a typo in a path.

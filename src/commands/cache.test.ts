@@ -15,7 +15,7 @@ describe('cache flags', () => {
     [['--watch', '-o', 'table'], /--watch streams deltas: use it with -o ndjson \(-o table prints the cache once\)/],
     [['--watch'], /--watch streams deltas: use it with -o ndjson/],
     [['--verify-every', '10s'], /--verify-every compares while watching: add --watch or --for DURATION/],
-    [['--verify-every', '0s', '--watch', '-o', 'ndjson'], /--verify-every must be more than 0/],
+    [['--verify-every', '0s', '--watch', '-o', 'ndjson'], /--verify-every must be a positive duration, e.g. 30s/],
     [['--resync', 'soon'], /--resync: /],
   ] as const) {
     it(`${args.join(' ')}: one error line, exit 2`, async () => {

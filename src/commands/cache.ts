@@ -9,9 +9,9 @@
  */
 import { Command } from 'commander';
 import { realClock } from '../clock.js';
-import { collect, durationFlag, mergedOptions } from '../cli/options.js';
+import { collect, durationFlag, mergedOptions, positiveDurationFlag, requireOneNamespaceScope, syncTimeoutFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { say, type CommandIO } from '../cli/io.js';
+import { say, sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -123,7 +123,7 @@ export function createCacheCommand(io: CommandIO, setExitCode: (code: ExitCode) 
       // After the sync too, the informer's warnings (a lost or stalled watch) go to stderr, one line each; the live view shows them.
       if (sink.screen) await sink.screen();
       else {
-        offWarnings = informer.onEvent((e) => (e.level === 'warning' || e.level === 'error' ? say(io, `${e.level}: ${e.message}`) : undefined));
+        offWarnings = informer.onEvent(sayInformerWarnings(io));
         await keepWatching(plan, io, controller.signal, verify);
       }
       await sink.end(() => {
@@ -332,7 +332,7 @@ interface Plan {
 
 /** Every flag checked before any request is sent. */
 function validate(opts: CacheOptions, io: CommandIO): Plan {
-  if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+  requireOneNamespaceScope(opts);
   const indexers: Indexers = { ...builtInIndexes };
   const customIndexNames: string[] = [];
   for (const spec of opts.index) {
@@ -371,11 +371,9 @@ function validate(opts: CacheOptions, io: CommandIO): Plan {
     });
   }
   const forMs = duration('--for', opts.for);
-  const verifyEveryMs = duration('--verify-every', opts.verifyEvery);
-  if (opts.verifyEvery !== undefined && verifyEveryMs <= 0) throw new UsageError('--verify-every must be more than 0');
+  const verifyEveryMs = positiveDurationFlag('--verify-every', opts.verifyEvery) ?? 0;
   if (verifyEveryMs > 0 && !watch && forMs <= 0) throw new UsageError('--verify-every compares while watching: add --watch or --for DURATION');
-  const resyncMs = duration('--resync', opts.resync);
-  if (opts.resync !== undefined && resyncMs <= 0) throw new UsageError('--resync must be more than 0');
+  const resyncMs = positiveDurationFlag('--resync', opts.resync) ?? 0;
   return {
     output,
     watch,
@@ -386,6 +384,6 @@ function validate(opts: CacheOptions, io: CommandIO): Plan {
     customIndexNames,
     byIndex,
     forMs,
-    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    syncTimeoutMs: syncTimeoutFlag(opts.syncTimeout),
   };
 }

@@ -13,8 +13,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { readStdin, type CommandIO } from '../cli/io.js';
-import { collect, durationFlag, requireFolderOf } from '../cli/options.js';
+import { readStdin, say, type CommandIO } from '../cli/io.js';
+import { collect, requireFolderOf, syncTimeoutFlag } from '../cli/options.js';
 import { addMetricsFlags, planMetrics } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { ArtifactsDir } from '../output/artifacts.js';
@@ -28,7 +28,6 @@ import { checkReportJunit } from '../output/junit.js';
 import { checkReportMarkdown } from '../output/markdown.js';
 import { metricsNeedCluster, parseMetricsSpec } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeTerminal } from '../util/escape.js';
 
 interface CheckOptions extends CheckFlagValues, ReadinessFlagValues {
   config?: string;
@@ -178,7 +177,7 @@ async function manifestInputs(io: CommandIO, opts: CheckOptions): Promise<Manife
 
 async function runCheckCommand(io: CommandIO, command: string, opts: CheckOptions, flags: CheckFlagValues): Promise<ExitCode> {
   // Everything is read and checked before any request.
-  const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+  const syncTimeoutMs = syncTimeoutFlag(opts.syncTimeout);
   const metricsPlan = planMetrics(opts);
   const { access } = metricsPlan;
   let config: { file: string; text: string } | undefined;
@@ -208,7 +207,7 @@ async function runCheckCommand(io: CommandIO, command: string, opts: CheckOption
     specs = readCheckSpecs({ flags, config, namespace: kube.connection.namespace, access, manifests });
   }
 
-  const log = (line: string): void => void io.stderr.write(`${escapeTerminal(line)}\n`);
+  const log = (line: string): void => say(io, line);
   log(`checking ${specs.length} thing${specs.length === 1 ? '' : 's'}:`);
   for (const s of specs) log(`  ${s.name}: ${describeSpec(s)}`);
   const report = await runChecks(specs, {

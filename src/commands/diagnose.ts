@@ -6,9 +6,9 @@
  */
 import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { durationFlag, listItems, mergedOptions } from '../cli/options.js';
+import { durationFlag, listItems, mergedOptions, syncTimeoutFlag } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
-import type { CommandIO } from '../cli/io.js';
+import { sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { chainFromCaches, DEFAULT_GRACE_MS, diagnoseChain, type Diagnosis, diagnosisText, findOperatorMetrics, type Seen } from '../diagnose/index.js';
@@ -20,7 +20,6 @@ import { renderStructured, type StructuredFormat } from '../output/format.js';
 import { isCustomResource } from '../trace/child-discovery.js';
 import { Tracer } from '../trace/tracer.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';
 
 interface DiagnoseOptions extends MetricsFlagValues, ReadinessFlagValues {
@@ -67,7 +66,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const opts = mergedOptions<DiagnoseOptions & Record<string, unknown>>(command);
     const target = splitTarget(first, second);
     const graceMs = durationFlag('--grace', opts.grace);
-    const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout) || 60_000;
+    const syncTimeoutMs = syncTimeoutFlag(opts.syncTimeout);
     const sink = DIAGNOSE_SINKS[chooseOutput(DIAGNOSE_SINKS, opts.output, 'text', io)];
     const metrics = planMetrics(opts);
     const readiness = await readinessFromFlags(opts, io.env);
@@ -91,9 +90,7 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
         runUntilSynced(kube, informers, {
           signal: controller.signal,
           timeoutMs: syncTimeoutMs,
-          onEvent: (e) => {
-            if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
-          },
+          onEvent: sayInformerWarnings(io),
         }),
       );
       const traced = { info, namespace, name: target.name };

@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { colorEnabled, readStdin, type CommandIO } from '../cli/io.js';
 import { readObjectFiles, type SourcedObject } from '../cli/object-files.js';
-import { collectItems, mergedOptions } from '../cli/options.js';
+import { collectItems, mergedOptions, requireOneNamespaceScope } from '../cli/options.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -86,7 +86,7 @@ export function createHealthCommand(io: CommandIO, setExitCode: (code: ExitCode)
     if (opts.filename.length > 0 && first !== undefined) throw new UsageError('give objects either with -f or as TYPE[/NAME], not both');
     if (opts.filename.length === 0 && first === undefined)
       throw new UsageError('nothing to judge', { hint: 'give -f FILE|DIR|- or TYPE[/NAME], e.g. health -f app.yaml' });
-    if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+    requireOneNamespaceScope(opts);
     if (opts.filename.length > 0 && (opts.allNamespaces || opts.selector !== undefined))
       throw new UsageError('-A and -l select live objects; they do not go with -f');
     const stdin = opts.filename.includes('-') ? await readStdin(io) : undefined;

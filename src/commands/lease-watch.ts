@@ -15,9 +15,9 @@
  */
 import { Command } from 'commander';
 import { LEASES } from '../kube/index.js';
-import { collect, durationFlag, positiveDurationFlag } from '../cli/options.js';
+import { collect, durationFlag, positiveDurationFlag, requireOneNamespaceScope, syncTimeoutFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import type { CommandIO } from '../cli/io.js';
+import { say, sayInformerWarnings, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import type { ExitCode } from '../exit-codes.js';
@@ -132,7 +132,7 @@ export function parseLeaseArg(arg: string): { namespace: string | undefined; nam
 
 /** Every flag checked before any request is sent. */
 function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: CommandIO): Plan {
-  if (opts.allNamespaces && opts.namespace) throw new UsageError('--namespace and --all-namespaces cannot be used together');
+  requireOneNamespaceScope(opts);
   const lease = leaseArg === undefined ? undefined : parseLeaseArg(leaseArg);
   if (lease && opts.allNamespaces) throw new UsageError('a Lease name and --all-namespaces cannot be used together');
   if (lease?.namespace && opts.namespace && lease.namespace !== opts.namespace) {
@@ -156,7 +156,7 @@ function validate(leaseArg: string | undefined, opts: LeaseWatchOptions, io: Com
     mode,
     forMs: duration('--for', opts.for),
     sinceMs,
-    syncTimeoutMs: duration('--sync-timeout', opts.syncTimeout) || 60_000,
+    syncTimeoutMs: syncTimeoutFlag(opts.syncTimeout),
     metricsIntervalMs,
   };
 }
@@ -180,9 +180,9 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
   const sink = LEASE_SINKS[plan.mode];
   const unsubscribe = sink.subscribe(model, io);
   const quiet = sink.onScreen;
+  const warn = sayInformerWarnings(io);
   const progress = (e: InformerEvent): void => {
-    if (quiet && model.isSynced()) return;
-    if (e.level === 'warning' || e.level === 'error') io.stderr.write(`${escapeTerminal(`${e.level}: ${e.message}`)}\n`);
+    if (!(quiet && model.isSynced())) warn(e);
   };
   const started = Date.now();
   let offWarnings: (() => void) | undefined;
@@ -202,7 +202,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
     await waitForCacheSync(controller.signal, [() => registration.hasSynced()]);
     // Said once; the TUI says it in the view instead.
     const note = candidatesNote(await candidates);
-    if (note && !sink.onScreen) io.stderr.write(`${escapeTerminal(note)}\n`);
+    if (note && !sink.onScreen) say(io, note);
     model.markSynced();
     model.start();
     const stats = informer.stats();
@@ -217,7 +217,7 @@ async function watchLeases(kube: Kube, plan: Plan, opts: LeaseWatchOptions, io: 
       const ns = plan.lease.namespace ?? kube.connection.namespace;
       if (!model.has(ns, plan.lease.name)) throw await notFound(kube, ns, plan.lease.name, controller.signal, missingNamespace === ns);
     }
-    if (missingNamespace) io.stderr.write(`note: namespace ${escapeTerminal(missingNamespace)} does not exist; its Leases are shown once it is created\n`);
+    if (missingNamespace) say(io, `note: namespace ${missingNamespace} does not exist; its Leases are shown once it is created`);
 
     const poller = opts.metrics.length > 0 ? metricsPoller(kube, opts, plan, model) : undefined;
     const keepRunning = sink.streams || plan.forMs > 0 || Boolean(opts.watch);

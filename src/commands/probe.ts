@@ -10,14 +10,13 @@ import { Command, Option } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
 import { durationFlag, mergedOptions, positiveDurationFlag, wholeNumberFlag } from '../cli/options.js';
-import type { CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
 import type { SetExitCode } from '../cli/run.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { connect } from '../kube/index.js';
+import { connect, type Kube } from '../kube/index.js';
 import { DEFAULT_CANARY_IMAGE, DEFAULT_CANARY_NAME } from '../probe/canary.js';
-import { parseListen, serveProbe } from '../probe/server.js';
-import { escapeTerminal } from '../util/escape.js';
+import { parseListen, serveProbe, type ListenAddress } from '../probe/server.js';
 import { parseTarget } from '../util/target.js';
 
 interface ProbeFlags extends ReadinessFlagValues {
@@ -76,88 +75,115 @@ export function createProbeCommand(io: CommandIO, setExitCode: SetExitCode): Com
   addReadinessFlags(cmd);
   addConnectionFlags(cmd);
   cmd.action(async (_o: unknown, command: Command) => {
-    const opts = mergedOptions<ProbeFlags & Record<string, unknown>>(command);
-    // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
-    // to load than a one-shot command takes to run.
-    const [{ k8sResource, resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
-      import('../output/otlp.js'),
-      import('../probe/metrics.js'),
-      import('../probe/probe.js'),
-    ]);
-    const intervalMs = positiveDurationFlag('--interval', opts.interval);
-    const timeoutMs = positiveDurationFlag('--timeout', opts.timeout);
-    const syncTimeoutMs = positiveDurationFlag('--sync-timeout', opts.syncTimeout);
-    const shutdownGraceMs = durationFlag('--shutdown-grace', opts.shutdownGrace);
-    const maxRounds = opts.rounds === undefined ? 0 : wholeNumberFlag('--rounds', opts.rounds, 1);
-    const replicas = wholeNumberFlag('--replicas', opts.replicas, 1);
-    const listen = parseListen(opts.listen);
-    if (opts.mode !== 'restart' && opts.mode !== 'scale') throw new UsageError(`--mode ${String(opts.mode)}: choose restart or scale`);
-    const sizes = opts.sizes.split(',').map((s) => s.trim());
-    if (sizes.length !== 2) throw new UsageError(`--sizes "${opts.sizes}" is not two replica counts A,B`, { hint: 'e.g. --sizes 1,2' });
-    const [a, b] = sizes.map((s) => wholeNumberFlag('--sizes', s, 0)) as [number, number];
-    if (opts.mode === 'scale' && a === b) throw new UsageError(`--sizes ${opts.sizes}: the two sizes must differ`);
-    const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
-    const readiness = await readinessFromFlags(opts, io.env);
-
-    const kube = connect(connectionFlags(opts));
-    const namespace = kube.connection.namespace;
-    let name: string;
-    if (opts.target !== undefined) {
-      let t: { type: string; name: string };
-      try {
-        t = parseTarget(opts.target);
-      } catch (err) {
-        throw new UsageError(`--target ${(err as Error).message}`);
-      }
-      const info = await kube.discovery.resolve(t.type);
-      if (info.group !== 'apps' || info.resource !== 'deployments')
-        throw new UsageError(`--target ${opts.target}: the probe restarts or scales a Deployment, not ${info.kind}`);
-      name = t.name;
-    } else {
-      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.canaryName) || opts.canaryName.length > 63)
-        throw new UsageError(`--canary-name "${opts.canaryName}" is not a valid Deployment name`);
-      name = opts.canaryName;
-    }
-    const info = await kube.discovery.resolve('deployments.apps');
-    const log = (line: string): void => void io.stderr.write(`${new Date().toISOString()} ${escapeTerminal(line)}\n`);
-
-    const metrics = new ProbeMetrics();
-    const exporter = otlp
-      ? TraceSpanExporter.otlp(otlp, {
-          serviceName: 'informer-trace-probe',
-          env: io.env,
-          resource: k8sResource(kube, { kind: 'Deployment', namespace, name }, opts.clusterName),
-        })
-      : undefined;
-    const probe = new Probe({
-      kube,
-      target: { info, namespace, name },
-      canary: opts.target === undefined ? { namespace, name, image: opts.canaryImage, replicas } : undefined,
-      mode: opts.mode === 'scale' ? { kind: 'scale', sizes: [a, b] } : { kind: 'restart' },
-      intervalMs,
-      timeoutMs,
-      syncTimeoutMs,
-      readiness,
-      shutdownGraceMs,
-      maxRounds,
-      metrics,
-      exporter,
-      log,
-    });
-    const server = await serveProbe(listen, metrics, probe);
-    log(`serving /metrics, /healthz and /readyz on ${server.url}`);
-    log(
-      `probing Deployment/${name} in ${namespace} (${opts.target === undefined ? 'canary' : 'existing target'}) every ${opts.interval} by ${opts.mode === 'scale' ? `scaling between ${a} and ${b}` : 'restarting it'}` +
-        `${otlp ? `; traces to ${otlp.url}` : ''}; connected to ${kube.connection.server} (${kube.connection.source})`,
-    );
-    try {
-      await probe.run(io.signal);
-    } finally {
-      await exporter?.shutdown();
-      await server.close();
-    }
-    log(`stopped after ${probe.rounds} round${probe.rounds === 1 ? '' : 's'}`);
+    await runProbe(mergedOptions<ProbeFlags & Record<string, unknown>>(command), io);
     setExitCode(ExitCode.Ok, { stopIsNormal: true });
   });
   return cmd;
+}
+
+interface ProbePlan {
+  intervalMs: number;
+  timeoutMs: number;
+  syncTimeoutMs: number;
+  shutdownGraceMs: number;
+  maxRounds: number;
+  replicas: number;
+  listen: ListenAddress;
+  /** --sizes, for --mode scale. */
+  sizes: [number, number];
+}
+
+/** Every flag checked before any request is sent (but --otlp-endpoint and the readiness flags, read where they are used). */
+function planProbe(opts: ProbeFlags): ProbePlan {
+  const intervalMs = positiveDurationFlag('--interval', opts.interval);
+  const timeoutMs = positiveDurationFlag('--timeout', opts.timeout);
+  const syncTimeoutMs = positiveDurationFlag('--sync-timeout', opts.syncTimeout);
+  const shutdownGraceMs = durationFlag('--shutdown-grace', opts.shutdownGrace);
+  const maxRounds = opts.rounds === undefined ? 0 : wholeNumberFlag('--rounds', opts.rounds, 1);
+  const replicas = wholeNumberFlag('--replicas', opts.replicas, 1);
+  const listen = parseListen(opts.listen);
+  if (opts.mode !== 'restart' && opts.mode !== 'scale') throw new UsageError(`--mode ${String(opts.mode)}: choose restart or scale`);
+  const sizes = opts.sizes.split(',').map((s) => s.trim());
+  if (sizes.length !== 2) throw new UsageError(`--sizes "${opts.sizes}" is not two replica counts A,B`, { hint: 'e.g. --sizes 1,2' });
+  const [a, b] = sizes.map((s) => wholeNumberFlag('--sizes', s, 0)) as [number, number];
+  if (opts.mode === 'scale' && a === b) throw new UsageError(`--sizes ${opts.sizes}: the two sizes must differ`);
+  return { intervalMs, timeoutMs, syncTimeoutMs, shutdownGraceMs, maxRounds, replicas, listen, sizes: [a, b] };
+}
+
+/** The name of the Deployment the probe writes: --target's, which must be a Deployment, or the canary's. */
+async function probedDeployment(kube: Kube, opts: ProbeFlags): Promise<string> {
+  if (opts.target === undefined) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.canaryName) || opts.canaryName.length > 63)
+      throw new UsageError(`--canary-name "${opts.canaryName}" is not a valid Deployment name`);
+    return opts.canaryName;
+  }
+  let t: { type: string; name: string };
+  try {
+    t = parseTarget(opts.target);
+  } catch (err) {
+    throw new UsageError(`--target ${(err as Error).message}`);
+  }
+  const info = await kube.discovery.resolve(t.type);
+  if (info.group !== 'apps' || info.resource !== 'deployments')
+    throw new UsageError(`--target ${opts.target}: the probe restarts or scales a Deployment, not ${info.kind}`);
+  return t.name;
+}
+
+/** Runs rounds until stopped (or --rounds), serving what they measured. */
+async function runProbe(opts: ProbeFlags, io: CommandIO): Promise<void> {
+  // Loaded when the probe runs, not for every command: OpenTelemetry and prom-client take longer
+  // to load than a one-shot command takes to run.
+  const [{ resolveOtlpTarget, TraceSpanExporter }, { ProbeMetrics }, { Probe }] = await Promise.all([
+    import('../output/otlp.js'),
+    import('../probe/metrics.js'),
+    import('../probe/probe.js'),
+  ]);
+  const plan = planProbe(opts);
+  const [a, b] = plan.sizes;
+  const otlp = resolveOtlpTarget(opts.otlpEndpoint, io.env);
+  const readiness = await readinessFromFlags(opts, io.env);
+
+  const kube = connect(connectionFlags(opts));
+  const namespace = kube.connection.namespace;
+  const name = await probedDeployment(kube, opts);
+  const info = await kube.discovery.resolve('deployments.apps');
+  const log = (line: string): void => say(io, `${new Date().toISOString()} ${line}`);
+
+  const metrics = new ProbeMetrics();
+  const exporter = otlp
+    ? TraceSpanExporter.otlpOfObject(
+        otlp,
+        kube,
+        { kind: 'Deployment', namespace, name },
+        { serviceName: 'informer-trace-probe', env: io.env, clusterName: opts.clusterName },
+      )
+    : undefined;
+  const probe = new Probe({
+    kube,
+    target: { info, namespace, name },
+    canary: opts.target === undefined ? { namespace, name, image: opts.canaryImage, replicas: plan.replicas } : undefined,
+    mode: opts.mode === 'scale' ? { kind: 'scale', sizes: [a, b] } : { kind: 'restart' },
+    intervalMs: plan.intervalMs,
+    timeoutMs: plan.timeoutMs,
+    syncTimeoutMs: plan.syncTimeoutMs,
+    readiness,
+    shutdownGraceMs: plan.shutdownGraceMs,
+    maxRounds: plan.maxRounds,
+    metrics,
+    exporter,
+    log,
+  });
+  const server = await serveProbe(plan.listen, metrics, probe);
+  log(`serving /metrics, /healthz and /readyz on ${server.url}`);
+  log(
+    `probing Deployment/${name} in ${namespace} (${opts.target === undefined ? 'canary' : 'existing target'}) every ${opts.interval} by ${opts.mode === 'scale' ? `scaling between ${a} and ${b}` : 'restarting it'}` +
+      `${otlp ? `; traces to ${otlp.url}` : ''}; connected to ${kube.connection.server} (${kube.connection.source})`,
+  );
+  try {
+    await probe.run(io.signal);
+  } finally {
+    await exporter?.shutdown();
+    await server.close();
+  }
+  log(`stopped after ${probe.rounds} round${probe.rounds === 1 ? '' : 's'}`);
 }

@@ -23,7 +23,7 @@
 import { Command } from 'commander';
 import { collectItems, mergedOptions, positiveDurationFlag } from '../cli/options.js';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import type { CommandIO } from '../cli/io.js';
+import { say, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { UsageError } from '../errors.js';
@@ -31,7 +31,6 @@ import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
-import { escapeTerminal } from '../util/escape.js';
 import type { QueuesFilter } from '../view/queues-view.js';
 import { realClock } from '../clock.js';
 import { QUEUES_SINKS, type QueuesOutput } from './queues-sinks.js';
@@ -133,7 +132,7 @@ async function sourceSpecs(kube: Kube | undefined, opts: QueuesOptions, io: Comm
         'hint: add kube-controller-manager with --metrics https://HOST:10257/metrics --metrics-insecure-skip-tls-verify\n',
     );
   } else {
-    io.stderr.write(`${escapeTerminal(`no --metrics given: scraping the API server and ${found.map((d) => `${d.component} (${d.spec})`).join(', ')}`)}\n`);
+    say(io, `no --metrics given: scraping the API server and ${found.map((d) => `${d.component} (${d.spec})`).join(', ')}`);
   }
   return ['apiserver', ...found.map((d) => d.spec)];
 }
@@ -148,7 +147,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
     const specs = await sourceSpecs(kube, opts, io, signal);
     const sources = scrapeSources(specs, plan.metrics.access, kube);
     const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
-    const reporter = failureReporter(io);
+    const reporter = sourceFailureReporter(io);
     const sink = QUEUES_SINKS[plan.mode];
     const shown = { filter: plan.filter, stream: plan.stream, forMs: plan.forMs };
 
@@ -207,7 +206,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
 }
 
 /** Says on stderr, once per change, why a source failed and when it answers again. */
-function failureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
+function sourceFailureReporter(io: CommandIO): (snap: MetricsSnapshot) => void {
   const report = metricsFailureReporter(io);
   return (snap) => {
     for (const s of snap.sources) {

@@ -23,11 +23,10 @@
  */
 import { Command } from 'commander';
 import { addConnectionFlags, connectionFlags } from '../cli/connection-flags.js';
-import { collectItems, durationFlag, mergedOptions, positiveDurationFlag } from '../cli/options.js';
+import { collectItems, controllerNameFlag, mergedOptions, positiveDurationFlag, syncTimeoutFlag } from '../cli/options.js';
 import { say, type CommandIO } from '../cli/io.js';
 import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
-import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
 import { parseUserSpec } from '../metrics/index.js';
@@ -111,12 +110,8 @@ function validate(opts: TopOptions, io: CommandIO): Plan {
   const mode = chooseOutput(TOP_SINKS, opts.output, 'table', io);
   const intervalMs = positiveDurationFlag('--interval', opts.interval, '2s');
   const forMs = positiveDurationFlag('--for', opts.for) ?? 0;
-  const syncTimeoutMs = durationFlag('--sync-timeout', opts.syncTimeout);
-  for (const c of opts.controller ?? []) {
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/.test(c))
-      throw new UsageError(`--controller "${c}" is not a component or Lease name`, { hint: 'e.g. --controller kube-controller-manager, or NAMESPACE/LEASE' });
-  }
-  return { mode, intervalMs, forMs, syncTimeoutMs: syncTimeoutMs || 30_000, controllers: opts.controller ?? [] };
+  for (const c of opts.controller ?? []) controllerNameFlag(c);
+  return { mode, intervalMs, forMs, syncTimeoutMs: syncTimeoutFlag(opts.syncTimeout, 30_000), controllers: opts.controller ?? [] };
 }
 
 async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): Promise<ExitCode> {
@@ -141,7 +136,7 @@ async function runTop(kube: Kube, plan: Plan, opts: TopOptions, io: CommandIO): 
     if (note && !sink.onScreen) say(io, note);
     if (opts.explainDiscovery) io.stderr.write(explainDiscovery(escapeTerminalDeep({ targets: session.targets, discoveryErrors: session.discoveryErrors })));
     const { model, poller } = session;
-    const reportFailures = failureReporter(io);
+    const reportFailures = replicaFailureReporter(io);
     poller.subscribe(() => reportFailures(model.view()));
     const filter = controllerFilter(plan.controllers, io);
     await sink.run({
@@ -180,7 +175,7 @@ function controllerFilter(names: readonly string[], io: CommandIO): (v: TopView)
 }
 
 /** One line per source whose failure is new or changed, and when it answers again. */
-function failureReporter(io: CommandIO): (v: TopView) => void {
+function replicaFailureReporter(io: CommandIO): (v: TopView) => void {
   const report = metricsFailureReporter(io);
   return (v) => {
     for (const c of v.components) {

@@ -215,12 +215,8 @@ async function exportTrace(
   log: (line: string) => void,
 ): Promise<void> {
   // The OpenTelemetry SDK is loaded only when spans are exported.
-  const { k8sResource, TraceSpanExporter } = await import('../output/otlp.js');
-  const exporter = TraceSpanExporter.otlp(target, {
-    serviceName: 'kubectl-informer-trace',
-    env,
-    resource: k8sResource(kube, snap.target),
-  });
+  const { TraceSpanExporter } = await import('../output/otlp.js');
+  const exporter = TraceSpanExporter.otlpOfObject(target, kube, snap.target, { serviceName: 'kubectl-informer-trace', env });
   try {
     const sent = await exporter.export(snap, endedAt);
     log(`exported trace ${sent.traceId} (${sent.spans} spans) to ${target.url}`);

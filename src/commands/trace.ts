@@ -10,7 +10,16 @@ import { readStdin, say, type CommandIO } from '../cli/io.js';
 import { isFolder, readObjectFiles, requireApplicable, type SourcedObject } from '../cli/object-files.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues, type MetricsPlan } from '../cli/metrics-flags.js';
 import { addReadinessFlags, readinessFromFlags, type ReadinessFlagValues } from '../cli/readiness-flags.js';
-import { collectItems, durationFlag, listItems, positiveDurationFlag, requireFolderOf, wholeNumberFlag } from '../cli/options.js';
+import {
+  collectItems,
+  durationFlag,
+  listItems,
+  positiveDurationFlag,
+  requireFolderOf,
+  syncTimeoutFlag,
+  watchSelectorFlag,
+  wholeNumberFlag,
+} from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, type ConnectionFlags, type Kube, type ResourceInfo } from '../kube/index.js';
@@ -151,9 +160,7 @@ function plannedTrigger(opts: TraceOptions): PlannedTrigger {
   if (files.length === 0 && opts.recursive) throw new UsageError('-R reads the folders of -f; it goes with --apply -f or --watch -f');
   if (opts.selector !== undefined) {
     if (!opts.watch) throw new UsageError('-l picks the objects of --watch; add --watch to trace the next change to the objects it selects');
-    if (files.length > 0) throw new UsageError('give the objects to watch either with -f or with -l, not both');
-    if (opts.selector.trim() === '') throw new UsageError('-l needs a label selector, e.g. -l app.kubernetes.io/instance=shop');
-    return { kind: 'watch', selector: opts.selector };
+    return { kind: 'watch', selector: watchSelectorFlag(opts.selector, files) };
   }
   if (opts.annotate !== undefined) {
     const eq = opts.annotate.indexOf('=');
@@ -177,7 +184,7 @@ export function planTrace(opts: TraceOptions, io: Pick<CommandIO, 'stdout' | 'en
     timeoutMs: durationFlag('--timeout', opts.timeout),
     coalesceMs: durationFlag('--coalesce', opts.coalesce),
     settleMs: durationFlag('--settle', opts.settle),
-    syncTimeoutMs: durationFlag('--sync-timeout', opts.syncTimeout) || 60_000,
+    syncTimeoutMs: syncTimeoutFlag(opts.syncTimeout),
     metrics: planMetrics(opts),
     metricsIntervalMs: positiveDurationFlag('--metrics-interval', opts.metricsInterval, '2s') ?? 2_000,
     stallMs: positiveDurationFlag('--stall', opts.stall, '20s'),

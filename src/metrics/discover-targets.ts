@@ -145,52 +145,73 @@ function holderHost(identity: string): string {
   return i > 0 ? identity.slice(0, i) : identity;
 }
 
-/** Runs every step; never throws for a refused list. */
-export async function discoverTargets(client: RawGetter, options: DiscoverTargetsOptions): Promise<DiscoveryResult> {
-  const local = isLoopbackHost(safeHost(options.server));
-  const errors: string[] = [];
-  const targets = new Map<string, DiscoveredTarget>();
+/**
+ * What the steps have found, merged by source and by Pod, and a line for each list that failed;
+ * the lists the steps make go through here, so that a refused one is a line and not a throw.
+ */
+class Found {
+  readonly targets = new Map<string, DiscoveredTarget>();
+  readonly errors: string[] = [];
   /** Pod "ns/name" → target key, to merge what several steps found about one Pod. */
-  const byPod = new Map<string, string>();
-  const add = (t: DiscoveredTarget): DiscoveredTarget => {
+  private readonly byPod = new Map<string, string>();
+
+  constructor(
+    readonly client: RawGetter,
+    readonly signal: AbortSignal | undefined,
+    /** Whether the API server is on loopback: loopback endpoints are then trusted. */
+    readonly local: boolean,
+  ) {}
+
+  /** A target found by a step; one found already (by source, or by its Pod) takes what it adds. */
+  add(t: DiscoveredTarget): DiscoveredTarget {
     const podKey = t.pod && t.namespace ? `${t.namespace}/${t.pod}` : undefined;
-    const existing = targets.get(t.source) ?? (podKey && byPod.has(podKey) ? targets.get(byPod.get(podKey)!) : undefined);
+    const existing = this.targets.get(t.source) ?? (podKey && this.byPod.has(podKey) ? this.targets.get(this.byPod.get(podKey)!) : undefined);
     if (existing) {
       for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
       existing.component ??= t.component;
       existing.lease ??= t.lease;
       return existing;
     }
-    targets.set(t.source, t);
-    if (podKey) byPod.set(podKey, t.source);
+    this.targets.set(t.source, t);
+    if (podKey) this.byPod.set(podKey, t.source);
     return t;
-  };
-  const list = async <T>(what: string, path: string, describe: { resource: string; namespace?: string }): Promise<T[] | undefined> => {
+  }
+
+  /** A target tied to a Lease: one with the same source takes its Lease and reasons. */
+  tie(t: DiscoveredTarget): void {
+    const existing = this.targets.get(t.source);
+    if (existing) {
+      existing.lease ??= t.lease;
+      for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
+    } else this.targets.set(t.source, t);
+  }
+
+  /**
+   * The items of a list, or undefined when it failed (a line in `errors`). `ifServed`: a kind that
+   * may not be served (a CRD not installed) gives nothing, without a line.
+   */
+  async list<T>(what: string, path: string, describe: { resource: string; namespace?: string }, ifServed = false): Promise<T[] | undefined> {
     try {
-      const res = await client.raw(path, { signal: options.signal, describe: { verb: 'list', ...describe } });
+      const res = await this.client.raw(path, { signal: this.signal, describe: { verb: 'list', ...describe } });
       return ((JSON.parse(res.body) as { items?: T[] }).items ?? []) as T[];
     } catch (err) {
-      if (options.signal?.aborted) throw err;
-      errors.push(`${what}: ${messageOf(err)}`);
+      if (this.signal?.aborted || !(ifServed && isNotFound(err))) this.failed(what, err);
       return undefined;
     }
-  };
+  }
 
-  /** `list`, for a kind that may not be served (a CRD not installed): nothing, without an error line. */
-  const listServed = async <T>(what: string, path: string, resource: string): Promise<T[] | undefined> => {
-    try {
-      const res = await client.raw(path, { signal: options.signal, describe: { verb: 'list', resource } });
-      return ((JSON.parse(res.body) as { items?: T[] }).items ?? []) as T[];
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      if (!isNotFound(err)) errors.push(`${what}: ${messageOf(err)}`);
-      return undefined;
-    }
-  };
+  /** A step that failed is a line; an abort ends the discovery. */
+  failed(what: string, err: unknown): void {
+    if (this.signal?.aborted) throw err;
+    this.errors.push(`${what}: ${messageOf(err)}`);
+  }
+}
 
-  if (!options.leasesOnly) await discoverControlPlaneTargets();
-  async function discoverControlPlaneTargets(): Promise<void> {
-    add({
+/** Runs every step; never throws for a refused list. */
+export async function discoverTargets(client: RawGetter, options: DiscoverTargetsOptions): Promise<DiscoveryResult> {
+  const found = new Found(client, options.signal, isLoopbackHost(safeHost(options.server)));
+  if (!options.leasesOnly) {
+    found.add({
       source: 'apiserver',
       component: 'kube-apiserver',
       namespace: null,
@@ -200,174 +221,181 @@ export async function discoverTargets(client: RawGetter, options: DiscoverTarget
       foundBy: ['the API server of the kubeconfig'],
       routes: [{ kind: 'apiserver' }],
     });
-
-    // 2. kube-prometheus Services and their EndpointSlices.
-    const components = Object.keys(CONTROL_PLANE_PORTS);
-    const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
-    for (const label of KUBE_PROMETHEUS_LABELS) {
-      const selector = `${label} in (${components.join(',')})`;
-      const items = await list<KubeObject & { spec?: { ports?: Port[] } }>(
-        `Services labelled ${selector} in kube-system`,
-        `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`,
-        { resource: 'services', namespace: 'kube-system' },
-      );
-      for (const s of items ?? []) {
-        const name = s.metadata.name ?? '';
-        const component = s.metadata.labels?.[label] ?? '';
-        if (name && !services.has(name)) services.set(name, { labels: `${label}=${component}`, component, ports: s.spec?.ports ?? [] });
-      }
-    }
-    for (const [service, svc] of services) {
-      const selector = `kubernetes.io/service-name=${service}`;
-      const slices = await list<Slice>(
-        `EndpointSlices of Service kube-system/${service}`,
-        `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`,
-        { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' },
-      );
-      for (const slice of slices ?? []) {
-        const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
-        if (!port?.port) continue;
-        const scheme = port.name === 'http-metrics' ? 'http' : 'https';
-        for (const ep of slice.endpoints ?? []) {
-          if (ep.conditions?.ready === false) continue;
-          for (const address of ep.addresses ?? []) {
-            const loopback = isLoopbackHost(address);
-            const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
-            const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
-            const proxy: Route[] = loopback
-              ? []
-              : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
-            const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
-            add({
-              source: url,
-              component: svc.component,
-              namespace: 'kube-system',
-              pod,
-              host: pod ?? ep.nodeName ?? ep.hostname ?? null,
-              lease: null,
-              foundBy: [
-                `EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`,
-              ],
-              routes: loopback ? [direct] : [...proxy, direct],
-            });
-          }
-        }
-      }
-    }
-
-    // 3. kubeadm static Pods.
-    try {
-      for (const d of await discoverControlPlane(client, { signal: options.signal })) {
-        add({
-          source: d.spec,
-          component: d.component,
-          namespace: d.namespace,
-          pod: d.pod,
-          host: d.node ?? d.pod,
-          lease: null,
-          foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
-          // The proxy first; the components often refuse it (anonymous), and the node's address
-          // may be reachable from here.
-          routes: [
-            { kind: 'proxy', spec: d.spec },
-            ...(d.podIP
-              ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && local }]
-              : []),
-          ],
-        });
-      }
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      errors.push(`control-plane Pods in kube-system: ${messageOf(err)}`);
-    }
+    await addKubePrometheusTargets(found);
+    await addStaticPodTargets(found);
   }
 
   // 4 and 5. Pods with metrics ports or annotations, and the Pods Lease holders name.
-  let pods = options.leasesOnly ? undefined : await list<PodLike>('Pods in all namespaces', '/api/v1/pods', { resource: 'pods' });
-  if (pods === undefined) {
-    // Not allowed cluster-wide (or only the Leases wanted): the namespaces of the Leases.
-    pods = [];
-    for (const ns of new Set((options.leases ?? []).map((l) => l.namespace))) {
-      pods.push(...((await list<PodLike>(`Pods in ${ns}`, `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, { resource: 'pods', namespace: ns })) ?? []));
-    }
-  }
-  const running = pods.filter((p) => p.status?.phase === 'Running' && p.metadata.name && p.metadata.namespace);
+  const running = (await listPods(found, options)).filter((p) => p.status?.phase === 'Running' && p.metadata.name && p.metadata.namespace);
   const podTargets = new Map<string, DiscoveredTarget>();
   for (const p of running) {
-    const t = podTarget(p, local);
-    if (t) podTargets.set(`${p.metadata.namespace}/${p.metadata.name}`, add(t));
+    const t = podTarget(p, found.local);
+    if (t) podTargets.set(`${p.metadata.namespace}/${p.metadata.name}`, found.add(t));
   }
-  for (const l of options.leases ?? []) {
-    if (!l.holder) continue;
-    const host = holderHost(l.holder);
-    const holderPod = running.find((p) => p.metadata.namespace === l.namespace && p.metadata.name === host);
-    if (!holderPod) continue;
-    const owner = holderPod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
-    const replicas = owner
-      ? running.filter((p) => p.metadata.namespace === l.namespace && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner))
-      : [holderPod];
-    for (const p of replicas) {
-      const t = podTargets.get(`${l.namespace}/${p.metadata.name}`);
-      if (!t) continue;
-      t.lease ??= `${l.namespace}/${l.name}`;
-      const why =
-        p === holderPod
-          ? `Lease ${l.namespace}/${l.name} holder ${l.holder} names this Pod`
-          : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
-      if (!t.foundBy.includes(why)) t.foundBy.push(why);
-    }
-    // 5b. The endpoints of EndpointSlices (a Service's) that name those Pods, on a metrics port.
-    const slices = await list<Slice>(
-      `EndpointSlices in ${l.namespace}`,
-      `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(l.namespace)}/endpointslices`,
-      {
-        resource: 'endpointslices.discovery.k8s.io',
-        namespace: l.namespace,
-      },
+  for (const l of options.leases ?? []) await addHolderTargets(found, l, running, podTargets);
+  return { targets: [...found.targets.values()], errors: found.errors };
+}
+
+/** 2. kube-prometheus Services and their EndpointSlices: every ready endpoint on the metrics port. */
+async function addKubePrometheusTargets(found: Found): Promise<void> {
+  const components = Object.keys(CONTROL_PLANE_PORTS);
+  const services = new Map<string, { labels: string; component: string; ports: Port[] }>();
+  for (const label of KUBE_PROMETHEUS_LABELS) {
+    const selector = `${label} in (${components.join(',')})`;
+    const items = await found.list<KubeObject & { spec?: { ports?: Port[] } }>(
+      `Services labelled ${selector} in kube-system`,
+      `/api/v1/namespaces/kube-system/services?labelSelector=${encodeURIComponent(selector)}`,
+      { resource: 'services', namespace: 'kube-system' },
     );
-    const names = new Set(replicas.map((p) => p.metadata.name));
-    const tie = (t: DiscoveredTarget): void => {
-      const existing = targets.get(t.source);
-      if (existing) {
-        existing.lease ??= t.lease;
-        for (const f of t.foundBy) if (!existing.foundBy.includes(f)) existing.foundBy.push(f);
-      } else targets.set(t.source, t);
-    };
-    for (const t of leaseSliceTargets(slices ?? [], l, holderPod.metadata.name!, names, local)) tie(t);
-    // 5c. prometheus-operator's ServiceMonitors and PodMonitors there (when served) that select them.
-    const nsPath = `/apis/monitoring.coreos.com/v1/namespaces/${encodeURIComponent(l.namespace)}`;
-    const byLabels = async (resource: string, path: string, selector: LabelSelector | undefined): Promise<KubeObject[]> =>
-      (await list<KubeObject>(`${resource} in ${l.namespace} a monitor selects`, `${path}?labelSelector=${encodeURIComponent(selectorText(selector))}`, {
-        resource,
-        namespace: l.namespace,
-      })) ?? [];
-    for (const m of (await listServed<Monitor>(`ServiceMonitors in ${l.namespace}`, `${nsPath}/servicemonitors`, 'servicemonitors.monitoring.coreos.com')) ??
-      []) {
-      const services = new Set(
-        (await byLabels('services', `/api/v1/namespaces/${encodeURIComponent(l.namespace)}/services`, m.spec?.selector)).map((x) => x.metadata.name),
-      );
-      const selected = (slices ?? []).filter((x) => services.has(x.metadata.labels?.['kubernetes.io/service-name']));
-      for (const e of m.spec?.endpoints ?? []) {
-        for (const t of leaseSliceTargets(selected, l, holderPod.metadata.name!, names, local, {
-          monitor: `ServiceMonitor ${l.namespace}/${m.metadata.name}`,
-          ...e,
-        }))
-          tie(t);
-      }
+    for (const s of items ?? []) {
+      const name = s.metadata.name ?? '';
+      const component = s.metadata.labels?.[label] ?? '';
+      if (name && !services.has(name)) services.set(name, { labels: `${label}=${component}`, component, ports: s.spec?.ports ?? [] });
     }
-    for (const m of (await listServed<Monitor>(`PodMonitors in ${l.namespace}`, `${nsPath}/podmonitors`, 'podmonitors.monitoring.coreos.com')) ?? []) {
-      const selected = new Set(
-        (await byLabels('pods', `/api/v1/namespaces/${encodeURIComponent(l.namespace)}/pods`, m.spec?.selector)).map((x) => x.metadata.name),
-      );
-      for (const p of replicas.filter((x) => selected.has(x.metadata.name))) {
-        for (const e of m.spec?.podMetricsEndpoints ?? []) {
-          const t = podMonitorTarget(p, e, `PodMonitor ${l.namespace}/${m.metadata.name}`, l, holderPod.metadata.name!, local);
-          if (t) tie(t);
+  }
+  const local = found.local;
+  for (const [service, svc] of services) {
+    const selector = `kubernetes.io/service-name=${service}`;
+    const slices = await found.list<Slice>(
+      `EndpointSlices of Service kube-system/${service}`,
+      `/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=${encodeURIComponent(selector)}`,
+      { resource: 'endpointslices.discovery.k8s.io', namespace: 'kube-system' },
+    );
+    for (const slice of slices ?? []) {
+      const port = pickPort(slice.ports ?? []) ?? pickPort(svc.ports);
+      if (!port?.port) continue;
+      const scheme = port.name === 'http-metrics' ? 'http' : 'https';
+      for (const ep of slice.endpoints ?? []) {
+        if (ep.conditions?.ready === false) continue;
+        for (const address of ep.addresses ?? []) {
+          const loopback = isLoopbackHost(address);
+          const url = `${scheme}://${hostPort(dialAddress(address), port.port)}/metrics`;
+          const pod = ep.targetRef?.kind === 'Pod' && ep.targetRef.name ? ep.targetRef.name : null;
+          const proxy: Route[] = loopback
+            ? []
+            : [{ kind: 'proxy', spec: pod ? `pod/kube-system/${pod}:${port.port}` : `svc/kube-system/${service}${port.name ? `:${port.name}` : ''}` }];
+          const direct: Route = { kind: 'direct', url, insecureSkipTlsVerify: loopback && local };
+          found.add({
+            source: url,
+            component: svc.component,
+            namespace: 'kube-system',
+            pod,
+            host: pod ?? ep.nodeName ?? ep.hostname ?? null,
+            lease: null,
+            foundBy: [
+              `EndpointSlice kube-system/${slice.metadata.name} of Service kube-system/${service} (${svc.labels}), port ${port.name ?? port.port}${loopback && local ? '; loopback on a local cluster: certificate not verified' : ''}`,
+            ],
+            routes: loopback ? [direct] : [...proxy, direct],
+          });
         }
       }
     }
   }
-  return { targets: [...targets.values()], errors };
+}
+
+/** 3. kubeadm's static Pods in kube-system. */
+async function addStaticPodTargets(found: Found): Promise<void> {
+  try {
+    for (const d of await discoverControlPlane(found.client, { signal: found.signal })) {
+      found.add({
+        source: d.spec,
+        component: d.component,
+        namespace: d.namespace,
+        pod: d.pod,
+        host: d.node ?? d.pod,
+        lease: null,
+        foundBy: [`Pod ${d.namespace}/${d.pod} (kubeadm static Pod, ${d.component}), port ${d.port}`],
+        // The proxy first; the components often refuse it (anonymous), and the node's address
+        // may be reachable from here.
+        routes: [
+          { kind: 'proxy', spec: d.spec },
+          ...(d.podIP
+            ? [{ kind: 'direct' as const, url: `https://${hostPort(d.podIP, d.port)}/metrics`, insecureSkipTlsVerify: isLoopbackHost(d.podIP) && found.local }]
+            : []),
+        ],
+      });
+    }
+  } catch (err) {
+    found.failed('control-plane Pods in kube-system', err);
+  }
+}
+
+/** The Pods of every namespace; where that is refused (or only the Leases are wanted), those of the Leases' namespaces. */
+async function listPods(found: Found, options: DiscoverTargetsOptions): Promise<PodLike[]> {
+  const all = options.leasesOnly ? undefined : await found.list<PodLike>('Pods in all namespaces', '/api/v1/pods', { resource: 'pods' });
+  if (all !== undefined) return all;
+  const pods: PodLike[] = [];
+  for (const ns of new Set((options.leases ?? []).map((l) => l.namespace))) {
+    pods.push(
+      ...((await found.list<PodLike>(`Pods in ${ns}`, `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, { resource: 'pods', namespace: ns })) ?? []),
+    );
+  }
+  return pods;
+}
+
+/**
+ * 5. The Pod a Lease's holder names and its replicas (the Pods of its owner), tied to the Lease;
+ * then the endpoints of the EndpointSlices there that name them, and what monitors there select.
+ */
+async function addHolderTargets(found: Found, l: LeaseHolder, running: PodLike[], podTargets: Map<string, DiscoveredTarget>): Promise<void> {
+  if (!l.holder) return;
+  const host = holderHost(l.holder);
+  const holderPod = running.find((p) => p.metadata.namespace === l.namespace && p.metadata.name === host);
+  if (!holderPod) return;
+  const owner = holderPod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
+  const replicas = owner
+    ? running.filter((p) => p.metadata.namespace === l.namespace && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner))
+    : [holderPod];
+  for (const p of replicas) {
+    const t = podTargets.get(`${l.namespace}/${p.metadata.name}`);
+    if (!t) continue;
+    t.lease ??= `${l.namespace}/${l.name}`;
+    const why =
+      p === holderPod
+        ? `Lease ${l.namespace}/${l.name} holder ${l.holder} names this Pod`
+        : `a replica (same owner) of Pod ${holderPod.metadata.name}, which Lease ${l.namespace}/${l.name}'s holder names`;
+    if (!t.foundBy.includes(why)) t.foundBy.push(why);
+  }
+  // 5b. The endpoints of EndpointSlices (a Service's) that name those Pods, on a metrics port.
+  const slices =
+    (await found.list<Slice>(`EndpointSlices in ${l.namespace}`, `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(l.namespace)}/endpointslices`, {
+      resource: 'endpointslices.discovery.k8s.io',
+      namespace: l.namespace,
+    })) ?? [];
+  const names = new Set(replicas.map((p) => p.metadata.name));
+  for (const t of leaseSliceTargets(slices, l, holderPod.metadata.name!, names, found.local)) found.tie(t);
+  await addMonitorTargets(found, l, slices, holderPod.metadata.name!, replicas);
+}
+
+/** 5c. prometheus-operator's ServiceMonitors and PodMonitors in the Lease's namespace (when served) that select its holder's Pods. */
+async function addMonitorTargets(found: Found, l: LeaseHolder, slices: Slice[], holderPod: string, replicas: PodLike[]): Promise<void> {
+  const names = new Set(replicas.map((p) => p.metadata.name));
+  const ns = encodeURIComponent(l.namespace);
+  const nsPath = `/apis/monitoring.coreos.com/v1/namespaces/${ns}`;
+  const byLabels = async (resource: string, path: string, selector: LabelSelector | undefined): Promise<KubeObject[]> =>
+    (await found.list<KubeObject>(`${resource} in ${l.namespace} a monitor selects`, `${path}?labelSelector=${encodeURIComponent(selectorText(selector))}`, {
+      resource,
+      namespace: l.namespace,
+    })) ?? [];
+  const monitors = async (kind: string, resource: string): Promise<Monitor[]> =>
+    (await found.list<Monitor>(`${kind}s in ${l.namespace}`, `${nsPath}/${resource.split('.')[0]}`, { resource }, true)) ?? [];
+  for (const m of await monitors('ServiceMonitor', 'servicemonitors.monitoring.coreos.com')) {
+    const services = new Set((await byLabels('services', `/api/v1/namespaces/${ns}/services`, m.spec?.selector)).map((x) => x.metadata.name));
+    const selected = slices.filter((x) => services.has(x.metadata.labels?.['kubernetes.io/service-name']));
+    for (const e of m.spec?.endpoints ?? []) {
+      for (const t of leaseSliceTargets(selected, l, holderPod, names, found.local, { monitor: `ServiceMonitor ${l.namespace}/${m.metadata.name}`, ...e }))
+        found.tie(t);
+    }
+  }
+  for (const m of await monitors('PodMonitor', 'podmonitors.monitoring.coreos.com')) {
+    const selected = new Set((await byLabels('pods', `/api/v1/namespaces/${ns}/pods`, m.spec?.selector)).map((x) => x.metadata.name));
+    for (const p of replicas.filter((x) => selected.has(x.metadata.name))) {
+      for (const e of m.spec?.podMetricsEndpoints ?? []) {
+        const t = podMonitorTarget(p, e, `PodMonitor ${l.namespace}/${m.metadata.name}`, l, holderPod, found.local);
+        if (t) found.tie(t);
+      }
+    }
+  }
 }
 
 interface LabelSelector {

@@ -50,7 +50,7 @@ export interface TraceSpansOptions {
  * The OpenTelemetry resource of a trace of one object: the cluster (the context's name unless
  * told), the object's namespace and its kind's name (`k8s.deployment.name`), and the API server.
  */
-export function k8sResource(
+function k8sResource(
   kube: { connection: { contextName: string; server: string } },
   target: { kind: string; namespace?: string | undefined; name: string },
   clusterName?: string,
@@ -81,6 +81,16 @@ export class TraceSpanExporter {
   static otlp(target: OtlpTarget, options: Omit<TraceSpansOptions, 'exporter'> & { timeoutMs?: number }): TraceSpanExporter {
     const exporter = new OTLPTraceExporter({ url: target.url, headers: target.headers, timeoutMillis: options.timeoutMs ?? 10_000 });
     return new TraceSpanExporter({ ...options, exporter });
+  }
+
+  /** Over OTLP/HTTP to `target`, the traces of one object, as a resource of its cluster (k8sResource). */
+  static otlpOfObject(
+    target: OtlpTarget,
+    kube: { connection: { contextName: string; server: string } },
+    object: { kind: string; namespace?: string | undefined; name: string },
+    options: { serviceName: string; env: NodeJS.ProcessEnv; clusterName?: string | undefined },
+  ): TraceSpanExporter {
+    return TraceSpanExporter.otlp(target, { serviceName: options.serviceName, env: options.env, resource: k8sResource(kube, object, options.clusterName) });
   }
 
   /** The trace's spans, made and ended now (not exported). */
