@@ -17,8 +17,7 @@ import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, typ
 import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
 import { renderStructured, type StructuredFormat } from '../output/format.js';
 import { chainFromCaches, diagnoseChain } from '../diagnose/chain.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import { TraceSession } from '../trace/session.js';
+import { isCustomResource, TraceSession } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { splitTarget } from './trace.js';

@@ -15,16 +15,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { realClock, type Clock } from '../clock.js';
-import {
-  isDeletedFinalStateUnknown,
-  type Indexer,
-  type InformerStats,
-  type ResourceEventHandlerRegistration,
-  type SharedIndexInformer,
-} from '../informer/index.js';
+import { isDeletedFinalStateUnknown, type ResourceEventHandlerRegistration, type SharedIndexInformer } from '../informer/index.js';
 import { ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import type { Readiness } from '../readiness/index.js';
-import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter, type QueueMetricsSnapshot } from '../workqueue/index.js';
+import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimiter } from '../workqueue/index.js';
 import { ChainCurrency } from './chain-currency.js';
 import { ChainInformers, isKnownKind, type ChildInformer, type ListerWatcherFactory } from './chain-informers.js';
 import { ChainTracker, refOf, type Deletion, type ReconcileView, type TrackedObject } from './chain-tracker.js';
@@ -32,17 +26,21 @@ import { ChainView } from './chain-view.js';
 import { discoverChildren, type DiscoveredChildren } from './child-discovery.js';
 import { EventsReader, type EventRegarding } from './events-reader.js';
 import type { InformerPool } from './informer-pool.js';
-import type { HopFigures } from './hop-figures.js';
 import { receivedAt } from './received-at.js';
 import { ChainTree } from './tree.js';
 import { writeTrigger, type TriggerRequest } from './triggers.js';
-import type { BurstStats, Hop, ObjectRef, TraceEvent, TraceOutcome, TraceTrigger, TreeNode } from './types.js';
-
-export interface TraceTarget {
-  info: ResourceInfo;
-  namespace: string | undefined;
-  name: string;
-}
+import type {
+  BurstStats,
+  DiscoveredChildKinds,
+  Hop,
+  ObjectRef,
+  TraceCaches,
+  TraceEvent,
+  TraceOutcome,
+  TraceSnapshot,
+  TraceTarget,
+  TraceTrigger,
+} from './types.js';
 
 export interface TracerOptions {
   kube: Kube;
@@ -72,44 +70,6 @@ export interface TracerOptions {
   listerWatcher?: ListerWatcherFactory;
   /** Informers shared with the other traces of a set (informer-pool.ts); this trace's own otherwise. */
   pool?: InformerPool;
-}
-
-/** The tracer's informer caches, for a reader that needs more than the hops (a diagnosis). */
-export interface TraceCaches {
-  target: { info: ResourceInfo; store: Indexer };
-  /** Descendant kinds down the owner chain; each store holds the namespace's objects of that kind. */
-  children: { info: ResourceInfo; store: Indexer }[];
-  /** The namespace's events.k8s.io Events, when the server serves them. */
-  events: { info: ResourceInfo; store: Indexer } | undefined;
-}
-
-export interface TraceSnapshot {
-  target: { kind: string; namespace?: string | undefined; name: string };
-  trigger: TraceTrigger | undefined;
-  hops: Hop[];
-  /** The figures over `hops`, as the tracer keeps them; absent, they are computed from `hops`. */
-  figures?: HopFigures | undefined;
-  tree: TreeNode | undefined;
-  informers: InformerStats[];
-  queue: QueueMetricsSnapshot | undefined;
-  reconciles: number;
-  targetWatchEvents: number;
-  outcome: TraceOutcome | undefined;
-  endMessage: string | undefined;
-  burst: BurstStats | undefined;
-  /** The child kinds found through discovery for a kind the tool does not know (group/resource names). */
-  discoveredChildren?: DiscoveredChildKinds | undefined;
-  /** What the Events bounds cut since the start, in one line (EventsReader.cutTotal), when they cut any. */
-  eventsNotRead?: string | undefined;
-}
-
-export interface DiscoveredChildKinds {
-  /** Watched whole. */
-  full: string[];
-  /** Watched as PartialObjectMetadata. */
-  metadataOnly: string[];
-  /** Left out, with why (forbidden, not listable). */
-  refused: string[];
 }
 
 /**

@@ -1,4 +1,18 @@
-/** The reconcile-chain trace as plain, serialisable data: what every output renders. */
+/**
+ * The trace's vocabulary, shared by its files and by every reader outside: the trace as plain,
+ * serialisable data (TraceSnapshot and what it holds: what every output renders), the target a
+ * trace is run on (TraceTarget), and the informer caches a reader may look into (TraceCaches).
+ */
+import type { Indexer, InformerStats } from '../informer/index.js';
+import type { ResourceInfo } from '../kube/index.js';
+import type { QueueMetricsSnapshot } from '../workqueue/index.js';
+
+/** What a trace is run on: one object, by its resolved kind, namespace and name. */
+export interface TraceTarget {
+  info: ResourceInfo;
+  namespace: string | undefined;
+  name: string;
+}
 
 export interface ObjectRef {
   kind: string;
@@ -152,4 +166,54 @@ export interface TreeNode {
   creationTimestamp?: string | undefined;
   deleting: boolean;
   children: TreeNode[];
+}
+
+/** The figures every screen reads over all the hops: kept by the chain tracker, or computed by hopFiguresOf (hop-figures.ts). */
+export interface HopFigures {
+  /** The first converged or failed hop. */
+  end: Hop | undefined;
+  /** The longest `Kind/name` among the hops. */
+  longestObject: number;
+  /** Every hop's id, in order. */
+  ids: readonly string[];
+}
+
+/** The trace so far, or at its end: what every output renders. */
+export interface TraceSnapshot {
+  target: { kind: string; namespace?: string | undefined; name: string };
+  trigger: TraceTrigger | undefined;
+  hops: Hop[];
+  /** The figures over `hops`, as the tracer keeps them; absent, they are computed from `hops`. */
+  figures?: HopFigures | undefined;
+  tree: TreeNode | undefined;
+  informers: InformerStats[];
+  queue: QueueMetricsSnapshot | undefined;
+  reconciles: number;
+  targetWatchEvents: number;
+  outcome: TraceOutcome | undefined;
+  endMessage: string | undefined;
+  burst: BurstStats | undefined;
+  /** The child kinds found through discovery for a kind the tool does not know (group/resource names). */
+  discoveredChildren?: DiscoveredChildKinds | undefined;
+  /** What the Events bounds cut since the start, in one line (EventsReader.cutTotal), when they cut any. */
+  eventsNotRead?: string | undefined;
+}
+
+/** The child kinds discovery found for a target of a kind the tool does not know. */
+export interface DiscoveredChildKinds {
+  /** Watched whole. */
+  full: string[];
+  /** Watched as PartialObjectMetadata. */
+  metadataOnly: string[];
+  /** Left out, with why (forbidden, not listable). */
+  refused: string[];
+}
+
+/** The tracer's informer caches, for a reader that needs more than the hops (a diagnosis). */
+export interface TraceCaches {
+  target: { info: ResourceInfo; store: Indexer };
+  /** Descendant kinds down the owner chain; each store holds the namespace's objects of that kind. */
+  children: { info: ResourceInfo; store: Indexer }[];
+  /** The namespace's events.k8s.io Events, when the server serves them. */
+  events: { info: ResourceInfo; store: Indexer } | undefined;
 }
