@@ -19,9 +19,9 @@ import { runUntilSynced, type InformerEvent, type SharedIndexInformer, type Sync
 import { groupResource, ResourceListerWatcher, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
-import { Tracer, type TracerOptions } from './tracer.js';
+import { Tracer } from './tracer.js';
 import type { TriggerRequest } from './triggers.js';
-import type { Hop, TraceCaches, TraceEvent, TraceSnapshot, TraceTrigger } from './types.js';
+import type { Hop, TraceCaches, TraceEvent, TracerOptions, TraceSnapshot, TraceTrigger } from './types.js';
 
 interface SessionOptions extends Omit<TracerOptions, 'clock'> {
   syncTimeoutMs: number;

@@ -1,17 +1,58 @@
 /**
  * The trace's vocabulary, shared by its files and by every reader outside: the trace as plain,
  * serialisable data (TraceSnapshot and what it holds: what every output renders), the target a
- * trace is run on (TraceTarget), and the informer caches a reader may look into (TraceCaches).
+ * trace is run on (TraceTarget) and how it is set up (TracerOptions), and the informer caches a
+ * reader may look into (TraceCaches).
  */
+import type { Clock } from '../clock.js';
 import type { Indexer, InformerStats } from '../informer/index.js';
-import type { ResourceInfo } from '../kube/index.js';
-import type { QueueMetricsSnapshot } from '../workqueue/index.js';
+import type { Kube, ListerWatcher, ResourceInfo } from '../kube/index.js';
+import type { Readiness } from '../readiness/index.js';
+import type { InMemoryMetricsProvider, QueueMetricsSnapshot } from '../workqueue/index.js';
+import type { InformerPool } from './informer-pool.js';
 
 /** What a trace is run on: one object, by its resolved kind, namespace and name. */
 export interface TraceTarget {
   info: ResourceInfo;
   namespace: string | undefined;
   name: string;
+}
+
+/** Where each of a trace's informers lists and watches: one ListerWatcher per kind, in the trace's namespace. */
+export type ListerWatcherFactory = (
+  info: ResourceInfo,
+  options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean },
+) => ListerWatcher;
+
+/** How a trace of `target` is made: what TraceSession is given, but for its own options. */
+export interface TracerOptions {
+  kube: Kube;
+  target: TraceTarget;
+  /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. Given, nothing is discovered. */
+  extraChildren?: ResourceInfo[];
+  /** The command's readiness engine (src/readiness): judges the target, its children and the tree. */
+  readiness: Readiness;
+  /** For a kind the tool does not know, find its child kinds through discovery (discoverChildren()); default true. */
+  discoverChildren?: boolean;
+  /** Events for one key within this window collapse into one reconcile. */
+  coalesceMs?: number;
+  /** After a metadata-only change, how long to watch for a rollout before saying none follows. */
+  settleMs?: number;
+  /**
+   * End as soon as the status converged, instead of following old Pods still terminating to their
+   * deletion (a check measures convergence; the rest is not the controllers' latency).
+   */
+  stopWhenConverged?: boolean;
+  clock?: Clock;
+  /**
+   * Where our workqueue's metrics go: a provider that outlives the trace keeps counting across
+   * traces (a long-running probe exports them); a fresh one per trace by default.
+   */
+  metricsProvider?: InMemoryMetricsProvider;
+  /** Where each informer lists and watches; the API server unless a test gives its own. */
+  listerWatcher?: ListerWatcherFactory;
+  /** Informers shared with the other traces of a set (informer-pool.ts); this trace's own otherwise. */
+  pool?: InformerPool;
 }
 
 export interface ObjectRef {
