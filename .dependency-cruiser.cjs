@@ -33,9 +33,24 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
   to: { path: path(LAYERS.slice(0, i + 1).flat()) },
 }));
 
+/**
+ * Folders entered only through their index.ts (their contract): from outside, nothing else of theirs
+ * is imported. Their own files, tests included, import each other directly.
+ */
+const FRONT_DOORS = ['trace'];
+
+const frontDoors = FRONT_DOORS.map((folder) => ({
+  name: `only-through-${folder}-index`,
+  comment: `outside src/${folder}, import it through src/${folder}/index.ts, its public surface`,
+  severity: 'error',
+  from: { pathNot: `^src/${folder}/` },
+  to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/index[.]ts$` },
+}));
+
 module.exports = {
   forbidden: [
     ...upward,
+    ...frontDoors,
     { name: 'no-circular', severity: 'error', from: { path: '^(src|tools)/' }, to: { circular: true } },
     {
       name: 'client-node-only-in-kube',

@@ -5,7 +5,7 @@
 //
 // 1. Discovery (aggregated, one request each for /api and /apis: dist/kube's Discovery), and from
 //    it the same kinds the trace looks for children in (childCandidates of
-//    dist/trace/child-discovery.js: the target's scope, list and watch, no Events).
+//    dist/trace: the target's scope, list and watch, no Events).
 // 2. One LIST of each of them in the namespace, all at once, full objects in JSON, each answer
 //    read whole and JSON.parse'd (as kubectl-tree does with client-go's dynamic client).
 // 3. An index of the objects by their ownerReferences' uids, walked from the target
@@ -13,7 +13,7 @@
 // Prints one JSON line: the phases' times, the kinds, objects and bytes, and the descendants found.
 import { performance } from 'node:perf_hooks';
 import { connect, resourcePath } from '../../dist/kube/index.js';
-import { childCandidates } from '../../dist/trace/child-discovery.js';
+import { childCandidates } from '../../dist/trace/index.js';
 import { descendantsOf } from '../lib/owner-walk.mjs';
 import { emit, exitWhenFlushed, fail, parseArgs, peakRssKB } from './common.mjs';
 

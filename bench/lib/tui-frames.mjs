@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { runProgram } from '../../dist/cli/run.js';
 import { createInformerTraceProgram } from '../../dist/commands/informer-trace.js';
-import { TraceSession } from '../../dist/trace/session.js';
+import { TraceSession } from '../../dist/trace/index.js';
 
 const LEAVE_ALTERNATE_SCREEN = '\u001b[?1049l';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { MetricsAccess } from '../metrics/index.js';
 import type { Readiness } from '../readiness/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 
 /** What every check runner gets from the command: when to stop, where progress goes, how long to wait for a sync, what time it is. */
 export interface RunContext {

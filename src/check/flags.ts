@@ -9,7 +9,7 @@ import { isFolder, objectsOfText, readObjectFiles, requireApplicable, type Sourc
 import { controllerNameFlag, listItems, watchSelectorFlag } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { parseMetricsSpec } from '../metrics/index.js';
-import { manifestNamespace, parseManifest } from '../trace/manifest.js';
+import { manifestNamespace, parseManifest } from '../trace/index.js';
 import { parseTarget } from '../util/target.js';
 import { readCount, readDuration, readQueueLimit, readRate } from './limits.js';
 import { controllerSpec } from './controller.js';

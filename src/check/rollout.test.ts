@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, HopKind, TraceOutcome, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, TraceOutcome, TraceSnapshot, TreeNode } from '../trace/index.js';
 import { describeStuck, evaluateRollout } from './rollout.js';
 import type { RolloutCheckSpec } from './types.js';
 

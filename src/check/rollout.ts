@@ -27,12 +27,16 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube, ResourceInfo } from '../kube/index.js';
 import { answered, MultiScraper, scrapeSources, type TimedScrape } from '../metrics/index.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import { resolveManifest } from '../trace/manifest.js';
-import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
-import type { TriggerRequest } from '../trace/triggers.js';
-import type { Hop, TreeNode } from '../trace/types.js';
+import {
+  DEFAULT_COALESCE_MS,
+  type Hop,
+  isCustomResource,
+  resolveManifest,
+  TraceSession,
+  type TraceSnapshot,
+  type TreeNode,
+  type TriggerRequest,
+} from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { parseTarget } from '../util/target.js';
 import type { RunContext } from './context.js';

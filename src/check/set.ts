@@ -16,8 +16,7 @@
 import { diagnosisBrief, diagnoseSetMembers } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
-import { DEFAULT_COALESCE_MS } from '../trace/tracer.js';
-import { memberLabel, memberStatus, selection, SetSession, watchingText, type SetMember } from '../trace/set-session.js';
+import { DEFAULT_COALESCE_MS, memberLabel, memberStatus, selection, type SetMember, SetSession, watchingText } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { RunContext } from './context.js';
 import { checked, unchecked, unmeasured, type CheckResult, type SetCheckSpec } from './types.js';

@@ -13,12 +13,10 @@ import { chooseOutput, outputOption } from '../cli/output-format.js';
 import { addMetricsFlags, planMetrics, type MetricsFlagValues } from '../cli/metrics-flags.js';
 import { chainFromCaches, DEFAULT_GRACE_MS, diagnoseChain, type Diagnosis, diagnosisText, findOperatorMetrics, type Seen } from '../diagnose/index.js';
 import { ExitCode } from '../exit-codes.js';
-import { runUntilSynced } from '../informer/index.js';
 import { connect, isForbidden, ResourceListerWatcher, toCliError, type Kube, type ResourceInfo } from '../kube/index.js';
 import { MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot, type QueueRow, type TimedScrape } from '../metrics/index.js';
 import { renderStructured, type StructuredFormat } from '../output/format.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import { Tracer } from '../trace/tracer.js';
+import { isCustomResource, TraceSession } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { splitTarget } from './trace.js';
 
@@ -76,46 +74,46 @@ export function createDiagnoseCommand(io: CommandIO, setExitCode: (code: ExitCod
     const extraChildren: ResourceInfo[] = [];
     for (const k of listItems(opts.children)) extraChildren.push(await kube.discovery.resolve(k));
 
-    const controller = new AbortController();
-    const stop = (): void => controller.abort();
-    io.signal.addEventListener('abort', stop, { once: true });
+    // Events we may not read are evidence not seen, not a reason to give up on the rest.
+    const eventsUnseen = await eventsRefused(kube, namespace, io.signal);
+    // No trigger: the session syncs the caches, the chain as it stands (a custom resource's
+    // children found through discovery, as the trace finds them), and fires nothing.
+    const session = new TraceSession({
+      kube,
+      target: { info, namespace, name: target.name },
+      extraChildren,
+      readiness,
+      events: !eventsUnseen,
+      syncTimeoutMs,
+      signal: io.signal,
+      onInformerEvent: (e, phase) => {
+        if (phase === 'sync') sayInformerWarnings(io)(e);
+      },
+    });
     try {
-      const tracer = new Tracer({ kube, target: { info, namespace, name: target.name }, extraChildren, readiness });
-      // A kind the tool does not know (a CRD): its children are found through discovery, as the trace finds them.
-      await tracer.discoverChildren(controller.signal);
-      // Events we may not read are evidence not seen, not a reason to give up on the rest.
-      const eventsUnseen = await eventsRefused(kube, namespace, controller.signal);
-      if (!eventsUnseen) await tracer.addEventsInformer();
-      await tracer.start(controller.signal, (informers) =>
-        runUntilSynced(kube, informers, {
-          signal: controller.signal,
-          timeoutMs: syncTimeoutMs,
-          onEvent: sayInformerWarnings(io),
-        }),
-      );
+      await session.start();
       const traced = { info, namespace, name: target.name };
       // Without --metrics, a custom resource's operator is looked for from its Lease, as the trace does.
       const found =
         metrics.specs.length === 0 && isCustomResource(info)
-          ? await findOperatorMetrics(kube, chainFromCaches(tracer.caches(), traced).object, metrics.access, controller.signal)
+          ? await findOperatorMetrics(kube, chainFromCaches(session.caches(), traced).object, metrics.access, session.signal)
           : undefined;
       const sources = metrics.specs.length > 0 ? scrapeSources(opts.metrics ?? [], metrics.access, kube) : found?.found?.sources;
-      const read = sources ? await readQueues(new MetricsPoller(new MultiScraper(sources)), controller.signal) : undefined;
-      const diagnosis = await diagnoseChain(kube, tracer.caches(), traced, {
+      const read = sources ? await readQueues(new MetricsPoller(new MultiScraper(sources)), session.signal) : undefined;
+      const diagnosis = await diagnoseChain(kube, session.caches(), traced, {
         graceMs,
         eventsUnseen,
         queues: read?.queues,
         scrapes: read?.scrapes,
         foundBy: found?.found?.foundBy,
         noMetrics: found && !found.found ? found.why : undefined,
-        signal: controller.signal,
+        signal: session.signal,
         readiness,
       });
       io.stdout.write(sink(diagnosis));
       setExitCode(diagnosisExitCode[diagnosis.verdict]);
     } finally {
-      io.signal.removeEventListener('abort', stop);
-      controller.abort();
+      session.close();
     }
   });
   return cmd;

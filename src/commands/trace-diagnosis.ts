@@ -18,10 +18,7 @@ import {
   readControllerBehind,
 } from '../diagnose/index.js';
 import type { Kube } from '../kube/index.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import type { TraceSession } from '../trace/session.js';
-import type { TraceTarget } from '../trace/tracer.js';
-import type { TraceOutcome } from '../trace/types.js';
+import { isCustomResource, type TraceOutcome, type TraceSession, type TraceTarget } from '../trace/index.js';
 import type { DiagnosisFeed, PushedDiagnosis } from '../tui/trace-app.js';
 import { formatDuration } from '../util/duration.js';
 import type { TraceMetrics } from './trace-metrics.js';

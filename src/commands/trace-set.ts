@@ -14,8 +14,17 @@ import type { Kube } from '../kube/index.js';
 import { ndjsonWriter, renderStructured } from '../output/format.js';
 import { renderTable } from '../output/table.js';
 import type { Readiness } from '../readiness/index.js';
-import { APPLY_FIELD_MANAGER } from '../trace/triggers.js';
-import { memberLabel, memberStatus, SetSession, watchingText, type SetEvent, type SetInput, type SetMember, type SetSelection } from '../trace/set-session.js';
+import {
+  APPLY_FIELD_MANAGER,
+  memberLabel,
+  memberStatus,
+  type SetEvent,
+  type SetInput,
+  type SetMember,
+  type SetSelection,
+  SetSession,
+  watchingText,
+} from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { setObjectView, setSummaryLines, summariseSet, type SetReport } from '../view/set-view.js';

@@ -24,18 +24,22 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, groupResource, type ConnectionFlags, type Kube, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
-import { manifestNamespace, resolveManifest } from '../trace/manifest.js';
+import {
+  DEFAULT_COALESCE_MS,
+  isCustomResource,
+  manifestNamespace,
+  resolveManifest,
+  selection,
+  type TraceOutcome,
+  TraceSession,
+  type TraceTarget,
+  type TriggerRequest,
+} from '../trace/index.js';
 import { chainFromCaches } from '../diagnose/index.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceTarget } from '../trace/tracer.js';
-import type { TriggerRequest } from '../trace/triggers.js';
-import type { TraceOutcome } from '../trace/types.js';
 import { formatDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
 import { operatorTraceMetrics, traceMetrics } from './trace-metrics.js';
-import { selection } from '../trace/set-session.js';
 import { runTraceSet, type SetOutput, type SetPlan } from './trace-set.js';
 import { TRACE_SINKS, traceArtifacts, traceSink, type TraceArtifacts, type TraceOutput } from './trace-sinks.js';
 

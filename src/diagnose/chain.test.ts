@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OwnerUIDIndex, metaNamespaceKeyFunc, newIndexer, ownerUIDIndexFunc, type Indexer } from '../informer/index.js';
 import type { KubeObject, ResourceInfo } from '../kube/index.js';
-import type { TraceCaches } from '../trace/tracer.js';
+import type { TraceCaches } from '../trace/index.js';
 import { chainFromCaches } from './chain.js';
 
 const info = (kind: string, resource: string, group = ''): ResourceInfo => ({

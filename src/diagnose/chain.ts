@@ -10,8 +10,7 @@ import { OwnerUIDIndex } from '../informer/index.js';
 import { ApiLeaseClient, isNotFound, toCliError, type Kube, type KubeObject } from '../kube/index.js';
 import type { QueueRow } from '../metrics/index.js';
 import type { Readiness } from '../readiness/index.js';
-import { isCustomResource } from '../trace/child-discovery.js';
-import type { TraceCaches, TraceTarget } from '../trace/tracer.js';
+import { isCustomResource, type TraceCaches, type TraceTarget } from '../trace/index.js';
 import { operatorLeaseInput, readControllerBehind, type ReadControllerOptions } from './operator.js';
 
 /** The leader Leases a workload's chain depends on. */

@@ -5,7 +5,7 @@
  */
 import type { Kube } from '../kube/index.js';
 import type { Readiness } from '../readiness/index.js';
-import { memberLabel, type SetMember } from '../trace/set-session.js';
+import { memberLabel, type SetMember } from '../trace/index.js';
 import { diagnoseChain } from './chain.js';
 import { DEFAULT_GRACE_MS } from './diagnose.js';
 import type { Diagnosis } from './types.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { syntheticRollout } from '../../tools/testing/synthetic-trace.js';
 import { parseXml } from '../../tools/testing/xml.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { artifactBaseName, ArtifactsDir } from './artifacts.js';
 
 const dirs: string[] = [];

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { SVG_MAX_LANES, waterfallSvg } from './svg.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { buildWaterfallView } from '../view/waterfall-view.js';
 
 /** A file name from a check's name: lower case letters, digits, dots and dashes. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { resolveOtlpTarget, TraceSpanExporter } from './otlp.js';
 
 function snapshot(): TraceSnapshot {

@@ -16,8 +16,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { TracerProvider, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { OtlpTarget } from './otlp-target.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, ObjectRef } from '../trace/types.js';
+import type { Hop, ObjectRef, TraceSnapshot } from '../trace/index.js';
 import { version } from '../version.js';
 
 export { resolveOtlpTarget, type OtlpTarget } from './otlp-target.js';

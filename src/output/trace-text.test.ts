@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InformerStats } from '../informer/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, TraceEventRef } from '../trace/types.js';
+import type { Hop, TraceEventRef, TraceSnapshot } from '../trace/index.js';
 import { REORDER_MAX_LAG_MS, REORDER_MIN_LAG_MS, TimeOrderedTraceText, traceEventText, traceSummaryText, treeText } from './trace-text.js';
 
 const T0 = Date.UTC(2026, 0, 1);

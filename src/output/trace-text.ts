@@ -5,8 +5,7 @@
  * escape their cells.
  */
 import type { Clock, Timer } from '../clock.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, TraceEvent } from '../trace/types.js';
+import type { Hop, TraceEvent, TraceSnapshot } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { eventText, hopLine, summarise, summaryLines, treeLines } from '../view/trace-view.js';

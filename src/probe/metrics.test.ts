@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { storeResourceVersionValue } from '../informer/index.js';
 import { parseExposition } from '../metrics/parse.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { ProbeMetrics, roundOutcome } from './metrics.js';
 import { parseListen, serveProbe, type RunningServer } from './server.js';
 

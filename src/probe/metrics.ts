@@ -25,8 +25,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnosis } from '../diagnose/index.js';
 import { emptyLatencyHistogram, PROCESSING_LATENCY_BUCKETS, storeResourceVersionValue, type InformerStats, type LatencyHistogram } from '../informer/index.js';
 import type { LeaseSnapshot } from '../lease/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { TraceOutcome } from '../trace/types.js';
+import type { TraceOutcome, TraceSnapshot } from '../trace/index.js';
 import { InMemoryMetricsProvider } from '../workqueue/index.js';
 
 export type RoundOutcome = 'converged' | 'timeout' | 'failed';

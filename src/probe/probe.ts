@@ -33,9 +33,7 @@ import {
 } from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/index.js';
-import { TraceSession } from '../trace/session.js';
-import { DEFAULT_COALESCE_MS, type TraceSnapshot } from '../trace/tracer.js';
-import type { TriggerRequest } from '../trace/triggers.js';
+import { DEFAULT_COALESCE_MS, TraceSession, type TraceSnapshot, type TriggerRequest } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { Readiness } from '../readiness/index.js';
 import { ensureCanary, type CanarySpec } from './canary.js';

@@ -17,6 +17,7 @@ import type { KubeObject, ListerWatcher, ResourceInfo } from '../kube/index.js';
 import { childKinds } from './facts.js';
 import type { InformerPool } from './informer-pool.js';
 import { slimManagedFields, stampReceivedAt } from './received-at.js';
+import type { ListerWatcherFactory } from './types.js';
 
 export interface ChildInformer {
   info: ResourceInfo;
@@ -26,11 +27,6 @@ export interface ChildInformer {
   /** Watched as PartialObjectMetadata: ownerReferences, creation, finalizers, deletion; no spec or status. */
   metadataOnly: boolean;
 }
-
-export type ListerWatcherFactory = (
-  info: ResourceInfo,
-  options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean },
-) => ListerWatcher;
 
 /** Whether the tool knows what objects of `kind` own (a built-in workload kind or what they own). */
 export function isKnownKind(kind: string): boolean {

@@ -22,8 +22,8 @@ import type { KubeObject } from '../kube/index.js';
 import { describeVerdict, type Readiness } from '../readiness/index.js';
 import { factsOf, hopEventReasons, isHopFact, writerOf, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
-import { KeptHopFigures, type HopFigures } from './hop-figures.js';
-import { HOP_KINDS, type FieldChange, type Hop, type HopKind, type ObjectRef, type TraceEventRef, type TraceTrigger } from './types.js';
+import { KeptHopFigures } from './hop-figures.js';
+import { HOP_KINDS, type FieldChange, type Hop, type HopFigures, type HopKind, type ObjectRef, type TraceEventRef, type TraceTrigger } from './types.js';
 
 export interface TrackedObject {
   ref: ObjectRef;

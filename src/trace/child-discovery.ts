@@ -16,6 +16,7 @@
  *   (404, 405), is left out, and named in `refused`, rather than failing the trace.
  */
 import { ApiError, type Discovery, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
+import type { DiscoveredChildKinds } from './types.js';
 
 export interface DiscoveredKind {
   info: ResourceInfo;
@@ -27,6 +28,16 @@ export interface DiscoveredChildren {
   kinds: DiscoveredKind[];
   /** group/resource of the kinds left out, with why. */
   refused: string[];
+}
+
+/** What discovery found, as the snapshot names it: group/resource names, watched whole or metadata-only, and those left out. */
+export function discoveredKinds(found: DiscoveredChildren): DiscoveredChildKinds {
+  const name = (i: ResourceInfo): string => (i.group ? `${i.resource}.${i.group}` : i.resource);
+  return {
+    full: found.kinds.filter((k) => !k.metadataOnly).map((k) => name(k.info)),
+    metadataOnly: found.kinds.filter((k) => k.metadataOnly).map((k) => name(k.info)),
+    refused: found.refused,
+  };
 }
 
 /** Built-in groups: a kind outside them is a custom resource (or an aggregated API's). */

@@ -7,16 +7,7 @@
  * for a list nobody keeps figures for (the hops a filter left) and as the definition the kept
  * figures must always equal.
  */
-import type { Hop } from './types.js';
-
-export interface HopFigures {
-  /** The first converged or failed hop. */
-  end: Hop | undefined;
-  /** The longest `Kind/name` among the hops. */
-  longestObject: number;
-  /** Every hop's id, in order. */
-  ids: readonly string[];
-}
+import type { Hop, HopFigures } from './types.js';
 
 export function hopFiguresOf(hops: readonly Hop[]): HopFigures {
   const end = hops.find(ends);

@@ -444,6 +444,35 @@ describe('TraceSession', () => {
     h.session.close();
   });
 
+  it('without a trigger, syncs the caches only: a target that does not exist is what they hold, not an error, and nothing is fired', async () => {
+    const h = harness({ deployments: [deployment(1, 1, { name: 'webb' })] }, { trigger: undefined, timeoutMs: undefined });
+    await settle(h.clock, h.session.start());
+    expect(h.session.targetExists()).toBe(false);
+    expect(
+      h.session
+        .caches()
+        .target.store.list()
+        .map((o) => o.metadata.name),
+    ).toEqual(['webb']);
+    await expect(h.session.fire()).rejects.toThrow('a session without a trigger has nothing to fire');
+    await h.clock.step(20_000);
+    expect(h.events).toEqual([]);
+    h.session.close();
+  });
+
+  it('leaves the Events out when told they may not be read', async () => {
+    const h = harness(undefined, { trigger: undefined, timeoutMs: undefined, events: false });
+    await settle(h.clock, h.session.start());
+    expect(h.session.caches().events).toBeUndefined();
+    expect(
+      h.session
+        .caches()
+        .target.store.list()
+        .map((o) => o.metadata.name),
+    ).toEqual(['web']);
+    h.session.close();
+  });
+
   it('exposes the informer caches', async () => {
     const h = harness();
     await started(h);

@@ -1,6 +1,7 @@
 /**
  * One trace from start to end: the one way a command runs a Tracer (the CLI trace and its TUI,
- * `check`'s rollout checks, and any reader that wants a trace's caches, such as a diagnosis).
+ * `check`'s rollout checks, the probe, and a reader that wants a trace's caches: `diagnose`, whose
+ * session has no trigger and stops after start()).
  *
  *   start()  runs the informers until their caches synced; what exists then is the baseline.
  *   fire()   makes the trigger (a write, or watching for someone else's change) and starts the
@@ -18,24 +19,31 @@ import { runUntilSynced, type InformerEvent, type SharedIndexInformer, type Sync
 import { groupResource, ResourceListerWatcher, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
-import { Tracer, type TraceCaches, type TracerOptions, type TraceSnapshot } from './tracer.js';
+import { Tracer } from './tracer.js';
 import type { TriggerRequest } from './triggers.js';
-import type { Hop, TraceEvent, TraceTrigger } from './types.js';
+import type { Hop, TraceCaches, TraceEvent, TracerOptions, TraceSnapshot, TraceTrigger } from './types.js';
 
-export interface TraceSessionOptions extends Omit<TracerOptions, 'clock'> {
-  trigger: TriggerRequest;
-  timeoutMs: number;
+interface SessionOptions extends Omit<TracerOptions, 'clock'> {
   syncTimeoutMs: number;
   /** Aborts on an interrupt (SIGINT, SIGTERM): the trace ends 'interrupted' and the informers stop. */
   signal: AbortSignal;
   /** With a watch trigger, a target that does not exist yet is waited for: its creation is the change. */
   waitForTarget?: boolean;
+  /** Read the namespace's Events for the hops (the default); false when they may not be read. */
+  events?: boolean;
   /** Informer news while the caches sync ('sync') and afterwards ('trace'): relists, watch restarts, errors. */
   onInformerEvent?: (event: InformerEvent, phase: 'sync' | 'trace') => void;
   clock?: Clock;
   /** How the informers run until synced: runUntilSynced against the API server, unless a test gives its own. */
   sync?: (informers: SharedIndexInformer[], options: SyncOptions) => Promise<void>;
 }
+
+/**
+ * A trace's session: with a trigger, fired once the caches synced and ended by its timeout at the
+ * latest; without one, the caches only, synced for a reader that judges the chain as it stands (a
+ * diagnosis): nothing is fired, and a target that does not exist is what that reader finds.
+ */
+export type TraceSessionOptions = SessionOptions & ({ trigger: TriggerRequest; timeoutMs: number } | { trigger?: undefined; timeoutMs?: undefined });
 
 export interface Stall {
   /** Time since the last hop arrived (or since the change was seen, when no hop has yet). */
@@ -98,7 +106,7 @@ export class TraceSession {
    */
   async start(): Promise<void> {
     await this.tracer.discoverChildren(this.controller.signal);
-    await this.tracer.addEventsInformer();
+    if (this.options.events !== false) await this.tracer.addEventsInformer();
     const sync = this.options.sync ?? this.options.pool?.sync ?? ((informers, o) => runUntilSynced(this.options.kube, informers, o));
     const onEvent = this.options.onInformerEvent;
     await this.tracer.start(this.controller.signal, (informers) =>
@@ -111,7 +119,8 @@ export class TraceSession {
     );
     // Informer trouble after sync (a watch broke, a 410, the API server restarted) is passed on.
     if (onEvent) for (const inf of this.tracer.informers()) this.cleanups.push(inf.onEvent((e) => onEvent(e, 'trace')));
-    const creates = this.options.trigger.kind === 'apply' || (this.options.trigger.kind === 'watch' && this.options.waitForTarget);
+    const { trigger } = this.options;
+    const creates = !trigger || trigger.kind === 'apply' || (trigger.kind === 'watch' && this.options.waitForTarget);
     if (!this.targetExists() && !creates) throw await this.notFound();
   }
 
@@ -125,6 +134,7 @@ export class TraceSession {
    * Returns what was written (undefined when watching).
    */
   async fire(timeoutMs = this.options.timeoutMs): Promise<TraceTrigger | undefined> {
+    if (!this.options.trigger || timeoutMs === undefined) throw new Error('a session without a trigger has nothing to fire');
     const fired = await this.tracer.fire(this.options.trigger, this.controller.signal);
     if (this.endedAtMs === undefined) {
       this.timeout = this.clock.setTimer(timeoutMs, () => this.tracer.stop('timeout', `no convergence within ${formatDuration(timeoutMs)}`));

@@ -33,8 +33,7 @@ import { InformerPool } from './informer-pool.js';
 import { receivedAt } from './received-at.js';
 import { TraceSession } from './session.js';
 import { APPLY_FIELD_MANAGER } from './triggers.js';
-import type { TraceSnapshot } from './tracer.js';
-import type { TraceEvent } from './types.js';
+import type { TraceEvent, TraceSnapshot } from './types.js';
 
 /** One object of the set, as read from its file. */
 export interface SetInput {

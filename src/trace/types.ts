@@ -1,4 +1,59 @@
-/** The reconcile-chain trace as plain, serialisable data: what every output renders. */
+/**
+ * The trace's vocabulary, shared by its files and by every reader outside: the trace as plain,
+ * serialisable data (TraceSnapshot and what it holds: what every output renders), the target a
+ * trace is run on (TraceTarget) and how it is set up (TracerOptions), and the informer caches a
+ * reader may look into (TraceCaches).
+ */
+import type { Clock } from '../clock.js';
+import type { Indexer, InformerStats } from '../informer/index.js';
+import type { Kube, ListerWatcher, ResourceInfo } from '../kube/index.js';
+import type { Readiness } from '../readiness/index.js';
+import type { InMemoryMetricsProvider, QueueMetricsSnapshot } from '../workqueue/index.js';
+import type { InformerPool } from './informer-pool.js';
+
+/** What a trace is run on: one object, by its resolved kind, namespace and name. */
+export interface TraceTarget {
+  info: ResourceInfo;
+  namespace: string | undefined;
+  name: string;
+}
+
+/** Where each of a trace's informers lists and watches: one ListerWatcher per kind, in the trace's namespace. */
+export type ListerWatcherFactory = (
+  info: ResourceInfo,
+  options: { namespace: string | undefined; fieldSelector?: string; metadataOnly?: boolean },
+) => ListerWatcher;
+
+/** How a trace of `target` is made: what TraceSession is given, but for its own options. */
+export interface TracerOptions {
+  kube: Kube;
+  target: TraceTarget;
+  /** Extra child kinds for kinds the tool does not know (CRDs): resolved resources. Given, nothing is discovered. */
+  extraChildren?: ResourceInfo[];
+  /** The command's readiness engine (src/readiness): judges the target, its children and the tree. */
+  readiness: Readiness;
+  /** For a kind the tool does not know, find its child kinds through discovery (discoverChildren()); default true. */
+  discoverChildren?: boolean;
+  /** Events for one key within this window collapse into one reconcile. */
+  coalesceMs?: number;
+  /** After a metadata-only change, how long to watch for a rollout before saying none follows. */
+  settleMs?: number;
+  /**
+   * End as soon as the status converged, instead of following old Pods still terminating to their
+   * deletion (a check measures convergence; the rest is not the controllers' latency).
+   */
+  stopWhenConverged?: boolean;
+  clock?: Clock;
+  /**
+   * Where our workqueue's metrics go: a provider that outlives the trace keeps counting across
+   * traces (a long-running probe exports them); a fresh one per trace by default.
+   */
+  metricsProvider?: InMemoryMetricsProvider;
+  /** Where each informer lists and watches; the API server unless a test gives its own. */
+  listerWatcher?: ListerWatcherFactory;
+  /** Informers shared with the other traces of a set (informer-pool.ts); this trace's own otherwise. */
+  pool?: InformerPool;
+}
 
 export interface ObjectRef {
   kind: string;
@@ -152,4 +207,54 @@ export interface TreeNode {
   creationTimestamp?: string | undefined;
   deleting: boolean;
   children: TreeNode[];
+}
+
+/** The figures every screen reads over all the hops: kept by the chain tracker, or computed by hopFiguresOf (hop-figures.ts). */
+export interface HopFigures {
+  /** The first converged or failed hop. */
+  end: Hop | undefined;
+  /** The longest `Kind/name` among the hops. */
+  longestObject: number;
+  /** Every hop's id, in order. */
+  ids: readonly string[];
+}
+
+/** The trace so far, or at its end: what every output renders. */
+export interface TraceSnapshot {
+  target: { kind: string; namespace?: string | undefined; name: string };
+  trigger: TraceTrigger | undefined;
+  hops: Hop[];
+  /** The figures over `hops`, as the tracer keeps them; absent, they are computed from `hops`. */
+  figures?: HopFigures | undefined;
+  tree: TreeNode | undefined;
+  informers: InformerStats[];
+  queue: QueueMetricsSnapshot | undefined;
+  reconciles: number;
+  targetWatchEvents: number;
+  outcome: TraceOutcome | undefined;
+  endMessage: string | undefined;
+  burst: BurstStats | undefined;
+  /** The child kinds found through discovery for a kind the tool does not know (group/resource names). */
+  discoveredChildren?: DiscoveredChildKinds | undefined;
+  /** What the Events bounds cut since the start, in one line (EventsReader.cutTotal), when they cut any. */
+  eventsNotRead?: string | undefined;
+}
+
+/** The child kinds discovery found for a target of a kind the tool does not know. */
+export interface DiscoveredChildKinds {
+  /** Watched whole. */
+  full: string[];
+  /** Watched as PartialObjectMetadata. */
+  metadataOnly: string[];
+  /** Left out, with why (forbidden, not listable). */
+  refused: string[];
+}
+
+/** The tracer's informer caches, for a reader that needs more than the hops (a diagnosis). */
+export interface TraceCaches {
+  target: { info: ResourceInfo; store: Indexer };
+  /** Descendant kinds down the owner chain; each store holds the namespace's objects of that kind. */
+  children: { info: ResourceInfo; store: Indexer }[];
+  /** The namespace's events.k8s.io Events, when the server serves them. */
+  events: { info: ResourceInfo; store: Indexer } | undefined;
 }

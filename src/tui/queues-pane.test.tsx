@@ -4,7 +4,7 @@ import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { LeaseWatchModel } from '../view/lease-watch-model.js';
 import { buildQueuesView } from '../view/queues-view.js';
 import { LeaseWatchApp } from './lease-watch-app.js';

@@ -3,9 +3,7 @@ import { controlsIn, HOSTILE } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { setMember } from '../../tools/testing/set-member.js';
 import { syntheticRollout } from '../../tools/testing/synthetic-trace.js';
-import type { SetEvent, SetMember } from '../trace/set-session.js';
-import type { TraceSession } from '../trace/session.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { SetEvent, SetMember, TraceSession, TraceSnapshot } from '../trace/index.js';
 import { SetApp, type SetSource } from './set-app.js';
 
 const T0 = 1_790_000_000_000;

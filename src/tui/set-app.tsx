@@ -10,7 +10,7 @@
  */
 import { useRef, useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
-import type { SetEvent, SetMember, SetSession } from '../trace/set-session.js';
+import type { SetEvent, SetMember, SetSession } from '../trace/index.js';
 import { initialScreen, navOf, reduceScreen, resolveNav, type Press } from '../view/screen-state.js';
 import type { SetOrder } from '../view/set-view.js';
 import { useKeys, type ExitReason } from './keymap.js';

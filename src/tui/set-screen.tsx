@@ -6,7 +6,7 @@
  */
 import { Text } from 'ink';
 import type { ReactNode } from 'react';
-import type { SetMember } from '../trace/set-session.js';
+import type { SetMember } from '../trace/index.js';
 import { filterMatcher, navOf, resolveNav, type ListWindow, type ScreenState } from '../view/screen-state.js';
 import { memberDetail, setCounts, setHead, setRows, type SetOrder, type SetRow } from '../view/set-view.js';
 import { formatDuration } from '../util/duration.js';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk } from '../../tools/testing/ink.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, HopKind, TraceEvent, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, TraceEvent, TraceSnapshot, TreeNode } from '../trace/index.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
 import { TraceApp, type DiagnosisFeed, type PushedDiagnosis } from './trace-app.js';

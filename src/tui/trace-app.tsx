@@ -11,8 +11,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import type { ControllerBehind, Diagnosis } from '../diagnose/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { TraceEvent } from '../trace/types.js';
+import type { TraceEvent, TraceSnapshot } from '../trace/index.js';
 import { initialScreen, navOf, reduceScreen, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
 import { useKeys } from './keymap.js';
 import { useLive, useSize } from './live.js';

@@ -14,8 +14,7 @@
  */
 import { Box, Text } from 'ink';
 import { diagnosisText, type ControllerBehind, type Diagnosis } from '../diagnose/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop } from '../trace/types.js';
+import type { Hop, TraceSnapshot } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { hopDetailLines } from '../view/hop-detail.js';

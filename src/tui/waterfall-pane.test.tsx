@@ -3,7 +3,7 @@ import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
 import { buildWaterfallView, type WaterfallView } from '../view/waterfall-view.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
+import type { TraceSnapshot } from '../trace/index.js';
 import { WaterfallSlot } from './trace-screen.js';
 import { TraceWaterfallPane, WaterfallPane, waterfallLaneRows } from './waterfall-pane.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Hop } from '../trace/types.js';
+import type { Hop } from '../trace/index.js';
 import { hopDetailLines, ownerChain } from './hop-detail.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);

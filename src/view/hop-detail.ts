@@ -5,8 +5,7 @@
  * changed. Pure: lines of text from a hop and the snapshot it belongs to.
  */
 import { controllerBehindLine, type ControllerBehind } from '../diagnose/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, ObjectRef, TreeNode } from '../trace/types.js';
+import type { Hop, ObjectRef, TraceSnapshot, TreeNode } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { eventText, hopTitle } from './trace-view.js';
 

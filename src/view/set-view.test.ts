@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setMember } from '../../tools/testing/set-member.js';
-import type { SetMember } from '../trace/set-session.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop } from '../trace/types.js';
+import type { Hop, SetMember, TraceSnapshot } from '../trace/index.js';
 import { setObjectView, setSummaryLines, summariseSet } from './set-view.js';
 
 const member = (name: string, o: Partial<SetMember>): SetMember => setMember(0, name, 1_000, o);

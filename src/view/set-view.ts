@@ -3,8 +3,7 @@
  * apply order, and the set's figures. Pure functions over the set's members and their traces.
  */
 import type { Diagnosis } from '../diagnose/index.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import { memberLabel, memberStatus, type MemberState, type SetMember } from '../trace/set-session.js';
+import { memberLabel, type MemberState, memberStatus, type SetMember, type TraceSnapshot } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { criticalPath, cutEnd } from './waterfall-view.js';
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { linkHops, ref, TRIGGER_AT, type HopSpec } from '../../tools/testing/synthetic-trace.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { HopFigures } from '../trace/hop-figures.js';
-import type { Hop, HopKind } from '../trace/types.js';
+import type { Hop, HopFigures, HopKind, TraceSnapshot } from '../trace/index.js';
 import { hopFigures, hopKindTitle, hopLine, hopTitle, slowestHop, summarise, summaryLines } from './trace-view.js';
 import { buildWaterfallView } from './waterfall-view.js';
 

@@ -2,9 +2,16 @@
  * The trace as every output shows it: the summary (outcome, time to converge, slowest hop), one
  * line per hop, and the tree. Pure functions over TraceSnapshot and Hop.
  */
-import { hopFiguresOf, type HopFigures } from '../trace/hop-figures.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, HopKind, TraceEventRef, TraceOutcome, TreeNode } from '../trace/types.js';
+import {
+  type Hop,
+  type HopFigures,
+  hopFiguresOf,
+  type HopKind,
+  type TraceEventRef,
+  type TraceOutcome,
+  type TraceSnapshot,
+  type TreeNode,
+} from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import { criticalPath, refLabel } from './waterfall-view.js';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { linkHops, ref, syntheticRollout, TRIGGER_AT, type HopSpec, type SyntheticTrace } from '../../tools/testing/synthetic-trace.js';
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { ObjectRef, TreeNode } from '../trace/types.js';
+import type { ObjectRef, TraceSnapshot, TreeNode } from '../trace/index.js';
 import { summarise } from './trace-view.js';
 import { axisLabel, buildWaterfallView, columnOf, criticalPath, layoutWaterfall, stats, tickStep, type WaterfallLane } from './waterfall-view.js';
 

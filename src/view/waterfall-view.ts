@@ -20,8 +20,7 @@
  *   phase. Lanes on the critical path are left out of groups while grouping the others suffices:
  *   the Pods that decided the time stay named. What still does not fit is cut and counted.
  */
-import type { TraceSnapshot } from '../trace/tracer.js';
-import type { Hop, HopKind, ObjectRef, TraceOutcome, TreeNode } from '../trace/types.js';
+import type { Hop, HopKind, ObjectRef, TraceOutcome, TraceSnapshot, TreeNode } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 
 export const PHASES = [

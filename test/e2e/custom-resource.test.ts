@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
 import {
   adminKube,

@@ -11,7 +11,7 @@ import { httpsGet, LocalCluster, type ComponentName } from '../../tools/cluster/
 import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type CliResult, type LiveCli } from '../../tools/testing/cli.js';
 import { ApiLeaseClient, connect, type Kube, type KubeObject } from '../../src/kube/index.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import type { DeltaLine } from '../../src/view/cache-view.js';
 
 export function cluster(): LocalCluster {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
 import { adminKube, cluster, createWorkloadNamespace, deleteCrd, deleteNamespace, eventually, runCli, uniqueName } from './helpers.js';
 import { KUBERAY_LEASE, startKubeRay } from './kuberay.js';

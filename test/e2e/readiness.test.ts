@@ -16,7 +16,7 @@ import { createInformerTraceProgram } from '../../src/commands/informer-trace.js
 import type { HealthRow } from '../../src/commands/health.js';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import { adminKube, cluster, eventually, ndjsonHops, runCli, startCli, uniqueName } from './helpers.js';
 import { startKubeRay } from './kuberay.js';
 import { tearDownOperator, type StartedOperator } from './operators.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import type { ControllerBehind, Diagnosis } from '../../src/diagnose/types.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import { ROLLOUTS_LEASE, startArgoRollouts } from './argo-rollouts.js';
 import { adminKube, cluster, eventually, ndjsonHops, runCli, startCli, uniqueName } from './helpers.js';
 import { tearDownOperator, type StartedOperator } from './operators.js';

@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { readerNamespace } from '../../tools/cluster/launcher.js';
 import type { KubeObject } from '../../src/kube/index.js';
-import type { Hop } from '../../src/trace/types.js';
+import type { Hop } from '../../src/trace/index.js';
 import { parseDuration } from '../../src/util/duration.js';
 import type { TraceSummary } from '../../src/view/trace-view.js';
 import {

@@ -1,6 +1,6 @@
 /** Members of a set of objects (src/trace/set-session.ts) for the tests of its views: Deployments unless told. */
 import type { ResourceInfo } from '../../src/kube/index.js';
-import type { SetMember } from '../../src/trace/set-session.js';
+import type { SetMember } from '../../src/trace/index.js';
 
 export const DEPLOYMENTS: ResourceInfo = {
   group: 'apps',

@@ -4,8 +4,7 @@
  *
  * No runtime imports, so that the bench can load this file directly with Node's type stripping.
  */
-import type { TraceSnapshot } from '../../src/trace/tracer.js';
-import type { Hop, HopKind, ObjectRef, TreeNode } from '../../src/trace/types.js';
+import type { Hop, HopKind, ObjectRef, TraceSnapshot, TreeNode } from '../../src/trace/index.js';
 
 export type SyntheticTrace = Pick<TraceSnapshot, 'target' | 'trigger' | 'hops' | 'tree' | 'outcome'>;
 
