@@ -7,7 +7,7 @@
  */
 import { useRef, useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
-import type { CacheModel } from '../view/cache-view.js';
+import type { CacheModel } from '../live/index.js';
 import { initialScreen, navOf, reduceScreen, resolveNav, type Press, type ScreenState } from '../view/screen-state.js';
 import { CACHE_PANES, cacheLayout, CacheScreen, type CachePane, type Narrow } from './cache-screen.js';
 import { useKeys, type ExitReason } from './keymap.js';

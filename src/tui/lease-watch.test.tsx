@@ -5,7 +5,7 @@ import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { LeaseWatchApp, type ExitReason } from './lease-watch-app.js';
 import { layoutLeaseColumns } from './lease-watch-screen.js';
 import { summaryText } from './lease-watch-app.js';

@@ -5,7 +5,7 @@ import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
 import type { TraceSnapshot } from '../trace/tracer.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { buildQueuesView } from '../view/queues-view.js';
 import { LeaseWatchApp } from './lease-watch-app.js';
 import { busiestFirst, QueuesPane } from './queues-pane.js';
