@@ -13,7 +13,8 @@ import { initialScreen, navOf, reduceScreen, resolveNav, type Press } from '../v
 import { useKeys, type ExitReason } from './keymap.js';
 import { useSize } from './live.js';
 import { mountTui } from './mount.js';
-import { queuesLayout, QueuesScreen, type QueuesPaneKey } from './queues-screen.js';
+import { queuesLayout, type QueuesPaneKey } from '../view/queues-layout.js';
+import { QueuesScreen } from './queues-screen.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 
 export interface QueuesAppProps {

@@ -16,7 +16,8 @@ import type { SetOrder } from '../view/set-view.js';
 import { useKeys, type ExitReason } from './keymap.js';
 import { useLive, useSize } from './live.js';
 import { mountTui } from './mount.js';
-import { setLayout, SetScreen, type SetPaneKey } from './set-screen.js';
+import { setLayout, type SetPaneKey } from '../view/set-layout.js';
+import { SetScreen } from './set-screen.js';
 import { TraceApp, type DiagnosisFeed } from './trace-app.js';
 
 /** What the TUI reads of a set. */

@@ -11,7 +11,8 @@ import type { TopView } from '../view/top-view.js';
 import { useKeys, type ExitReason } from './keymap.js';
 import { useLive, useSize } from './live.js';
 import { mountTui } from './mount.js';
-import { topLayout, TopScreen, type TopPane } from './top-screen.js';
+import { topLayout, type TopPane } from '../view/top-layout.js';
+import { TopScreen } from './top-screen.js';
 
 /** What the container reads: TopModel satisfies it; tests pass a stub. */
 export interface TopSource {

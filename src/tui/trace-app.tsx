@@ -17,8 +17,9 @@ import { initialScreen, navOf, reduceScreen, type Press, type ScreenContext, typ
 import { useKeys } from './keymap.js';
 import { useLive, useSize } from './live.js';
 import { mountTui } from './mount.js';
-import type { QueuesRow } from './queues-pane.js';
-import { DIAGNOSIS, panes, traceLayout, TraceScreen, type DiagnosisShown, type MainView, type Pane } from './trace-screen.js';
+import type { QueuesRow } from '../view/queues-rows.js';
+import { DIAGNOSIS, panes, traceLayout, type DiagnosisShown, type MainView, type Pane } from '../view/trace-layout.js';
+import { TraceScreen } from './trace-screen.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
 
 export interface TraceSource {

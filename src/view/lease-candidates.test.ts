@@ -7,7 +7,7 @@ import { renderTopTable } from '../output/top-table.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
-import { leaseDetailLines } from '../tui/lease-watch-screen.js';
+import { leaseDetailLines } from './lease-layout.js';
 import { candidatesNote, describeChange, electionLines, type LeaseChange } from './lease-view.js';
 import { LeaseWatchModel } from '../live/index.js';
 import { buildTopView } from './top-view.js';
