@@ -9,7 +9,7 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { shortDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
-import { leaseLayout, type LeaseLayoutInput, type LeasePane } from '../view/lease-layout.js';
+import { leaseLayout, type LeaseLayout, type LeaseLayoutInput, type LeasePane } from '../view/lease-layout.js';
 import { clockTime, leaseKey, type LeaseWatchView } from '../view/lease-view.js';
 import { fit } from '../view/rows.js';
 import { navOf } from '../view/screen-state.js';
@@ -17,9 +17,9 @@ import { Frame, Line, Pane, PaneTitle, Rows } from './frame.js';
 
 const HINTS = '? keys · / filter · Enter lease · tab pane · q quit';
 
-export function LeaseWatchScreen(props: LeaseLayoutInput): ReactNode {
+export function LeaseWatchScreen(props: LeaseLayoutInput & { layout?: LeaseLayout | undefined }): ReactNode {
   const { view, state, width, height } = props;
-  const l = leaseLayout(props);
+  const l = props.layout ?? leaseLayout(props);
   const focused = (k: LeasePane): boolean => state.pane === k;
   const following = navOf(state, 'changes').follow;
   return (
