@@ -334,6 +334,39 @@ function component(g: Group, t: Thresholds, history: TopSeries | undefined): Top
   const shown = shownIndex >= 0 ? statusOf(shownIndex) : undefined;
   const stats = shown?.stats ?? null;
 
+  const queues = componentQueues(g.key, stats, t, history);
+  const controllers = stats?.controllers ?? [];
+
+  const { state, reasons } = judge(g, t, heldValid, leaderIndex, queues, controllers, shown);
+
+  let note: string | null = null;
+  if (g.members.length === 0) note = 'no metrics source found for it (add one with --metrics)';
+  else if (!stats) note = replicas.every((r) => r.state === 'pending') ? 'waiting for the first scrape' : 'no metrics read yet';
+  else if (queues.length === 0 && controllers.length === 0) note = 'exports no workqueue metrics';
+
+  return {
+    key: g.key,
+    name: g.name,
+    state,
+    reasons,
+    lease: g.lease ? topLease(g.lease) : null,
+    leader: leaderIndex >= 0 ? replicas[leaderIndex]!.source : null,
+    replicas,
+    queues,
+    controllers,
+    depth: sum(queues.map((q) => q.depth)),
+    addsPerSecond: sum(queues.map((q) => q.addsPerSecond)),
+    retriesPerSecond: sum(queues.map((q) => q.retriesPerSecond)),
+    errorsPerSecond: sum(controllers.map((c) => c.errorsPerSecond)),
+    depthSeries: history?.series(g.key, '', 'depth') ?? [],
+    retrySeries: history?.series(g.key, '', 'retries') ?? [],
+    sampledAt: stats ? new Date(stats.atMs).toISOString() : null,
+    note,
+  };
+}
+
+/** The queues of the replica shown, each with its state, its controller's numbers and its series; the least healthy first. */
+function componentQueues(key: string, stats: SourceStatus['stats'] | null, t: Thresholds, history: TopSeries | undefined): TopQueue[] {
   const queues: TopQueue[] = (stats?.queues ?? []).map((q) => {
     const label = queueLabel(q);
     const ctl = q.controller === null ? undefined : stats?.controllers.find((x) => x.controller === q.controller);
@@ -348,8 +381,8 @@ function component(g: Group, t: Thresholds, history: TopSeries | undefined): Top
             maxConcurrentReconciles: ctl.maxConcurrentReconciles,
           }
         : null,
-      depthSeries: history?.series(g.key, label, 'depth') ?? [],
-      retrySeries: history?.series(g.key, label, 'retries') ?? [],
+      depthSeries: history?.series(key, label, 'depth') ?? [],
+      retrySeries: history?.series(key, label, 'retries') ?? [],
     };
   });
   queues.sort(
@@ -359,8 +392,20 @@ function component(g: Group, t: Thresholds, history: TopSeries | undefined): Top
       (b.addsPerSecond ?? 0) - (a.addsPerSecond ?? 0) ||
       queueLabel(a).localeCompare(queueLabel(b)),
   );
-  const controllers = stats?.controllers ?? [];
+  return queues;
+}
 
+/** The component's state by the rule in the header, and every reason that held. */
+function judge(
+  g: Group,
+  t: Thresholds,
+  heldValid: boolean,
+  leaderIndex: number,
+  queues: readonly TopQueue[],
+  controllers: readonly ControllerRow[],
+  shown: SourceStatus | undefined,
+): { state: ComponentState; reasons: string[] } {
+  const statusOf = (i: number): SourceStatus | undefined => g.members[i]?.status;
   const reasons: string[] = [];
   let state: ComponentState = 'ok';
   const set = (s: ComponentState, why: string): void => {
@@ -395,31 +440,7 @@ function component(g: Group, t: Thresholds, history: TopSeries | undefined): Top
       set('backlog', `queue ${queueLabel(q)}: depth ${q.depth ?? '-'}, queue p99 ${q.queueTime.p99 === null ? '-' : `${q.queueTime.p99.toFixed(1)}s`}`);
   }
   for (const c of controllers) if ((c.errorsPerSecond ?? 0) > 0) set('retrying', `controller ${c.controller}: ${c.errorsPerSecond!.toFixed(2)} errors/s`);
-
-  let note: string | null = null;
-  if (g.members.length === 0) note = 'no metrics source found for it (add one with --metrics)';
-  else if (!stats) note = replicas.every((r) => r.state === 'pending') ? 'waiting for the first scrape' : 'no metrics read yet';
-  else if (queues.length === 0 && controllers.length === 0) note = 'exports no workqueue metrics';
-
-  return {
-    key: g.key,
-    name: g.name,
-    state,
-    reasons,
-    lease: g.lease ? topLease(g.lease) : null,
-    leader: leaderIndex >= 0 ? replicas[leaderIndex]!.source : null,
-    replicas,
-    queues,
-    controllers,
-    depth: sum(queues.map((q) => q.depth)),
-    addsPerSecond: sum(queues.map((q) => q.addsPerSecond)),
-    retriesPerSecond: sum(queues.map((q) => q.retriesPerSecond)),
-    errorsPerSecond: sum(controllers.map((c) => c.errorsPerSecond)),
-    depthSeries: history?.series(g.key, '', 'depth') ?? [],
-    retrySeries: history?.series(g.key, '', 'retries') ?? [],
-    sampledAt: stats ? new Date(stats.atMs).toISOString() : null,
-    note,
-  };
+  return { state, reasons };
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

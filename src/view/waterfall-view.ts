@@ -539,15 +539,11 @@ function targetTitle(s: WaterfallSource): string {
   return `${s.target.kind}/${s.target.name}${s.target.namespace ? ` in ${s.target.namespace}` : ''}`;
 }
 
-export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions = {}): WaterfallView {
-  const trigger = s.trigger;
-  if (!trigger) return emptyView(s, 'waiting for a change');
-  const hops = byTime(s.hops);
-  const outcome = s.outcome ?? 'running';
-  const lastHop = hops.length ? at(hops[hops.length - 1]!) : 0;
-  const spanMs = Math.max(1, lastHop, outcome === 'running' && options.now !== undefined ? options.now - trigger.at : 0);
-
-  // Objects: those with hops, the target, and their owners up the chain (from the hops and the tree).
+/**
+ * The objects the lanes are drawn for: those with hops, the target, and their owners up the chain
+ * (from the hops and the tree), each with its hops; and how many objects of the tree had none.
+ */
+function collectObjects(s: WaterfallSource, hops: readonly Hop[]): { objects: Map<string, ObjectDraft>; targetRef: ObjectRef; unchanged: number } {
   const treeRefs = new Map<string, { ref: ObjectRef; parent: string | undefined }>();
   const walkTree = (n: TreeNode, parent: string | undefined): void => {
     treeRefs.set(n.ref.uid, { ref: n.ref, parent });
@@ -582,8 +578,11 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
   for (const h of hops) ensure(h.object.uid)?.hops.push(h);
   let unchanged = 0;
   for (const uid of treeRefs.keys()) if (!objects.has(uid)) unchanged++;
+  return { objects, targetRef, unchanged };
+}
 
-  // Lane order: the owner tree, depth first; siblings by their first hop (or first descendant's).
+/** The lanes in order: the owner tree, depth first; siblings by their first hop (or first descendant's). */
+function laneOrder(objects: Map<string, ObjectDraft>, targetUid: string, criticalIds: ReadonlySet<string>): LaneDraft[] {
   const children = new Map<string, ObjectDraft[]>();
   for (const o of objects.values()) {
     if (o.isTarget) continue;
@@ -601,9 +600,7 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
     firstAt.set(o.ref.uid, v);
     return v;
   };
-  const path = criticalPath(hops, s.outcome);
-  const criticalIds = new Set(path.map((p) => p.hop.id));
-  let drafts: LaneDraft[] = [];
+  const drafts: LaneDraft[] = [];
   const visited = new Set<string>();
   const visit = (o: ObjectDraft, depth: number): void => {
     if (visited.has(o.ref.uid)) return;
@@ -612,8 +609,22 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
     const kids = [...(children.get(o.ref.uid) ?? [])].sort((a, b) => first(a) - first(b) || a.ref.name.localeCompare(b.ref.name));
     for (const k of kids) visit(k, depth + 1);
   };
-  visit(objects.get(targetRef.uid)!, 0);
+  visit(objects.get(targetUid)!, 0);
   for (const o of objects.values()) visit(o, 1);
+  return drafts;
+}
+
+export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions = {}): WaterfallView {
+  const trigger = s.trigger;
+  if (!trigger) return emptyView(s, 'waiting for a change');
+  const hops = byTime(s.hops);
+  const outcome = s.outcome ?? 'running';
+  const lastHop = hops.length ? at(hops[hops.length - 1]!) : 0;
+  const spanMs = Math.max(1, lastHop, outcome === 'running' && options.now !== undefined ? options.now - trigger.at : 0);
+  const { objects, targetRef, unchanged } = collectObjects(s, hops);
+  const path = criticalPath(hops, s.outcome);
+  const criticalIds = new Set(path.map((p) => p.hop.id));
+  let drafts = laneOrder(objects, targetRef.uid, criticalIds);
 
   const totalLanes = drafts.length;
   let hiddenLanes = 0;
