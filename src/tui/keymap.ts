@@ -1,9 +1,9 @@
 /**
  * The one key map of the TUIs (trace, cache, top, queues, lease-watch). A key means the same thing in
  * each of them; a TUI only adds keys of its own (`w` waterfall, `a` idle queues) through `extra`.
- * The help screen (`?`) is generated from the same table, so what it says is what the keys do.
- * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys is how a TUI container reads
- * them.
+ * The help screen (`?`) lists them from src/view/key-help.ts: a key added here is added there too.
+ * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys reads them, for useScreen
+ * (use-screen.ts).
  */
 import { useApp, useInput, useStdin, type Key } from 'ink';
 import type { KeyAction, Press } from '../view/screen-state.js';

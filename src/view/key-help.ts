@@ -1,6 +1,6 @@
 /**
  * The help screen's words (`?`): the keys every TUI shares, in the order the help lists them, then a
- * screen's own. src/tui/keymap.ts says what each key does; its test holds the two together.
+ * screen's own. src/tui/keymap.ts says what each key does: a key added there is added here too.
  */
 
 export interface KeyHelp {

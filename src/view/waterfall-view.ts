@@ -864,6 +864,24 @@ export function capLines(lines: string[], max: number, width: number): string[] 
   return [lines[0]!, cutEnd(`… ${tail[0]!.trimStart()}`, width), ...tail.slice(1)];
 }
 
+/** Rows of a waterfall pane (src/tui/waterfall-pane.tsx) that are not lanes, by its height: the axis from 4 rows, the legend and critical path from 8. */
+export function paneOverhead(height: number): { axis: boolean; legend: boolean } {
+  return { axis: height >= 4, legend: height >= 8 };
+}
+
+/** How many lane rows a pane of `height` rows has: pass it as the view's maxLanes. */
+export function waterfallLaneRows(height: number, header = true): number {
+  const o = paneOverhead(height);
+  return Math.max(0, height - (header ? 1 : 0) - (o.axis ? 2 : 0) - (o.legend ? 2 : 0));
+}
+
+/** The critical path in one line: its length and its longest waits. */
+export function criticalSummary(view: WaterfallView): string {
+  if (view.critical.length === 0) return view.outcome === 'running' ? 'critical path: once the rollout ends' : 'no critical path: nothing converged';
+  const longest = [...view.critical].sort((a, b) => b.sincePreviousMs - a.sincePreviousMs).slice(0, 3);
+  return `critical path, ${view.critical.length} hops; longest waits: ${longest.map((c) => `${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`).join(', ')}`;
+}
+
 /** The legend's entries: glyph and words for each phase drawn, the critical path, other hops. */
 export function legendEntries(view: WaterfallView): { glyph: string; colour: string; label: string }[] {
   return [...view.phases.map((p) => PHASE_STYLE[p]), ...(view.critical.length ? [CRITICAL_STYLE] : []), ...(view.hasMarks ? [MARK_STYLE] : [])].map((s) => ({
