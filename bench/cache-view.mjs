@@ -27,7 +27,7 @@ process.env.LINES ??= '70';
 const { createElement } = await import('react');
 const { renderToString } = await import('ink');
 const { fieldPathIndexFunc, SharedIndexInformer } = await import('../dist/informer/index.js');
-const { CacheModel } = await import('../dist/view/cache-view.js');
+const { CacheModel } = await import('../dist/live/cache-model.js');
 const { CacheApp } = await import('../dist/tui/cache-app.js');
 
 const args = parseArgs(process.argv.slice(2));

@@ -16,9 +16,9 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { createElement } from 'react';
 import { renderToString } from 'ink';
-import { buildWaterfallView } from '../dist/view/waterfall-view.js';
+import { buildWaterfallView, waterfallLaneRows } from '../dist/view/waterfall-view.js';
 import { waterfallText } from '../dist/output/waterfall-text.js';
-import { WaterfallPane, waterfallLaneRows } from '../dist/tui/waterfall-pane.js';
+import { WaterfallPane } from '../dist/tui/waterfall-pane.js';
 import { syntheticRollout } from '../tools/testing/synthetic-trace.ts';
 import { parseArgs } from './clients/common.mjs';
 import { timeFrames } from './lib/frame-time.mjs';

@@ -61,7 +61,8 @@ export async function setFrameTimes(objects, { width = 160, height = 45, warmup 
   const { createElement } = await import('react');
   const { renderToString } = await import('ink');
   const { SetApp } = await import('../../dist/tui/set-app.js');
-  const { setLayout, SetScreen } = await import('../../dist/tui/set-screen.js');
+  const { SetScreen } = await import('../../dist/tui/set-screen.js');
+  const { setLayout } = await import('../../dist/view/set-layout.js');
   const { initialScreen } = await import('../../dist/view/screen-state.js');
 
   const members = membersOf(objects);

@@ -4,7 +4,7 @@ import type { Lease } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { buildTopView, type TopView } from '../view/top-view.js';
 import { evaluateController, type ControllerCheckSpec } from './controller.js';
 import { describeSpec } from './describe.js';

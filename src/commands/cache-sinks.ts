@@ -14,16 +14,8 @@ import type { Indexers, SharedIndexInformer, VerifyResult } from '../informer/in
 import { groupResource, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { cacheList, renderCacheNames, renderCacheTable, type IndexValues } from '../output/cache-table.js';
 import { ndjsonLine, ndjsonWriter, writeStructuredList, type StructuredFormat } from '../output/format.js';
-import {
-  CacheModel,
-  deltaLine,
-  formatInformerMetrics,
-  indexValuesOf,
-  informerMetrics,
-  MarkerTracker,
-  syncedLine,
-  type IndexFuncs,
-} from '../view/cache-view.js';
+import { CacheModel } from '../live/index.js';
+import { deltaLine, formatInformerMetrics, indexValuesOf, informerMetrics, MarkerTracker, syncedLine, type IndexFuncs } from '../view/cache-view.js';
 
 /** What a sink is opened with. */
 export interface CacheContext {

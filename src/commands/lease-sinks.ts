@@ -16,7 +16,7 @@ import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { whenAborted } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
 import type { LeaseChange } from '../view/lease-view.js';
-import type { LeaseWatchModel } from '../view/lease-watch-model.js';
+import type { LeaseWatchModel } from '../live/index.js';
 
 /** What a sink runs with once the Leases have synced. */
 export interface LeaseRun {

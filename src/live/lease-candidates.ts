@@ -10,7 +10,7 @@
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, leaseCandidateResource, ResourceListerWatcher, type Kube, type ResourceInfo } from '../kube/index.js';
 import type { CandidatesStatus } from '../view/lease-view.js';
-import type { LeaseWatchModel } from '../view/lease-watch-model.js';
+import type { LeaseWatchModel } from './lease-watch-model.js';
 
 export interface CandidateWatchOptions {
   /** Only this namespace's candidates; undefined for every namespace. */

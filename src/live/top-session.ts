@@ -14,9 +14,9 @@ import { realClock } from '../clock.js';
 import { runUntilSynced, SharedIndexInformer } from '../informer/index.js';
 import { LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
 import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, sourceOptions, type MetricsAccess } from '../metrics/index.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from './lease-watch-model.js';
 import type { CandidatesStatus } from '../view/lease-view.js';
-import { TopModel } from '../view/top-model.js';
+import { TopModel } from './top-model.js';
 import type { TopTarget } from '../view/top-view.js';
 import { watchLeaseCandidates } from './lease-candidates.js';
 

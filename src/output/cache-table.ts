@@ -6,7 +6,7 @@
  */
 import { kindSlashName, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { escapeTerminal } from '../util/escape.js';
-import { age } from './format.js';
+import { age } from '../util/duration.js';
 import { renderTable } from './table.js';
 
 /** Each custom index's values and the keys under each. */

@@ -4,7 +4,7 @@ import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { renderChangeLine, renderLeaseTables } from './lease-table.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

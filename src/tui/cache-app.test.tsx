@@ -5,7 +5,7 @@ import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { fakeErrors, FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
-import { CacheModel } from '../view/cache-view.js';
+import { CacheModel } from '../live/index.js';
 import { CacheApp } from './cache-app.js';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,18 +1,20 @@
 /**
  * The `cache` TUI container: a live mirror of one informer's cache. It owns the subscription to the
  * model (useLive: at most `maxFps` redraws a second, a 1 s tick for ages and counters), the screen
- * state, the narrowing to ByIndex(name, value) (Enter on an index value narrows the objects, Esc
- * widens them again), the keys (src/tui/keymap.ts) and the terminal size; CacheScreen
- * (cache-screen.tsx) draws.
+ * (useScreen), the narrowing to ByIndex(name, value) (Enter on an index value narrows the objects,
+ * Esc widens them again) and the terminal size; CacheScreen (cache-screen.tsx) draws the layout of
+ * src/view/cache-layout.ts.
  */
 import { useRef, useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
-import type { CacheModel } from '../view/cache-view.js';
-import { initialScreen, navOf, reduceScreen, resolveNav, type Press, type ScreenState } from '../view/screen-state.js';
-import { CACHE_PANES, cacheLayout, CacheScreen, type CachePane, type Narrow } from './cache-screen.js';
-import { useKeys, type ExitReason } from './keymap.js';
+import type { CacheModel } from '../live/index.js';
+import { CACHE_PANES, cacheLayout, type CachePane, type Narrow } from '../view/cache-layout.js';
+import { initialScreen, navOf, resolveNav } from '../view/screen-state.js';
+import { CacheScreen } from './cache-screen.js';
+import type { ExitReason } from './keymap.js';
 import { useLive, useSize } from './live.js';
-import { mountTui } from './mount.js';
+import { runTui } from './mount.js';
+import { useScreen } from './use-screen.js';
 
 export interface CacheAppProps {
   model: CacheModel;
@@ -32,8 +34,14 @@ export interface CacheAppProps {
 
 export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onExit, maxFps = 10, width, height, now = Date.now }: CacheAppProps): ReactNode {
   const size = useSize(width, height);
-  const [screen, setScreen] = useState<ScreenState<CachePane>>(() => initialScreen<CachePane>('objects', ['deltas']));
   const [narrow, setNarrow] = useState<Narrow | undefined>(initialNarrow);
+  // Presses of one read see the narrowing the previous one left, as they see its screen state.
+  const latestNarrow = useRef(narrow);
+  latestNarrow.current = narrow;
+  const narrowTo = (next: Narrow | undefined): void => {
+    latestNarrow.current = next;
+    setNarrow(next);
+  };
   // The model is read while rendering: a change only asks for a render.
   useLive(
     model,
@@ -42,49 +50,29 @@ export function CacheApp({ model, title, namespaced, narrow: initialNarrow, onEx
     { maxFps },
   );
 
-  const props = { model, title, namespaced, narrow, state: screen, ...size, now: now() };
-  const layout = cacheLayout(props);
-  // Keys typed quickly arrive before the next render: each press must see the state the previous
-  // one left, so the screen state and the narrowing are kept here too, updated as they are set.
-  const latest = useRef({ screen, narrow, layout });
-  latest.current.layout = layout;
-  const update = (next: { screen?: ScreenState<CachePane>; narrow?: Narrow | undefined }): void => {
-    if (next.screen) {
-      latest.current.screen = next.screen;
-      setScreen(next.screen);
-    }
-    if ('narrow' in next) {
-      latest.current.narrow = next.narrow;
-      setNarrow(next.narrow);
-    }
-  };
+  const input = { model, title, namespaced, narrow, ...size, now: now() };
+  const screen = useScreen({
+    initial: () => initialScreen<CachePane>('objects', ['deltas']),
+    layout: (state) => cacheLayout({ ...input, state }),
+    focus: (s, l) => ({ panes: CACHE_PANES, keys: l.keys[s.pane], height: l.listHeights[s.pane], openable: s.pane !== 'indexes' }),
+    own: (press, s, l) => {
+      const plain = !s.editing && !s.help && s.detail === undefined;
+      if (plain && press.action === 'open' && s.pane === 'indexes') {
+        const entry = l.indexEntries[resolveNav(navOf(s, 'indexes'), l.keys.indexes, l.listHeights.indexes).index];
+        if (!entry) return true;
+        narrowTo({ name: entry.name, value: entry.value });
+        return { ...s, pane: 'objects', nav: { ...s.nav, objects: undefined } };
+      }
+      if (plain && press.action === 'back' && !s.filter && latestNarrow.current) {
+        narrowTo(undefined);
+        return true;
+      }
+      return false;
+    },
+    onExit,
+  });
 
-  const handle = (press: Press): void => {
-    const { layout: l, screen: s } = latest.current;
-    const plain = !s.editing && !s.help && s.detail === undefined;
-    if (plain && press.action === 'open' && s.pane === 'indexes') {
-      const entry = l.indexEntries[resolveNav(navOf(s, 'indexes'), l.keys.indexes, l.listHeights.indexes).index];
-      if (entry) update({ narrow: { name: entry.name, value: entry.value }, screen: { ...s, pane: 'objects', nav: { ...s.nav, objects: undefined } } });
-      return;
-    }
-    if (plain && press.action === 'back' && !s.filter && latest.current.narrow) {
-      update({ narrow: undefined });
-      return;
-    }
-    update({
-      screen: reduceScreen(s, press, {
-        panes: CACHE_PANES,
-        keys: l.keys[s.pane],
-        height: l.listHeights[s.pane],
-        textLines: l.text?.lines.length ?? 0,
-        textHeight: Math.max(1, l.body - 1),
-        openable: s.pane !== 'indexes',
-      }),
-    });
-  };
-  useKeys(handle, { editing: () => latest.current.screen.editing, onExit });
-
-  return <CacheScreen {...props} layout={layout} />;
+  return <CacheScreen {...input} state={screen.state} layout={screen.layout} />;
 }
 
 export async function runCacheTui(
@@ -92,8 +80,10 @@ export async function runCacheTui(
   io: CommandIO,
   options: { title: string; namespaced: boolean; narrow?: Narrow | undefined; signal: AbortSignal; forMs: number },
 ): Promise<ExitReason | 'done'> {
-  let reason: ExitReason | 'done' = 'done';
-  const app = <CacheApp model={model} title={options.title} namespaced={options.namespaced} narrow={options.narrow} onExit={(r) => (reason = r)} />;
-  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
-  return how === 'interrupt' ? 'interrupt' : reason;
+  const how = await runTui(
+    (onExit) => <CacheApp model={model} title={options.title} namespaced={options.namespaced} narrow={options.narrow} onExit={onExit} />,
+    io,
+    { signal: options.signal, endAfterMs: options.forMs },
+  );
+  return how === 'ended' ? 'done' : how;
 }

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { initialScreen } from '../view/screen-state.js';
-import { Footer, Frame, Line, PaneTitle, Rows, textRows, wrapRows } from './frame.js';
+import { textRows } from '../view/rows.js';
+import { Footer, Frame, Line, PaneTitle, Rows } from './frame.js';
 
 let harness: InkHarness | undefined;
 afterEach(() => {
@@ -72,15 +73,6 @@ describe('hostile text on screen', () => {
       expect(controlsIn(harness.frame(), { sgr: true })).toEqual([]);
       expect(harness.frame()).toContain(SHOWN[0]);
     }
-  });
-
-  it('wrapRows escapes before it wraps: a newline in a message is shown, and no wrapped line is wider than asked', () => {
-    const rows = wrapRows([{ key: 'm', text: `message: ${HOSTILE}\nforged line ${'word '.repeat(30)}` }], 40);
-    for (const r of rows) {
-      expect(controlsIn(r.text)).toEqual([]);
-      expect(r.text.length).toBeLessThanOrEqual(40);
-    }
-    expect(rows.map((r) => r.text).join(' ')).toContain('\\nforged');
   });
 });
 

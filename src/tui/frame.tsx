@@ -1,8 +1,8 @@
 /**
  * Building blocks every live screen is made of, so each frame is exactly the terminal's size: the
  * Frame (header, body, footer, and the help or a detail in the body's place) in a Screen of
- * `rows` × `columns`, panes made of a title row and a fixed number of one-line rows (cut
- * to the width, never wrapped), a text view for the detail and help, and the footer (key hints or
+ * `rows` × `columns`, panes made of a title row and a fixed number of one-line rows (the Rows of
+ * src/view/rows.ts, cut to the width, never wrapped), a text view for the detail and help, and the footer (key hints or
  * the filter prompt). A pane pads itself to its row budget, so the layout does not jump when lines
  * come and go.
  *
@@ -13,23 +13,15 @@
  *
  * What a pane shows is mostly the cluster's words, and ink passes some escape sequences through (it
  * keeps colours and OSC, so an OSC 0 in an Event's message would retitle the terminal): a Line, a
- * pane title and the footer escape their text (src/util/escape.ts), and wrapRows escapes before it
- * wraps, so what it measures is what is drawn. Escaping twice changes nothing, so rows built from
+ * pane title and the footer escape their text (src/util/escape.ts), and wrapRows (src/view/rows.ts)
+ * escapes before it wraps, so what it measures is what is drawn. Escaping twice changes nothing, so rows built from
  * escaped text are drawn as they are.
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { escapeTerminal } from '../util/escape.js';
+import { fit, position, type FrameText, type Row } from '../view/rows.js';
 import type { ListWindow, ScreenState } from '../view/screen-state.js';
-
-/** One terminal line of a pane. */
-export interface Row {
-  key: string;
-  text: string;
-  color?: string | undefined;
-  dim?: boolean | undefined;
-  bold?: boolean | undefined;
-}
 
 export function Screen({ width, height, children }: { width: number; height: number; children: ReactNode }): ReactNode {
   return (
@@ -37,17 +29,6 @@ export function Screen({ width, height, children }: { width: number; height: num
       {children}
     </Box>
   );
-}
-
-/** A text view's content: its title and its lines. */
-export interface FrameText {
-  title: string;
-  lines: readonly Row[];
-}
-
-/** Lines of text as rows (the detail, the help). */
-export function textRows(lines: readonly string[]): Row[] {
-  return lines.map((text, i) => ({ key: String(i), text }));
 }
 
 /**
@@ -201,11 +182,6 @@ export function Rows({ rows, window, height, width, focused, emptyText, first = 
   );
 }
 
-/** `12-30 of 64` when the rows do not all fit in `height`. */
-export function position(window: ListWindow, rows: number, height: number): string | undefined {
-  return rows > height ? `${window.top + 1}-${Math.min(rows, window.top + height)} of ${rows}` : undefined;
-}
-
 /**
  * A title row (with where the window is, when the list is longer) and `height - 1` rows of a list.
  * For a long list, `rows` can be the slice on screen, from index `first` of `total` lines.
@@ -286,41 +262,3 @@ export function Footer({
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
-/** Cuts or pads `s` to exactly `w` columns; `middle` keeps both ends of long identities. */
-export function fit(s: string, w: number, mode: 'end' | 'middle' = 'end'): string {
-  if (w <= 0) return '';
-  if (s.length <= w) return s + ' '.repeat(w - s.length);
-  if (w === 1) return '…';
-  if (mode === 'middle') {
-    const head = Math.ceil((w - 1) / 2);
-    return `${s.slice(0, head)}…${s.slice(s.length - (w - 1 - head))}`;
-  }
-  return `${s.slice(0, w - 1)}…`;
-}
-
-/** Splits text into lines of at most `width` columns, at spaces where it can. */
-export function wrap(text: string, width: number): string[] {
-  const w = Math.max(10, width);
-  const out: string[] = [];
-  let rest = text;
-  while (rest.length > w) {
-    const cut = rest.lastIndexOf(' ', w);
-    const at = cut > w / 2 ? cut : w;
-    out.push(rest.slice(0, at));
-    rest = rest.slice(at).trimStart();
-  }
-  out.push(rest);
-  return out;
-}
-
-/** Text rows wrapped to the width (the detail and help are read whole, not cut); what wraps is indented. */
-export function wrapRows(rows: readonly Row[], width: number): Row[] {
-  return rows.flatMap((r) => {
-    const text = escapeTerminal(r.text);
-    const indent = ' '.repeat(Math.min(16, (/^ */.exec(text)?.[0].length ?? 0) + 4));
-    const [first = '', ...rest] = wrap(text, width);
-    const more = rest.length ? wrap(rest.join(' '), width - indent.length).map((t) => indent + t) : [];
-    return [first, ...more].map((text, i) => ({ ...r, key: `${r.key}.${i}`, text }));
-  });
-}

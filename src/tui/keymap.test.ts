@@ -1,6 +1,6 @@
 import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
-import { actionOf, COMMON_KEYS, helpLines, pressesOf } from './keymap.js';
+import { actionOf, pressesOf } from './keymap.js';
 
 const none: Key = {
   upArrow: false,
@@ -59,11 +59,5 @@ describe('the key map', () => {
   it('takes two Escapes in one read (ink reports them as one with meta) as two steps back', () => {
     expect(pressesOf('', k({ escape: true, meta: true })).map((p) => p.action)).toEqual(['back', 'back']);
     expect(pressesOf('', k({ escape: true })).map((p) => p.action)).toEqual(['back']);
-  });
-
-  it('lists every shared key in the help, then the view\u2019s own', () => {
-    const lines = helpLines([{ keys: 'w', what: 'waterfall' }]);
-    expect(lines).toHaveLength(COMMON_KEYS.length + 1);
-    expect(lines.at(-1)).toMatch(/^w +waterfall$/);
   });
 });

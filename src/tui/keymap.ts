@@ -1,9 +1,9 @@
 /**
  * The one key map of the TUIs (trace, cache, top, queues, lease-watch). A key means the same thing in
  * each of them; a TUI only adds keys of its own (`w` waterfall, `a` idle queues) through `extra`.
- * The help screen (`?`) is generated from the same table, so what it says is what the keys do.
- * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys is how a TUI container reads
- * them.
+ * The help screen (`?`) lists them from src/view/key-help.ts: a key added here is added there too.
+ * Vi keys sit beside the arrows, as in less, k9s and lazygit. useKeys reads them, for useScreen
+ * (use-screen.ts).
  */
 import { useApp, useInput, useStdin, type Key } from 'ink';
 import type { KeyAction, Press } from '../view/screen-state.js';
@@ -11,25 +11,6 @@ import type { KeyAction, Press } from '../view/screen-state.js';
 export type { KeyAction };
 
 export type ExitReason = 'quit' | 'interrupt';
-
-export interface KeyHelp {
-  keys: string;
-  what: string;
-}
-
-/** The shared keys, in the order the help screen lists them. */
-export const COMMON_KEYS: readonly KeyHelp[] = [
-  { keys: '↑/↓ j/k', what: 'move the selection (scrolls the list)' },
-  { keys: 'PgUp/PgDn', what: 'a page up / down' },
-  { keys: 'g / G', what: 'first / last line; G also resumes follow' },
-  { keys: 'f', what: 'follow: keep the newest line selected' },
-  { keys: '/', what: 'filter (type, Enter keeps it, Esc clears it)' },
-  { keys: 'Enter', what: 'open the selected line in detail' },
-  { keys: 'Esc / Backspace', what: 'leave the detail, help or filter' },
-  { keys: 'tab / shift+tab', what: 'next / previous pane' },
-  { keys: '?', what: 'this help' },
-  { keys: 'q / Ctrl+C', what: 'quit' },
-];
 
 /** What a key press means. `extra` maps a TUI's own letters (e.g. { w: 'waterfall' }). */
 export function actionOf(input: string, key: Key, extra: Readonly<Record<string, KeyAction>> = {}): KeyAction | undefined {
@@ -99,13 +80,6 @@ export function pressesOf(input: string, key: Key, extra: Readonly<Record<string
     else if (c >= ' ' && c !== '\u007f') out.push(pressOf(c, { ...plain, shift: c !== c.toLowerCase() }, extra));
   }
   return out;
-}
-
-/** The help screen's lines: the shared keys, then the TUI's own. */
-export function helpLines(own: readonly KeyHelp[]): string[] {
-  const all = [...COMMON_KEYS, ...own];
-  const w = Math.max(...all.map((k) => k.keys.length));
-  return all.map((k) => `${k.keys.padEnd(w)}  ${k.what}`);
 }
 
 /**

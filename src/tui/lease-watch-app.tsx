@@ -1,24 +1,26 @@
 /**
  * The lease-watch TUI container: owns the subscription to the model (useLive: at most ~10 frames a
- * second however fast Leases change, a 1 s tick so ages move), the screen state, the keys
- * (src/tui/keymap.ts) and the terminal size (re-rendered on resize). It hands plain props to
- * LeaseWatchScreen (lease-watch-screen.tsx).
+ * second however fast Leases change, a 1 s tick so ages move), the screen (useScreen) and the
+ * terminal size (re-rendered on resize). LeaseWatchScreen (lease-watch-screen.tsx) draws the layout
+ * of src/view/lease-layout.ts.
  *
  * runLeaseWatchTui mounts it on the command's streams and resolves when it ends: q (quit), Ctrl+C
  * or the signal (interrupt), or --for elapsing (done). The screen is gone then (see mount.tsx), so
  * what was seen is summarised once on stdout: the leader leases and their holders, and the holder
  * changes, each line escaped (src/util/escape.ts): names and holders are the cluster's.
  */
-import { useRef, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import { escapeTerminal } from '../util/escape.js';
+import { leaseLayout, type LeasePane } from '../view/lease-layout.js';
 import { clockTime, describeChange, leaseKey, type LeaseChange, type LeaseWatchView } from '../view/lease-view.js';
-import { initialScreen, reduceScreen, type Press, type ScreenState } from '../view/screen-state.js';
-import { useKeys, type ExitReason } from './keymap.js';
-import { leaseLayout, LeaseWatchScreen, type LeasePane } from './lease-watch-screen.js';
+import { initialScreen } from '../view/screen-state.js';
+import type { ExitReason } from './keymap.js';
+import { LeaseWatchScreen } from './lease-watch-screen.js';
 import { useLive, useSize } from './live.js';
-import { mountTui } from './mount.js';
+import { runTui } from './mount.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { useScreen } from './use-screen.js';
 
 export type { ExitReason };
 
@@ -51,30 +53,28 @@ export function LeaseWatchApp({ source, onExit, maxFps = 10, tickMs = 1_000, wid
     () => ({ view: source.view(), changes: [...source.changeLog()] as readonly LeaseChange[] }),
     { maxFps, tickMs },
   );
-  const [state, setState] = useState(() => initialScreen<LeasePane>('leases', ['changes']));
   const queues = useQueuesView(metrics, {}, maxFps);
 
-  const props = { view, changes, state, ...size, queues };
-  const current = useRef({ props, state });
-  current.current = { props, state };
+  const input = { view, changes, ...size, queues };
+  const screen = useScreen({
+    initial: () => initialScreen<LeasePane>('leases', ['changes']),
+    layout: (state) => leaseLayout({ ...input, state }),
+    // A press is judged on the layout of the state the previous press of its read left.
+    focus: (s) => {
+      const l = leaseLayout({ ...input, state: s });
+      return {
+        panes: l.panes,
+        keys: l.rows[s.pane].map((r) => r.key),
+        height: Math.max(1, l.listHeights[s.pane]),
+        textLines: l.text?.lines.length ?? 0,
+        textHeight: Math.max(1, l.body - 1),
+        openable: s.pane === 'leases' || s.pane === 'changes' || (s.pane === 'queues' && Boolean(l.rows.queues[l.windows.queues.index]?.detail)),
+      };
+    },
+    onExit,
+  });
 
-  const handle = (press: Press): void => {
-    const s = current.current.state;
-    const l = leaseLayout({ ...current.current.props, state: s });
-    const next: ScreenState<LeasePane> = reduceScreen(s, press, {
-      panes: l.panes,
-      keys: l.rows[s.pane].map((r) => r.key),
-      height: Math.max(1, l.listHeights[s.pane]),
-      textLines: l.text?.lines.length ?? 0,
-      textHeight: Math.max(1, l.body - 1),
-      openable: s.pane === 'leases' || s.pane === 'changes' || (s.pane === 'queues' && Boolean(l.rows.queues[l.windows.queues.index]?.detail)),
-    });
-    current.current.state = next;
-    setState(next);
-  };
-  useKeys(handle, { editing: () => current.current.state.editing, onExit });
-
-  return <LeaseWatchScreen {...props} />;
+  return <LeaseWatchScreen {...input} state={screen.state} layout={screen.layout} />;
 }
 
 export interface TuiOptions {
@@ -89,11 +89,12 @@ export interface TuiOptions {
 const SUMMARY_CHANGES = 50;
 
 export async function runLeaseWatchTui(source: LeaseViewSource, io: CommandIO, options: TuiOptions): Promise<ExitReason | 'done'> {
-  let reason: ExitReason | 'done' = 'done';
-  const app = <LeaseWatchApp source={source} onExit={(r) => (reason = r)} metrics={options.metrics} />;
-  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
+  const how = await runTui((onExit) => <LeaseWatchApp source={source} onExit={onExit} metrics={options.metrics} />, io, {
+    signal: options.signal,
+    endAfterMs: options.forMs,
+  });
   io.stdout.write(summaryText(source));
-  return how === 'interrupt' ? 'interrupt' : reason;
+  return how === 'ended' ? 'done' : how;
 }
 
 export function summaryText(source: LeaseViewSource): string {

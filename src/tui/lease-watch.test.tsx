@@ -5,9 +5,8 @@ import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { LeaseWatchApp, type ExitReason } from './lease-watch-app.js';
-import { layoutLeaseColumns } from './lease-watch-screen.js';
 import { summaryText } from './lease-watch-app.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -138,28 +137,6 @@ describe('lease-watch TUI', () => {
     harness!.stdin.write('q');
     await new Promise((r) => setTimeout(r, 20));
     expect(exits).toEqual(['quit']);
-  });
-});
-
-describe('lease table layout', () => {
-  const row = { namespace: 'kube-system', name: 'kube-controller-manager', holder: A, strategy: null, preferredHolder: null, masterStatus: null };
-  it('fits the width, giving the long holder what the lease column does not need', () => {
-    const cols = layoutLeaseColumns({ leases: [row as never] }, 100);
-    const total = cols.reduce((n, c) => n + c.width + 1, 0);
-    expect(total).toBeLessThanOrEqual(100);
-    expect(cols[0]).toMatchObject({ key: 'lease', width: 'kube-system/kube-controller-manager'.length });
-    expect(cols.map((c) => c.key)).toEqual(['lease', 'holder', 'state', 'renewed', 'acquired', 'transitions', 'held']);
-  });
-  it('below 100 columns drops ACQUIRED and HELD so that the lease name stays whole', () => {
-    const cols = layoutLeaseColumns({ leases: [row as never] }, 80);
-    expect(cols.map((c) => c.key)).toEqual(['lease', 'holder', 'state', 'renewed', 'transitions']);
-    expect(cols[0]).toMatchObject({ key: 'lease', width: 'kube-system/kube-controller-manager'.length });
-    expect(cols.reduce((n, c) => n + c.width + 1, 0)).toBeLessThanOrEqual(80);
-  });
-  it('adds strategy and master columns only when some lease has them', () => {
-    const cols = layoutLeaseColumns({ leases: [{ ...row, strategy: 'OldestEmulationVersion', masterStatus: [] } as never] }, 140);
-    expect(cols.map((c) => c.key)).toContain('strategy');
-    expect(cols.map((c) => c.key)).toContain('master');
   });
 });
 

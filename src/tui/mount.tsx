@@ -1,5 +1,6 @@
 /**
- * The one way the commands put an ink app on the terminal, and the screen model of every live view.
+ * The one way the commands put a TUI on the terminal (runTui), and the screen model of every live
+ * view.
  *
  * Screen model: full screen on the terminal's alternate screen buffer, as htop, k9s and less do.
  * The views are dashboards that change in place (a tree whose Pods turn ready, a lease table whose
@@ -24,12 +25,14 @@
  * the frame and vanish with the alternate screen; they are held and written after it is left.
  *
  * Ctrl+C is handled by the command (the signal) or, in raw mode, by the app; at most 10 redraws a
- * second. Resolves when the app unmounts: the app quit, the signal aborted ('interrupt'),
- * `endAfterMs` passed, or `endWhen` settled (after `lingerMs`).
+ * second. Resolves when the app unmounts: the app quit (q, or Ctrl+C in raw mode: what it told its
+ * onExit), the signal aborted ('interrupt'), `endAfterMs` passed or `endWhen` settled (after
+ * `lingerMs`): 'ended'.
  */
 import { render } from 'ink';
 import type { ReactElement } from 'react';
 import type { CommandIO } from '../cli/io.js';
+import type { ExitReason } from './keymap.js';
 
 export interface MountOptions {
   signal: AbortSignal;
@@ -40,8 +43,19 @@ export interface MountOptions {
   lingerMs?: number;
 }
 
+/** Mounts the app `app(onExit)` makes and resolves with how it ended (see above). */
+export async function runTui(app: (onExit: (reason: ExitReason) => void) => ReactElement, io: CommandIO, options: MountOptions): Promise<ExitReason | 'ended'> {
+  let reason: ExitReason | undefined;
+  const how = await mountTui(
+    app((r) => (reason = r)),
+    io,
+    options,
+  );
+  return how === 'interrupt' ? 'interrupt' : (reason ?? 'ended');
+}
+
 /** Mounts `app`; returns 'interrupt' when the signal ended it, else 'ended'. */
-export async function mountTui(app: ReactElement, io: CommandIO, options: MountOptions): Promise<'interrupt' | 'ended'> {
+async function mountTui(app: ReactElement, io: CommandIO, options: MountOptions): Promise<'interrupt' | 'ended'> {
   let interrupted = false;
   const terminal = Boolean(io.stdout.isTTY);
   const held = terminal ? holdWrites(io.stderr) : undefined;

@@ -1,20 +1,23 @@
 /**
  * `kubectl informer-trace queues -o tui`: the container owns the metrics subscription (through
- * useQueuesView), the screen state, the keys (src/tui/keymap.ts, plus `a` for idle queues) and the
- * terminal size; QueuesScreen (queues-screen.tsx) draws, sized to the terminal (see mount.tsx for
- * the screen model). Enter on a queue, a controller or a source shows all of its numbers. The last
- * snapshot is printed once, as `-o table` prints it, when the screen is left.
+ * useQueuesView), the screen (useScreen, plus `a` for idle queues) and the terminal size;
+ * QueuesScreen (queues-screen.tsx) draws the layout of src/view/queues-layout.ts, sized to the
+ * terminal (see mount.tsx for the screen model). Enter on a queue, a controller or a source shows
+ * all of its numbers. The last snapshot is printed once, as `-o table` prints it, when the screen
+ * is left.
  */
-import { useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import { renderQueuesTable } from '../output/queues-table.js';
+import { queuesLayout, type QueuesPaneKey } from '../view/queues-layout.js';
 import { buildQueuesView } from '../view/queues-view.js';
-import { initialScreen, navOf, reduceScreen, resolveNav, type Press } from '../view/screen-state.js';
-import { useKeys, type ExitReason } from './keymap.js';
+import { initialScreen, navOf, resolveNav } from '../view/screen-state.js';
+import type { ExitReason } from './keymap.js';
 import { useSize } from './live.js';
-import { mountTui } from './mount.js';
-import { queuesLayout, QueuesScreen, type QueuesPaneKey } from './queues-screen.js';
+import { runTui } from './mount.js';
+import { QueuesScreen } from './queues-screen.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { useScreen } from './use-screen.js';
 
 export interface QueuesAppProps {
   feed: MetricsFeed;
@@ -29,33 +32,25 @@ export interface QueuesAppProps {
 export function QueuesApp({ feed, names, includeIdle, onExit, width, height }: QueuesAppProps): ReactNode {
   const size = useSize(width, height);
   const [idle, setIdle] = useState(includeIdle);
-  const [state, setState] = useState(() => initialScreen<QueuesPaneKey>('queues'));
   const view = useQueuesView(feed, { names, includeIdle: idle });
-  const props = { view, idle, state, ...size };
-  const layout = queuesLayout(props);
-  const current = useRef({ layout, state });
-  current.current = { layout, state };
-  const handle = (press: Press): void => {
-    const { layout: l, state: s } = current.current;
-    if (press.action === 'toggleIdle' && !s.editing) {
+  const input = { view, idle, ...size };
+  const screen = useScreen({
+    initial: () => initialScreen<QueuesPaneKey>('queues'),
+    layout: (state) => queuesLayout({ ...input, state }),
+    focus: (s, l) => {
+      const keys = l.rows.map((r) => r.key);
+      const win = resolveNav(navOf(s, 'queues'), keys, l.listHeight);
+      return { panes: ['queues'], keys, height: l.listHeight, openable: Boolean(l.rows[win.index]?.detail) };
+    },
+    own: (press, s) => {
+      if (press.action !== 'toggleIdle' || s.editing) return false;
       setIdle((v) => !v);
-      return;
-    }
-    const keys = l.rows.map((r) => r.key);
-    const win = resolveNav(navOf(s, 'queues'), keys, l.listHeight);
-    const next = reduceScreen(s, press, {
-      panes: ['queues'],
-      keys,
-      height: l.listHeight,
-      textLines: l.text?.lines.length ?? 0,
-      textHeight: l.listHeight,
-      openable: Boolean(l.rows[win.index]?.detail),
-    });
-    current.current.state = next;
-    setState(next);
-  };
-  useKeys(handle, { editing: () => current.current.state.editing, onExit, extra: { a: 'toggleIdle' } });
-  return <QueuesScreen {...props} layout={layout} />;
+      return true;
+    },
+    onExit,
+    extra: { a: 'toggleIdle' },
+  });
+  return <QueuesScreen {...input} state={screen.state} layout={screen.layout} />;
 }
 
 export async function runQueuesTui(
@@ -63,9 +58,10 @@ export async function runQueuesTui(
   io: CommandIO,
   options: { signal: AbortSignal; forMs: number; names: readonly string[]; includeIdle: boolean },
 ): Promise<'quit' | 'interrupt' | 'done'> {
-  let reason: 'quit' | 'interrupt' | 'done' = 'done';
-  const app = <QueuesApp feed={feed} names={options.names} includeIdle={options.includeIdle} onExit={(r) => (reason = r)} />;
-  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
+  const how = await runTui((onExit) => <QueuesApp feed={feed} names={options.names} includeIdle={options.includeIdle} onExit={onExit} />, io, {
+    signal: options.signal,
+    endAfterMs: options.forMs,
+  });
   io.stdout.write(renderQueuesTable(buildQueuesView(feed.latest(), { names: options.names, includeIdle: options.includeIdle })));
-  return how === 'interrupt' ? 'interrupt' : reason;
+  return how === 'ended' ? 'done' : how;
 }

@@ -5,10 +5,10 @@ import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
 import type { TraceSnapshot } from '../trace/index.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { buildQueuesView } from '../view/queues-view.js';
 import { LeaseWatchApp } from './lease-watch-app.js';
-import { busiestFirst, QueuesPane } from './queues-pane.js';
+import { QueuesPane } from './queues-pane.js';
 import { TraceApp } from './trace-app.js';
 import type { MetricsFeed } from './use-queues-view.js';
 
@@ -68,11 +68,6 @@ describe('QueuesPane', () => {
     expect(f).toContain('controller guestbook: 0 reconciles/s · errors 0/s · p50 - p99 - · workers 0/1\n');
     // A failure is never cut short: it wraps.
     expect(flat(f)).toContain('https://10.0.0.9/metrics · failed: answered text/html, not Prometheus metrics (is it the metrics endpoint?)');
-  });
-
-  it('puts a queue with items waiting above busier-looking idle ones', () => {
-    const q = (name: string, depth: number | null, adds: number | null) => ({ name, depth, addsPerSecond: adds }) as Parameters<typeof busiestFirst>[0][number];
-    expect(busiestFirst([q('a', 0, 9), q('b', 2, 0), q('c', null, null), q('d', 0, 10)]).map((r) => r.name)).toEqual(['b', 'd', 'a', 'c']);
   });
 
   it('says it is waiting before the first scrape', async () => {

@@ -1,23 +1,25 @@
 /**
  * The TUI of a set of objects applied and traced at once: SetApp subscribes to the set (useLive),
- * owns the screen state, the order and the keys; SetScreen (set-screen.tsx) draws the list. Enter
- * on an object with a chain (a workload, a custom resource) opens it in the trace's own view
- * (TraceApp: timeline, tree, waterfall, diagnosis), and q there comes back to the list; Enter on
- * any other object shows what was applied and what its status says.
+ * owns the screen (useScreen), the order and the keys; SetScreen (set-screen.tsx) draws the layout
+ * of src/view/set-layout.ts. Enter on an object with a chain (a workload, a custom resource) opens
+ * it in the trace's own view (TraceApp: timeline, tree, waterfall, diagnosis), and q there comes
+ * back to the list; Enter on any other object shows what was applied and what its status says.
  *
  * runSetTui mounts it; it resolves when q or Ctrl+C is pressed or the signal aborts. When the set
  * ends the screen stays until q — or, with `exitOnEnd`, closes a moment later.
  */
-import { useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import type { SetEvent, SetMember, SetSession } from '../trace/index.js';
-import { initialScreen, navOf, reduceScreen, resolveNav, type Press } from '../view/screen-state.js';
+import { initialScreen, navOf, resolveNav, type ScreenState } from '../view/screen-state.js';
+import { setLayout, type SetLayout, type SetPaneKey } from '../view/set-layout.js';
 import type { SetOrder } from '../view/set-view.js';
-import { useKeys, type ExitReason } from './keymap.js';
+import type { ExitReason } from './keymap.js';
 import { useLive, useSize } from './live.js';
-import { mountTui } from './mount.js';
-import { setLayout, SetScreen, type SetPaneKey } from './set-screen.js';
+import { runTui } from './mount.js';
+import { SetScreen } from './set-screen.js';
 import { TraceApp, type DiagnosisFeed } from './trace-app.js';
+import { useScreen } from './use-screen.js';
 
 /** What the TUI reads of a set. */
 export interface SetSource {
@@ -44,7 +46,6 @@ export interface SetAppProps {
 
 export function SetApp({ source, ended, diagnosesOf, onExit, clockNow = Date.now, width, height }: SetAppProps): ReactNode {
   const size = useSize(width, height);
-  const [state, setState] = useState(() => initialScreen<SetPaneKey>('objects'));
   const [order, setOrder] = useState<SetOrder>('apply');
   const [open, setOpen] = useState<SetMember | undefined>();
   // Re-read at most ten times a second, and every second: the waiting objects' times move.
@@ -54,51 +55,43 @@ export function SetApp({ source, ended, diagnosesOf, onExit, clockNow = Date.now
     () => `${source.members.map((m) => m.state).join()}@${Math.floor(clockNow() / 1000)}`,
   );
   const now = clockNow();
-  const props = {
+  const input = {
     members: source.members,
     now,
     startedAt: source.startedAt,
     endedAt: source.endedAt,
     watching: source.watching === true,
     order,
-    state,
     ended: ended(),
     ...size,
   };
-  const layout = setLayout(props);
-  const current = useRef({ layout, state });
-  current.current = { layout, state };
-  const update = (next: typeof state): void => {
-    current.current.state = next;
-    setState(next);
-  };
-  const handle = (press: Press): void => {
-    const { layout: l, state: s } = current.current;
+  /** The object of the selected line, if any. */
+  const selectedOf = (s: ScreenState<SetPaneKey>, l: SetLayout): SetMember | undefined => {
     const keys = l.rows.map((r) => r.key);
     const win = resolveNav(navOf(s, 'objects'), keys, l.listHeight);
-    const selected = source.members.find((m) => String(m.index) === keys[win.index]);
-    if (!s.editing && !s.help && s.detail === undefined) {
+    return source.members.find((m) => String(m.index) === keys[win.index]);
+  };
+  const screen = useScreen({
+    initial: () => initialScreen<SetPaneKey>('objects'),
+    layout: (state) => setLayout({ ...input, state }),
+    focus: (s, l) => ({ panes: ['objects'], keys: l.rows.map((r) => r.key), height: l.listHeight, openable: selectedOf(s, l) !== undefined }),
+    own: (press, s, l) => {
+      if (s.editing || s.help || s.detail !== undefined) return false;
       if (press.action === 'sort') {
         setOrder((o) => (o === 'apply' ? 'slowest' : 'apply'));
-        return;
+        return true;
       }
+      const selected = selectedOf(s, l);
       if (press.action === 'open' && selected?.session) {
         setOpen(selected);
-        return;
+        return true;
       }
-    }
-    update(
-      reduceScreen(s, press, {
-        panes: ['objects'],
-        keys,
-        height: l.listHeight,
-        textLines: l.text?.lines.length ?? 0,
-        textHeight: l.listHeight,
-        openable: selected !== undefined,
-      }),
-    );
-  };
-  useKeys(handle, { editing: () => current.current.state.editing, onExit, extra: { s: 'sort' }, active: open === undefined });
+      return false;
+    },
+    onExit,
+    extra: { s: 'sort' },
+    active: open === undefined,
+  });
   if (open?.session) {
     return (
       <TraceApp
@@ -112,7 +105,7 @@ export function SetApp({ source, ended, diagnosesOf, onExit, clockNow = Date.now
       />
     );
   }
-  return <SetScreen {...props} layout={layout} />;
+  return <SetScreen {...input} state={screen.state} layout={screen.layout} />;
 }
 
 /** How long the last frame stays after the end with `exitOnEnd`. */
@@ -124,13 +117,13 @@ export async function runSetTui(
   io: CommandIO,
   options: { signal: AbortSignal; exitOnEnd: boolean; diagnosesOf?: (m: SetMember) => DiagnosisFeed },
 ): Promise<'quit' | 'interrupt' | 'ended'> {
-  let reason: ExitReason | undefined;
   let done = false;
   void running.then(
     () => (done = true),
     () => (done = true),
   );
-  const app = <SetApp source={set} ended={() => done} diagnosesOf={options.diagnosesOf} onExit={(r) => (reason = r)} clockNow={() => set.clock.now()} />;
-  const how = await mountTui(app, io, { signal: options.signal, ...(options.exitOnEnd ? { endWhen: running, lingerMs: LINGER_MS } : {}) });
-  return how === 'interrupt' ? 'interrupt' : (reason ?? 'ended');
+  return runTui((onExit) => <SetApp source={set} ended={() => done} diagnosesOf={options.diagnosesOf} onExit={onExit} clockNow={() => set.clock.now()} />, io, {
+    signal: options.signal,
+    ...(options.exitOnEnd ? { endWhen: running, lingerMs: LINGER_MS } : {}),
+  });
 }

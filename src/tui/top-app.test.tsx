@@ -7,8 +7,8 @@ import { pollTwice } from '../../tools/testing/fake-metrics-source.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, TEST_WIDTH, type InkHarness } from '../../tools/testing/ink.js';
 import type { LeaseChange } from '../view/lease-view.js';
-import { LeaseWatchModel } from '../view/lease-watch-model.js';
-import { buildTopView, TopHistory, type TopView } from '../view/top-view.js';
+import { LeaseWatchModel, TopHistory } from '../live/index.js';
+import { buildTopView, type TopView } from '../view/top-view.js';
 import { TopApp, type TopSource } from './top-app.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,17 +1,19 @@
 /**
  * The `top` TUI container: owns the subscription to the source (useLive: at most `maxFps` redraws a
- * second, a tick for ages), the screen state, `a` (idle queues shown or not), the keys
- * (src/tui/keymap.ts) and the terminal size; TopScreen (top-screen.tsx) draws.
+ * second, a tick for ages), the screen (useScreen), `a` (idle queues shown or not) and the terminal
+ * size; TopScreen (top-screen.tsx) draws the layout of src/view/top-layout.ts.
  */
-import { useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import type { LeaseChange } from '../view/lease-view.js';
-import { initialScreen, reduceScreen, type Press, type ScreenState } from '../view/screen-state.js';
+import { initialScreen } from '../view/screen-state.js';
+import { topLayout, type TopPane } from '../view/top-layout.js';
 import type { TopView } from '../view/top-view.js';
-import { useKeys, type ExitReason } from './keymap.js';
+import type { ExitReason } from './keymap.js';
 import { useLive, useSize } from './live.js';
-import { mountTui } from './mount.js';
-import { topLayout, TopScreen, type TopPane } from './top-screen.js';
+import { runTui } from './mount.js';
+import { TopScreen } from './top-screen.js';
+import { useScreen } from './use-screen.js';
 
 /** What the container reads: TopModel satisfies it; tests pass a stub. */
 export interface TopSource {
@@ -42,33 +44,23 @@ export function TopApp({ source, controllers = [], onExit, maxFps = 10, tickMs =
     () => filterView(source.view()),
     { maxFps, tickMs },
   );
-  const [screen, setScreen] = useState<ScreenState<TopPane>>(() => initialScreen('components'));
   const [showIdle, setShowIdle] = useState(false);
 
-  const props = { view, changes: source.leaseChanges(), state: screen, showIdle, ...size };
-  const layout = topLayout(props);
-  // Keys typed together arrive in one read: each press builds on the state the previous one left.
-  const current = useRef({ layout, screen });
-  current.current = { layout, screen };
-  const handle = (press: Press): void => {
-    const c = current.current;
-    if (press.action === 'toggleIdle' && !c.screen.editing) {
+  const input = { view, changes: source.leaseChanges(), showIdle, ...size };
+  const screen = useScreen({
+    initial: () => initialScreen<TopPane>('components'),
+    layout: (state) => topLayout({ ...input, state }),
+    focus: (_s, l) => ({ panes: ['components'], keys: l.keys, height: l.listHeight, openable: true }),
+    own: (press, s) => {
+      if (press.action !== 'toggleIdle' || s.editing) return false;
       setShowIdle((v) => !v);
-      return;
-    }
-    c.screen = reduceScreen(c.screen, press, {
-      panes: ['components'],
-      keys: c.layout.keys,
-      height: c.layout.listHeight,
-      textLines: c.layout.text?.lines.length ?? 0,
-      textHeight: Math.max(1, c.layout.body - 1),
-      openable: true,
-    });
-    setScreen(c.screen);
-  };
-  useKeys(handle, { editing: () => current.current.screen.editing, onExit, extra: { a: 'toggleIdle' } });
+      return true;
+    },
+    onExit,
+    extra: { a: 'toggleIdle' },
+  });
 
-  return <TopScreen {...props} layout={layout} />;
+  return <TopScreen {...input} state={screen.state} layout={screen.layout} />;
 }
 
 export async function runTopTui(
@@ -76,8 +68,9 @@ export async function runTopTui(
   io: CommandIO,
   options: { signal: AbortSignal; forMs: number; controllers: readonly string[] },
 ): Promise<'quit' | 'interrupt' | 'done'> {
-  let reason: 'quit' | 'interrupt' | 'done' = 'done';
-  const app = <TopApp source={source} controllers={options.controllers} onExit={(r) => (reason = r)} />;
-  const how = await mountTui(app, io, { signal: options.signal, endAfterMs: options.forMs });
-  return how === 'interrupt' ? 'interrupt' : reason;
+  const how = await runTui((onExit) => <TopApp source={source} controllers={options.controllers} onExit={onExit} />, io, {
+    signal: options.signal,
+    endAfterMs: options.forMs,
+  });
+  return how === 'ended' ? 'done' : how;
 }

@@ -5,7 +5,8 @@ import type { Hop, HopKind, TraceEvent, TraceSnapshot, TreeNode } from '../trace
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
 import { TraceApp, type DiagnosisFeed, type PushedDiagnosis } from './trace-app.js';
-import { diagnosisRows, nextPane, panes, traceLayout, TraceScreen, type Pane } from './trace-screen.js';
+import { diagnosisRows, nextPane, traceLayout, type Pane } from '../view/trace-layout.js';
+import { TraceScreen } from './trace-screen.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });
@@ -126,20 +127,6 @@ describe('trace TUI', () => {
     // The timeline still shows its newest hops.
     expect(f).toContain('converged');
     ink.unmount();
-  });
-
-  it('lays rows out within any height, the focused pane first', () => {
-    const many = Array.from({ length: 40 }, (_, i) => hop(`ready/p${i}`, 'ready', ref('Pod', `web-abc-${i}`), 100 + i, 1));
-    const big = snapshot(50, many);
-    for (const height of [24, 45, 12]) {
-      for (const pane of panes) {
-        const l = traceLayout(big, initialScreen<Pane>(pane), 80, height, undefined);
-        expect(l.heights.tree + l.heights.timeline + l.heights.internals).toBe(height - 3);
-      }
-    }
-    const focusedTree = traceLayout(big, initialScreen<Pane>('tree'), 80, 24, undefined);
-    const focusedTimeline = traceLayout(big, initialScreen<Pane>('timeline'), 80, 24, undefined);
-    expect(focusedTree.heights.tree).toBeGreaterThan(focusedTimeline.heights.tree);
   });
 
   it('keys: scroll and follow, filter, Enter opens the hop, Esc leaves, tab, ?, q', async () => {

@@ -1,8 +1,8 @@
 /**
  * The trace TUI container: TraceApp subscribes to the tracer (useLive: its snapshot re-read at most
- * ten times a second, and every second), owns the screen state, the main pane's view, the
- * diagnoses and the keys (src/tui/keymap.ts); TraceScreen (trace-screen.tsx) draws. Enter on a hop
- * opens its detail; Enter on a tree line filters the timeline to that object.
+ * ten times a second, and every second), owns the screen (useScreen), the main pane's view and the
+ * diagnoses; TraceScreen (trace-screen.tsx) draws the layout of src/view/trace-layout.ts. Enter on
+ * a hop opens its detail; Enter on a tree line filters the timeline to that object.
  *
  * runTraceTui mounts it; it resolves when q or Ctrl+C is pressed or the signal aborts. When the
  * trace ends the screen stays, showing the outcome, until q — or, with `exitOnEnd`, closes a
@@ -12,13 +12,14 @@ import { useEffect, useRef, useState } from 'react';
 import type { CommandIO } from '../cli/io.js';
 import type { ControllerBehind, Diagnosis } from '../diagnose/index.js';
 import type { TraceEvent, TraceSnapshot } from '../trace/index.js';
-import { initialScreen, navOf, reduceScreen, type Press, type ScreenContext, type ScreenState } from '../view/screen-state.js';
-import { useKeys } from './keymap.js';
+import type { QueuesRow } from '../view/queues-rows.js';
+import { initialScreen, navOf } from '../view/screen-state.js';
+import { DIAGNOSIS, panes, traceLayout, type DiagnosisShown, type MainView, type Pane } from '../view/trace-layout.js';
 import { useLive, useSize } from './live.js';
-import { mountTui } from './mount.js';
-import type { QueuesRow } from './queues-pane.js';
-import { DIAGNOSIS, panes, traceLayout, TraceScreen, type DiagnosisShown, type MainView, type Pane } from './trace-screen.js';
+import { runTui } from './mount.js';
+import { TraceScreen } from './trace-screen.js';
 import { useQueuesView, type MetricsFeed } from './use-queues-view.js';
+import { useScreen } from './use-screen.js';
 
 export interface TraceSource {
   snapshot(): TraceSnapshot;
@@ -63,7 +64,6 @@ export interface TraceAppProps {
 
 export function TraceApp({ source, onQuit, onBack, clockNow = Date.now, metrics, diagnoses, width, height }: TraceAppProps): React.JSX.Element {
   const { width: w, height: h } = useSize(width, height);
-  const [state, setState] = useState(() => initialScreen<Pane>('timeline', ['timeline']));
   const [main, setMain] = useState<MainView>('timeline');
   const [diagnosis, setDiagnosis] = useState<DiagnosisShown | undefined>();
   const [controller, setController] = useState<{ behind: ControllerBehind; at: number } | undefined>();
@@ -76,9 +76,41 @@ export function TraceApp({ source, onQuit, onBack, clockNow = Date.now, metrics,
     () => source.snapshot(),
   );
 
-  // The keys act on what is on screen now: the layout of the last render.
-  const layout = traceLayout(snapshot, state, w, h, queues, diagnosis, controller);
-  const current = useRef({ layout, state });
+  const screen = useScreen({
+    initial: () => initialScreen<Pane>('timeline', ['timeline']),
+    layout: (state) => traceLayout(snapshot, state, w, h, queues, diagnosis, controller),
+    focus: (s, l) => ({
+      panes,
+      keys: l.keys[s.pane],
+      height: Math.max(1, l.heights[s.pane] - 1),
+      openable:
+        s.pane === 'timeline'
+          ? main === 'timeline'
+          : s.pane === 'internals'
+            ? Boolean((l.rows.internals[l.windows.internals.index] as QueuesRow | undefined)?.detail)
+            : false,
+    }),
+    own: (press, s, l) => {
+      if (press.action === 'diagnose' && !s.editing) {
+        diagnoseNow();
+        return true;
+      }
+      if (s.editing || s.help || s.detail !== undefined) return false;
+      if (press.action === 'waterfall') {
+        setMain((m) => (m === 'timeline' ? 'waterfall' : 'timeline'));
+        return true;
+      }
+      if (press.action !== 'open' || s.pane !== 'tree') return false;
+      const row = l.rows.tree[l.windows.tree.index];
+      return row && row.key !== 'more'
+        ? { ...s, filter: row.key, pane: 'timeline', nav: { ...s.nav, timeline: { ...navOf(s, 'timeline'), follow: true } } }
+        : true;
+    },
+    onExit: onQuit,
+    onBack,
+    extra: { w: 'waterfall', d: 'diagnose' },
+  });
+  const { state } = screen;
   // A hop opened: the operator behind the target, read again for it.
   const openHop = state.detail !== undefined && state.detail !== DIAGNOSIS && state.detailPane !== 'internals' ? state.detail : undefined;
   useEffect(() => {
@@ -90,18 +122,12 @@ export function TraceApp({ source, onQuit, onBack, clockNow = Date.now, metrics,
     );
     return () => void (live = false);
   }, [openHop, diagnoses, clockNow]);
-  current.current = { layout, state };
 
-  // Presses that arrive before the next render (typing, a paste) build on each other.
-  const update = (next: ScreenState<Pane>): void => {
-    current.current.state = next;
-    setState(next);
-  };
   const openDiagnosis = (shown: DiagnosisShown): void => {
     setDiagnosis(shown);
-    const s = current.current.state;
+    const s = screen.current();
     if (s.detail !== DIAGNOSIS || s.detailPane !== undefined)
-      update({ ...s, editing: false, help: false, detail: DIAGNOSIS, detailPane: undefined, textTop: 0 });
+      screen.set({ ...s, editing: false, help: false, detail: DIAGNOSIS, detailPane: undefined, textTop: 0 });
   };
   const diagnoseNow = (): void => {
     if (!diagnoses) {
@@ -133,44 +159,19 @@ export function TraceApp({ source, onQuit, onBack, clockNow = Date.now, metrics,
     });
     // openDiagnosis reads the current state through a ref, so it need not be a dependency.
   }, [diagnoses]);
-  const handle = (press: Press): void => {
-    const { layout: l, state: s } = current.current;
-    if (press.action === 'diagnose' && !s.editing) {
-      diagnoseNow();
-      return;
-    }
-    if (!s.editing && !s.help && s.detail === undefined) {
-      if (press.action === 'waterfall') {
-        setMain((m) => (m === 'timeline' ? 'waterfall' : 'timeline'));
-        return;
-      }
-      if (press.action === 'open' && s.pane === 'tree') {
-        const win = l.windows.tree;
-        const row = l.rows.tree[win.index];
-        if (row && row.key !== 'more')
-          update({ ...s, filter: row.key, pane: 'timeline', nav: { ...s.nav, timeline: { ...navOf(s, 'timeline'), follow: true } } });
-        return;
-      }
-    }
-    const ctx: ScreenContext<Pane> = {
-      panes,
-      keys: l.keys[s.pane],
-      height: Math.max(1, l.heights[s.pane] - 1),
-      textLines: l.text?.lines.length ?? 0,
-      textHeight: Math.max(1, l.body - 1),
-      openable:
-        s.pane === 'timeline'
-          ? main === 'timeline'
-          : s.pane === 'internals'
-            ? Boolean((l.rows.internals[l.windows.internals.index] as QueuesRow | undefined)?.detail)
-            : false,
-    };
-    update(reduceScreen(s, press, ctx));
-  };
-  useKeys(handle, { editing: () => current.current.state.editing, onExit: onQuit, onBack, extra: { w: 'waterfall', d: 'diagnose' } });
 
   return (
-    <TraceScreen snapshot={snapshot} state={state} main={main} now={clockNow()} width={w} height={h} queues={queues} layout={layout} diagnosis={diagnosis} />
+    <TraceScreen
+      snapshot={snapshot}
+      state={state}
+      main={main}
+      now={clockNow()}
+      width={w}
+      height={h}
+      queues={queues}
+      layout={screen.layout}
+      diagnosis={diagnosis}
+    />
   );
 }
 
@@ -185,8 +186,8 @@ export async function runTraceTui(
   metrics?: MetricsFeed,
   options: { exitOnEnd?: boolean; diagnoses?: DiagnosisFeed } = {},
 ): Promise<'quit' | 'ended' | 'interrupt'> {
-  let quit: TraceExit | undefined;
-  const app = <TraceApp source={source} onQuit={(how) => (quit = how)} {...(metrics ? { metrics } : {})} diagnoses={options.diagnoses} />;
-  const how = await mountTui(app, io, { signal, ...(options.exitOnEnd ? { endWhen: ended, lingerMs: LINGER_MS } : {}) });
-  return how === 'interrupt' ? 'interrupt' : (quit ?? 'ended');
+  return runTui((onExit) => <TraceApp source={source} onQuit={onExit} {...(metrics ? { metrics } : {})} diagnoses={options.diagnoses} />, io, {
+    signal,
+    ...(options.exitOnEnd ? { endWhen: ended, lingerMs: LINGER_MS } : {}),
+  });
 }

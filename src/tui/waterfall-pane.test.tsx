@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk, type InkHarness } from '../../tools/testing/ink.js';
 import { syntheticRollout, TRIGGER_AT } from '../../tools/testing/synthetic-trace.js';
-import { buildWaterfallView, type WaterfallView } from '../view/waterfall-view.js';
+import { buildWaterfallView, waterfallLaneRows, type WaterfallView } from '../view/waterfall-view.js';
 import type { TraceSnapshot } from '../trace/index.js';
 import { WaterfallSlot } from './trace-screen.js';
-import { TraceWaterfallPane, WaterfallPane, waterfallLaneRows } from './waterfall-pane.js';
+import { TraceWaterfallPane, WaterfallPane } from './waterfall-pane.js';
 
 let harness: InkHarness | undefined;
 afterEach(() => {

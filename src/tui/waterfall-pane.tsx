@@ -11,15 +11,17 @@
  */
 import { Box, Text } from 'ink';
 import { useMemo, type ReactNode } from 'react';
-import { formatDuration } from '../util/duration.js';
 import { escapeTerminal, escapeTerminalDeep } from '../util/escape.js';
 import {
   buildWaterfallView,
   CRITICAL_STYLE,
   cellRuns,
+  criticalSummary,
   cutEnd,
   layoutWaterfall,
   legendEntries,
+  paneOverhead,
+  waterfallLaneRows,
   type WaterfallSource,
   type WaterfallView,
 } from '../view/waterfall-view.js';
@@ -39,30 +41,12 @@ export interface WaterfallPaneProps {
   header?: boolean;
 }
 
-/** Rows that are not lanes, by pane height. */
-function overhead(height: number): { axis: boolean; legend: boolean } {
-  return { axis: height >= 4, legend: height >= 8 };
-}
-
-/** How many lane rows a pane of `height` rows has: pass it as the view's maxLanes. */
-export function waterfallLaneRows(height: number, header = true): number {
-  const o = overhead(height);
-  return Math.max(0, height - (header ? 1 : 0) - (o.axis ? 2 : 0) - (o.legend ? 2 : 0));
-}
-
-/** The critical path in one line: its length and its longest waits. */
-function criticalSummary(view: WaterfallView): string {
-  if (view.critical.length === 0) return view.outcome === 'running' ? 'critical path: once the rollout ends' : 'no critical path: nothing converged';
-  const longest = [...view.critical].sort((a, b) => b.sincePreviousMs - a.sincePreviousMs).slice(0, 3);
-  return `critical path, ${view.critical.length} hops; longest waits: ${longest.map((c) => `${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`).join(', ')}`;
-}
-
 export function WaterfallPane({ view: given, width, height, offset = 0, selectedLaneId, title = 'Waterfall', header = true }: WaterfallPaneProps): ReactNode {
   // Nothing to escape (the usual case) costs a walk, not a copy.
   const view = escapeTerminalDeep(given);
   const w = Math.max(1, Math.floor(width));
   const h = Math.max(1, Math.floor(height));
-  const o = overhead(h);
+  const o = paneOverhead(h);
   const titleLine = cutEnd(`${escapeTerminal(title)} · ${view.title} · ${view.subtitle}`, w);
   if (view.lanes.length === 0) {
     return (

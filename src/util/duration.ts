@@ -55,3 +55,17 @@ export function shortDuration(ms: number | null): string {
 export function flagDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
+
+/** Age as kubectl prints it: 5s, 3m, 2h, 4d. */
+export function age(fromIso: string | undefined, now: number): string {
+  if (!fromIso) return '<unknown>';
+  const ms = now - Date.parse(fromIso);
+  if (!Number.isFinite(ms)) return '<unknown>';
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}

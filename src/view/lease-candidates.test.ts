@@ -7,9 +7,9 @@ import { renderTopTable } from '../output/top-table.js';
 import { renderChangeLine, renderLeaseTables } from '../output/lease-table.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { controlsIn, HOSTILE, SHOWN } from '../../tools/testing/hostile.js';
-import { leaseDetailLines } from '../tui/lease-watch-screen.js';
+import { leaseDetailLines } from './lease-layout.js';
 import { candidatesNote, describeChange, electionLines, type LeaseChange } from './lease-view.js';
-import { LeaseWatchModel } from './lease-watch-model.js';
+import { LeaseWatchModel } from '../live/index.js';
 import { buildTopView } from './top-view.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

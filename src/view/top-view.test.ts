@@ -4,8 +4,8 @@ import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { metricsFixture, pollTwice, type Answer } from '../../tools/testing/fake-metrics-source.js';
-import { LeaseWatchModel } from './lease-watch-model.js';
-import { buildTopView, explainDiscovery, identityHost, sparkline, TopHistory, topQueueCells, type TopInput, type TopTarget, type TopView } from './top-view.js';
+import { LeaseWatchModel } from '../live/index.js';
+import { buildTopView, explainDiscovery, identityHost, sparkline, topQueueCells, type TopInput, type TopTarget } from './top-view.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 let rv = 0;
@@ -284,25 +284,7 @@ describe('buildTopView: the state rule', () => {
   });
 });
 
-describe('TopHistory and sparklines', () => {
-  it('keeps one point per scrape of the shown replica, per component and queue, aligned, and bounded', async () => {
-    const h = new TopHistory(3);
-    const mk = async (retries: number) => (await scene([], { a: [expo({}), expo({ retries })] }, [target('a', { component: 'c' })])).view;
-    const at = (v: TopView, ms: number): TopView => ({ ...v, components: v.components.map((c) => ({ ...c, sampledAt: new Date(ms).toISOString() })) });
-    const v1 = await mk(2);
-    h.record(at(v1, 1));
-    h.record(at(v1, 1)); // the same scrape again (another source's snapshot): no point
-    h.record(at(await mk(4), 2));
-    h.record(at(await mk(0), 3));
-    h.record(at(await mk(6), 4));
-    expect(h.series('source:c', '', 'retries')).toEqual([2, 0, 3]);
-    expect(h.series('source:c', 'deployment', 'depth')).toEqual([0, 0, 0]);
-    expect(h.series('source:c', 'missing', 'depth')).toEqual([]);
-    // A component with no scrape yet gets no point.
-    h.record({ ...v1, components: v1.components.map((c) => ({ ...c, sampledAt: null, key: 'other' })) });
-    expect(h.series('other', '', 'depth')).toEqual([]);
-  });
-
+describe('sparkline', () => {
   it('draws bars scaled to the maximum, spaces for absent points', () => {
     expect(sparkline([0, 1, 2, 4, null, 8])).toBe('▁▂▃▅ █');
     expect(sparkline([0, 0])).toBe('▁▁');

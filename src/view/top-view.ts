@@ -162,6 +162,12 @@ export interface TopView {
   targets: TopTarget[];
 }
 
+/** Depth and retry rate so far, per component and queue (src/live/top-history.ts keeps them over a session). */
+export interface TopSeries {
+  /** A component's series (queue '') or one queue's, oldest first. */
+  series(component: string, queue: string, what: 'depth' | 'retries'): (number | null)[];
+}
+
 export interface TopInput {
   now: number;
   /** Leader-election leases (node and API server heartbeats left out). */
@@ -171,7 +177,7 @@ export interface TopInput {
   metrics: MetricsSnapshot | null;
   targets: readonly TopTarget[];
   discoveryErrors?: readonly string[];
-  history?: TopHistory;
+  history?: TopSeries;
   thresholds?: Thresholds;
 }
 
@@ -301,7 +307,7 @@ function replicaRole(g: Group, target: TopTarget, status: SourceStatus | undefin
   return { role: null, roleBecause: null };
 }
 
-function component(g: Group, t: Thresholds, history: TopHistory | undefined): TopComponent {
+function component(g: Group, t: Thresholds, history: TopSeries | undefined): TopComponent {
   const heldValid = g.lease !== null && g.lease.holder !== null && g.lease.state !== 'expired' && g.lease.state !== 'released';
   // A replica whose scrape fails keeps the role its last good scrape reported, while the Lease is
   // still held and no replica that answers now reports leading: a leader that stops answering holds
@@ -328,6 +334,39 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
   const shown = shownIndex >= 0 ? statusOf(shownIndex) : undefined;
   const stats = shown?.stats ?? null;
 
+  const queues = componentQueues(g.key, stats, t, history);
+  const controllers = stats?.controllers ?? [];
+
+  const { state, reasons } = judge(g, t, heldValid, leaderIndex, queues, controllers, shown);
+
+  let note: string | null = null;
+  if (g.members.length === 0) note = 'no metrics source found for it (add one with --metrics)';
+  else if (!stats) note = replicas.every((r) => r.state === 'pending') ? 'waiting for the first scrape' : 'no metrics read yet';
+  else if (queues.length === 0 && controllers.length === 0) note = 'exports no workqueue metrics';
+
+  return {
+    key: g.key,
+    name: g.name,
+    state,
+    reasons,
+    lease: g.lease ? topLease(g.lease) : null,
+    leader: leaderIndex >= 0 ? replicas[leaderIndex]!.source : null,
+    replicas,
+    queues,
+    controllers,
+    depth: sum(queues.map((q) => q.depth)),
+    addsPerSecond: sum(queues.map((q) => q.addsPerSecond)),
+    retriesPerSecond: sum(queues.map((q) => q.retriesPerSecond)),
+    errorsPerSecond: sum(controllers.map((c) => c.errorsPerSecond)),
+    depthSeries: history?.series(g.key, '', 'depth') ?? [],
+    retrySeries: history?.series(g.key, '', 'retries') ?? [],
+    sampledAt: stats ? new Date(stats.atMs).toISOString() : null,
+    note,
+  };
+}
+
+/** The queues of the replica shown, each with its state, its controller's numbers and its series; the least healthy first. */
+function componentQueues(key: string, stats: SourceStatus['stats'] | null, t: Thresholds, history: TopSeries | undefined): TopQueue[] {
   const queues: TopQueue[] = (stats?.queues ?? []).map((q) => {
     const label = queueLabel(q);
     const ctl = q.controller === null ? undefined : stats?.controllers.find((x) => x.controller === q.controller);
@@ -342,8 +381,8 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
             maxConcurrentReconciles: ctl.maxConcurrentReconciles,
           }
         : null,
-      depthSeries: history?.series(g.key, label, 'depth') ?? [],
-      retrySeries: history?.series(g.key, label, 'retries') ?? [],
+      depthSeries: history?.series(key, label, 'depth') ?? [],
+      retrySeries: history?.series(key, label, 'retries') ?? [],
     };
   });
   queues.sort(
@@ -353,8 +392,20 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
       (b.addsPerSecond ?? 0) - (a.addsPerSecond ?? 0) ||
       queueLabel(a).localeCompare(queueLabel(b)),
   );
-  const controllers = stats?.controllers ?? [];
+  return queues;
+}
 
+/** The component's state by the rule in the header, and every reason that held. */
+function judge(
+  g: Group,
+  t: Thresholds,
+  heldValid: boolean,
+  leaderIndex: number,
+  queues: readonly TopQueue[],
+  controllers: readonly ControllerRow[],
+  shown: SourceStatus | undefined,
+): { state: ComponentState; reasons: string[] } {
+  const statusOf = (i: number): SourceStatus | undefined => g.members[i]?.status;
   const reasons: string[] = [];
   let state: ComponentState = 'ok';
   const set = (s: ComponentState, why: string): void => {
@@ -389,82 +440,7 @@ function component(g: Group, t: Thresholds, history: TopHistory | undefined): To
       set('backlog', `queue ${queueLabel(q)}: depth ${q.depth ?? '-'}, queue p99 ${q.queueTime.p99 === null ? '-' : `${q.queueTime.p99.toFixed(1)}s`}`);
   }
   for (const c of controllers) if ((c.errorsPerSecond ?? 0) > 0) set('retrying', `controller ${c.controller}: ${c.errorsPerSecond!.toFixed(2)} errors/s`);
-
-  let note: string | null = null;
-  if (g.members.length === 0) note = 'no metrics source found for it (add one with --metrics)';
-  else if (!stats) note = replicas.every((r) => r.state === 'pending') ? 'waiting for the first scrape' : 'no metrics read yet';
-  else if (queues.length === 0 && controllers.length === 0) note = 'exports no workqueue metrics';
-
-  return {
-    key: g.key,
-    name: g.name,
-    state,
-    reasons,
-    lease: g.lease ? topLease(g.lease) : null,
-    leader: leaderIndex >= 0 ? replicas[leaderIndex]!.source : null,
-    replicas,
-    queues,
-    controllers,
-    depth: sum(queues.map((q) => q.depth)),
-    addsPerSecond: sum(queues.map((q) => q.addsPerSecond)),
-    retriesPerSecond: sum(queues.map((q) => q.retriesPerSecond)),
-    errorsPerSecond: sum(controllers.map((c) => c.errorsPerSecond)),
-    depthSeries: history?.series(g.key, '', 'depth') ?? [],
-    retrySeries: history?.series(g.key, '', 'retries') ?? [],
-    sampledAt: stats ? new Date(stats.atMs).toISOString() : null,
-    note,
-  };
-}
-
-/**
- * Depth and retry rate per component and per queue over the session: one point per scrape of the
- * replica whose queues are shown (a component's own scrapes, not every source's), the newest
- * `limit` kept. A queue missing from a scrape gets null there, so a component's series line up.
- */
-export class TopHistory {
-  private readonly points = new Map<string, { depth: (number | null)[]; retries: (number | null)[] }>();
-  /** Per component: the scrape time of its last point, and how many points it has. */
-  private readonly last = new Map<string, { at: string; count: number }>();
-
-  constructor(private readonly limit = 120) {}
-
-  /** Appends a point per component of `view` whose shown scrape is newer than its last point. */
-  record(view: TopView): void {
-    for (const c of view.components) {
-      if (c.sampledAt === null || this.last.get(c.key)?.at === c.sampledAt) continue;
-      const count = (this.last.get(c.key)?.count ?? 0) + 1;
-      this.last.set(c.key, { at: c.sampledAt, count });
-      const seen = new Set<string>();
-      const add = (key: string, depth: number | null, retries: number | null): void => {
-        seen.add(key);
-        let p = this.points.get(key);
-        if (!p) {
-          const pad = Math.min(count - 1, this.limit);
-          p = { depth: new Array<number | null>(pad).fill(null), retries: new Array<number | null>(pad).fill(null) };
-          this.points.set(key, p);
-        }
-        p.depth.push(depth);
-        p.retries.push(retries);
-      };
-      add(`${c.key}\n`, c.depth, c.retriesPerSecond);
-      for (const q of c.queues) add(`${c.key}\n${queueLabel(q)}`, q.depth, q.retriesPerSecond);
-      for (const [key, p] of this.points) {
-        if (!key.startsWith(`${c.key}\n`)) continue;
-        if (!seen.has(key)) {
-          p.depth.push(null);
-          p.retries.push(null);
-        }
-        if (p.depth.length > this.limit) p.depth.splice(0, p.depth.length - this.limit);
-        if (p.retries.length > this.limit) p.retries.splice(0, p.retries.length - this.limit);
-      }
-    }
-  }
-
-  /** A component's series (queue '') or one queue's, oldest first. */
-  series(component: string, queue: string, what: 'depth' | 'retries'): (number | null)[] {
-    const p = this.points.get(`${component}\n${queue}`);
-    return p ? [...p[what]] : [];
-  }
+  return { state, reasons };
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

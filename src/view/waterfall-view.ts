@@ -538,15 +538,11 @@ function targetTitle(s: WaterfallSource): string {
   return `${s.target.kind}/${s.target.name}${s.target.namespace ? ` in ${s.target.namespace}` : ''}`;
 }
 
-export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions = {}): WaterfallView {
-  const trigger = s.trigger;
-  if (!trigger) return emptyView(s, 'waiting for a change');
-  const hops = byTime(s.hops);
-  const outcome = s.outcome ?? 'running';
-  const lastHop = hops.length ? at(hops[hops.length - 1]!) : 0;
-  const spanMs = Math.max(1, lastHop, outcome === 'running' && options.now !== undefined ? options.now - trigger.at : 0);
-
-  // Objects: those with hops, the target, and their owners up the chain (from the hops and the tree).
+/**
+ * The objects the lanes are drawn for: those with hops, the target, and their owners up the chain
+ * (from the hops and the tree), each with its hops; and how many objects of the tree had none.
+ */
+function collectObjects(s: WaterfallSource, hops: readonly Hop[]): { objects: Map<string, ObjectDraft>; targetRef: ObjectRef; unchanged: number } {
   const treeRefs = new Map<string, { ref: ObjectRef; parent: string | undefined }>();
   const walkTree = (n: TreeNode, parent: string | undefined): void => {
     treeRefs.set(n.ref.uid, { ref: n.ref, parent });
@@ -581,8 +577,11 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
   for (const h of hops) ensure(h.object.uid)?.hops.push(h);
   let unchanged = 0;
   for (const uid of treeRefs.keys()) if (!objects.has(uid)) unchanged++;
+  return { objects, targetRef, unchanged };
+}
 
-  // Lane order: the owner tree, depth first; siblings by their first hop (or first descendant's).
+/** The lanes in order: the owner tree, depth first; siblings by their first hop (or first descendant's). */
+function laneOrder(objects: Map<string, ObjectDraft>, targetUid: string, criticalIds: ReadonlySet<string>): LaneDraft[] {
   const children = new Map<string, ObjectDraft[]>();
   for (const o of objects.values()) {
     if (o.isTarget) continue;
@@ -600,9 +599,7 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
     firstAt.set(o.ref.uid, v);
     return v;
   };
-  const path = criticalPath(hops, s.outcome);
-  const criticalIds = new Set(path.map((p) => p.hop.id));
-  let drafts: LaneDraft[] = [];
+  const drafts: LaneDraft[] = [];
   const visited = new Set<string>();
   const visit = (o: ObjectDraft, depth: number): void => {
     if (visited.has(o.ref.uid)) return;
@@ -611,8 +608,22 @@ export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions
     const kids = [...(children.get(o.ref.uid) ?? [])].sort((a, b) => first(a) - first(b) || a.ref.name.localeCompare(b.ref.name));
     for (const k of kids) visit(k, depth + 1);
   };
-  visit(objects.get(targetRef.uid)!, 0);
+  visit(objects.get(targetUid)!, 0);
   for (const o of objects.values()) visit(o, 1);
+  return drafts;
+}
+
+export function buildWaterfallView(s: WaterfallSource, options: WaterfallOptions = {}): WaterfallView {
+  const trigger = s.trigger;
+  if (!trigger) return emptyView(s, 'waiting for a change');
+  const hops = byTime(s.hops);
+  const outcome = s.outcome ?? 'running';
+  const lastHop = hops.length ? at(hops[hops.length - 1]!) : 0;
+  const spanMs = Math.max(1, lastHop, outcome === 'running' && options.now !== undefined ? options.now - trigger.at : 0);
+  const { objects, targetRef, unchanged } = collectObjects(s, hops);
+  const path = criticalPath(hops, s.outcome);
+  const criticalIds = new Set(path.map((p) => p.hop.id));
+  let drafts = laneOrder(objects, targetRef.uid, criticalIds);
 
   const totalLanes = drafts.length;
   let hiddenLanes = 0;
@@ -850,6 +861,24 @@ export function capLines(lines: string[], max: number, width: number): string[] 
   if (max <= 1) return [cutEnd(`${lines[0]} … (${lines.length - 1} more lines)`, width)];
   const tail = lines.slice(lines.length - (max - 1));
   return [lines[0]!, cutEnd(`… ${tail[0]!.trimStart()}`, width), ...tail.slice(1)];
+}
+
+/** Rows of a waterfall pane (src/tui/waterfall-pane.tsx) that are not lanes, by its height: the axis from 4 rows, the legend and critical path from 8. */
+export function paneOverhead(height: number): { axis: boolean; legend: boolean } {
+  return { axis: height >= 4, legend: height >= 8 };
+}
+
+/** How many lane rows a pane of `height` rows has: pass it as the view's maxLanes. */
+export function waterfallLaneRows(height: number, header = true): number {
+  const o = paneOverhead(height);
+  return Math.max(0, height - (header ? 1 : 0) - (o.axis ? 2 : 0) - (o.legend ? 2 : 0));
+}
+
+/** The critical path in one line: its length and its longest waits. */
+export function criticalSummary(view: WaterfallView): string {
+  if (view.critical.length === 0) return view.outcome === 'running' ? 'critical path: once the rollout ends' : 'no critical path: nothing converged';
+  const longest = [...view.critical].sort((a, b) => b.sincePreviousMs - a.sincePreviousMs).slice(0, 3);
+  return `critical path, ${view.critical.length} hops; longest waits: ${longest.map((c) => `${c.object} ${c.kind.replace(/-/g, ' ')} +${formatDuration(c.sincePreviousMs)}`).join(', ')}`;
 }
 
 /** The legend's entries: glyph and words for each phase drawn, the critical path, other hops. */

@@ -5,7 +5,7 @@ import { formatMicroTime } from '../lease/index.js';
 import { MetricsPoller, MultiScraper } from '../metrics/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { FakeMetricsSource } from '../../tools/testing/fake-metrics-source.js';
-import type { LeaseChange } from './lease-view.js';
+import type { LeaseChange } from '../view/lease-view.js';
 import { LeaseWatchModel } from './lease-watch-model.js';
 import { TopModel } from './top-model.js';
 

@@ -5,7 +5,7 @@ import type { Lease, LeaseSpec } from '../kube/types.js';
 import { formatMicroTime } from '../lease/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { LeaseWatchModel } from './lease-watch-model.js';
-import type { LeaseChange } from './lease-view.js';
+import type { LeaseChange } from '../view/lease-view.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 let rv = 0;

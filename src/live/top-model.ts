@@ -6,8 +6,9 @@
  * (acquired, expired, released, deleted, resumed) through onLeaseChange.
  */
 import type { MetricsSnapshot } from '../metrics/index.js';
-import type { LeaseChange, LeaseWatchView } from './lease-view.js';
-import { buildTopView, TopHistory, type Thresholds, type TopTarget, type TopView } from './top-view.js';
+import type { LeaseChange, LeaseWatchView } from '../view/lease-view.js';
+import { buildTopView, type Thresholds, type TopTarget, type TopView } from '../view/top-view.js';
+import { TopHistory } from './top-history.js';
 
 /** The part of LeaseWatchModel used here. */
 export interface LeaseSource {

@@ -30,7 +30,7 @@ import {
   type LeaseRole,
   type LeaseWatchView,
   type MetricsSourceInput,
-} from './lease-view.js';
+} from '../view/lease-view.js';
 
 export const DEFAULT_TICK_MS = 1_000;
 export const DEFAULT_CHANGE_LIMIT = 1_000;
