@@ -147,6 +147,8 @@ export class ChainTracker {
   /** The view's deletions last read, and how many of its entries have been read: see unreadDeletions(). */
   private deletionsSource: Map<string, Deletion> | undefined;
   private deletionsRead = 0;
+  /** Where the last read of `deletionsSource` stopped: its next entry is the first unread one. */
+  private deletionsCursor: MapIterator<[string, Deletion]> | undefined;
   /** The target version whose spec specOfTarget holds. */
   private specSource: KubeObject | undefined;
   private specOfTarget: string | undefined;
@@ -459,14 +461,21 @@ export class ChainTracker {
    * different map (a view built afresh) is read from its start.
    */
   private unreadDeletions(view: ReconcileView): [string, Deletion][] {
-    if (view.deletions !== this.deletionsSource) {
+    if (view.deletions !== this.deletionsSource || !this.deletionsCursor) {
       this.deletionsSource = view.deletions;
       this.deletionsRead = 0;
+      this.deletionsCursor = view.deletions.entries();
     }
+    // A Map's iterator goes on to entries added after it was made, as long as it has not been
+    // run to its end: it is only advanced while entries are left, so each reconcile walks only
+    // the deletions new since the last one, not all of them again.
     const out: [string, Deletion][] = [];
-    let i = 0;
-    for (const entry of view.deletions) if (i++ >= this.deletionsRead) out.push(entry);
-    this.deletionsRead = i;
+    while (this.deletionsRead < view.deletions.size) {
+      const next = this.deletionsCursor.next();
+      if (next.done) break;
+      out.push(next.value);
+      this.deletionsRead++;
+    }
     this.counted.deletionReads += out.length;
     return out;
   }
