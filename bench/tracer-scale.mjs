@@ -196,10 +196,10 @@ export async function measureTracerScale({ kubeconfig, go, replicas = 1000, log 
     if (groups) {
       log(`tracer-scale: a third rolling restart in the TUI, the control plane's scheduling groups at nice 19`);
       try {
-        for (const g of groups) writeFileSync(g.file, '19');
+        for (const g of groups) setNice(g, 19);
         tuiYielded = await framesInTerminal(tuiArgs);
       } finally {
-        for (const g of groups) writeFileSync(g.file, String(g.nice));
+        for (const g of groups) setNice(g, g.nice);
       }
     } else {
       log('tracer-scale: no third TUI run: the control plane is not a local cluster of this project, or its scheduling groups cannot be changed here');
@@ -260,6 +260,15 @@ function controlPlaneGroups(kubeconfig) {
     return groups.length ? groups : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Sets a scheduling group's nice value; a component that has exited since (the launcher restarts some) has no group to set. */
+function setNice(group, nice) {
+  try {
+    writeFileSync(group.file, String(nice));
+  } catch (err) {
+    if (err.code !== 'ENOENT' && err.code !== 'ESRCH') throw err;
   }
 }
 

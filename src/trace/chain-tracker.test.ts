@@ -523,6 +523,40 @@ describe('ChainTracker', () => {
     ).toEqual(pods.map((p) => p.metadata.uid));
   });
 
+  it('reads the deletions added after reconciles that found none new, and a new map from its start', () => {
+    const t = new ChainTracker('Deployment', readiness);
+    const pods = ['p0', 'p1', 'p2'].map((name) => pod(name, 'a', ['PodScheduled', 'Ready']));
+    const a = rs('a', 3);
+    const target = deployment(2, 1, { template: '2' });
+    const chain = (left: KubeObject[]): [KubeObject, number, string?][] => [
+      [a, T0 - 1000],
+      ...left.map((p): [KubeObject, number, string] => [p, T0 - 1000, 'a']),
+    ];
+    t.baseline(view(deployment(1, 1, { converged: true }), T0 - 1000, chain(pods)));
+    t.setTrigger(restart);
+    const deletions = new Map<string, Deletion>();
+    const deletedNow = (at: number, left: KubeObject[], map = deletions): string[] =>
+      t
+        .reconcile(view(target, T0 + 10, chain(left), { deletions: map }), at)
+        .filter((h) => h.kind === 'deleted')
+        .map((h) => h.object.uid);
+    // Nothing deleted yet, twice: the map is read to its end each time and stays readable.
+    expect(deletedNow(T0 + 11, pods)).toEqual([]);
+    expect(deletedNow(T0 + 12, pods)).toEqual([]);
+    deletions.set('p0', { at: T0 + 20, tombstone: false, finalState: pods[0] });
+    expect(deletedNow(T0 + 21, pods.slice(1))).toEqual(['p0']);
+    expect(deletedNow(T0 + 22, pods.slice(1))).toEqual([]);
+    deletions.set('p1', { at: T0 + 30, tombstone: false, finalState: pods[1] });
+    expect(deletedNow(T0 + 31, pods.slice(2))).toEqual(['p1']);
+    expect(t.work().deletionReads).toBe(2);
+    // A view built afresh hands over a map of its own: it is read from its start (p0 and p1 are
+    // gone already and make no hop again).
+    const afresh = new Map(deletions);
+    afresh.set('p2', { at: T0 + 40, tombstone: false, finalState: pods[2] });
+    expect(deletedNow(T0 + 41, [], afresh)).toEqual(['p2']);
+    expect(t.work().deletionReads).toBe(5);
+  });
+
   it('traces a target created after the baseline: its creation is the change, and the rollout converges', () => {
     const t = new ChainTracker('Deployment', readiness);
     t.baseline(view(undefined, 0));

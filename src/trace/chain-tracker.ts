@@ -147,6 +147,8 @@ export class ChainTracker {
   /** The view's deletions last read, and how many of its entries have been read: see unreadDeletions(). */
   private deletionsSource: Map<string, Deletion> | undefined;
   private deletionsRead = 0;
+  /** Where the last read of `deletionsSource` stopped: its next entry is the first unread one. */
+  private deletionsCursor: MapIterator<[string, Deletion]> | undefined;
   /** The target version whose spec specOfTarget holds. */
   private specSource: KubeObject | undefined;
   private specOfTarget: string | undefined;
@@ -245,18 +247,33 @@ export class ChainTracker {
     if (view.target) look(view.target);
     for (const o of view.descendants) look(o);
     const deleted = this.unreadDeletions(view);
-    // What each object's version changed since the one seen before: the hop detail shows it.
-    const diffs = new Map<string, FieldChange[]>();
+    // What each object's version changed since the one seen before: the hop detail shows it. The
+    // pairs are noted before any object's record moves on; each is diffed when its first hop is
+    // made (most versions make none), and that one diff goes with all its hops of this reconcile.
+    const diffPairs = new Map<string, [KubeObject, KubeObject]>();
     for (const o of changed) {
       const prev = this.known.get(o.ref.uid)?.obj;
-      if (prev && prev !== o.obj) diffs.set(o.ref.uid, fieldDiff(prev, o.obj));
+      if (prev && prev !== o.obj) diffPairs.set(o.ref.uid, [prev, o.obj]);
     }
     for (const [uid, d] of deleted) {
       const prev = this.known.get(uid);
-      if (prev && !prev.gone && d.finalState && !d.tombstone && d.finalState !== prev.obj) diffs.set(uid, fieldDiff(prev.obj, d.finalState));
+      if (prev && !prev.gone && d.finalState && !d.tombstone && d.finalState !== prev.obj) diffPairs.set(uid, [prev.obj, d.finalState]);
     }
+    const diffs = new Map<string, FieldChange[]>();
+    const diffOf = (uid: string): FieldChange[] | undefined => {
+      let d = diffs.get(uid);
+      if (d === undefined) {
+        const pair = diffPairs.get(uid);
+        if (!pair) return undefined;
+        d = fieldDiff(pair[0], pair[1]);
+        diffs.set(uid, d);
+      }
+      return d;
+    };
     const add = (o: Subject, kind: HopKind, observedAt: number, extra: Partial<Hop> = {}, key: string = kind): void => {
-      const changes = diffs.get(o.ref.uid);
+      // A hop already recorded is not made again: its diff is not needed either.
+      if (this.byId.has(`${key}/${o.ref.uid}`)) return;
+      const changes = diffOf(o.ref.uid);
       const obj = (o as { obj?: KubeObject }).obj;
       const writer = obj && kind !== 'deleted' ? writerOf(obj) : undefined;
       const hop = this.record(
@@ -444,14 +461,21 @@ export class ChainTracker {
    * different map (a view built afresh) is read from its start.
    */
   private unreadDeletions(view: ReconcileView): [string, Deletion][] {
-    if (view.deletions !== this.deletionsSource) {
+    if (view.deletions !== this.deletionsSource || !this.deletionsCursor) {
       this.deletionsSource = view.deletions;
       this.deletionsRead = 0;
+      this.deletionsCursor = view.deletions.entries();
     }
+    // A Map's iterator goes on to entries added after it was made, as long as it has not been
+    // run to its end: it is only advanced while entries are left, so each reconcile walks only
+    // the deletions new since the last one, not all of them again.
     const out: [string, Deletion][] = [];
-    let i = 0;
-    for (const entry of view.deletions) if (i++ >= this.deletionsRead) out.push(entry);
-    this.deletionsRead = i;
+    while (this.deletionsRead < view.deletions.size) {
+      const next = this.deletionsCursor.next();
+      if (next.done) break;
+      out.push(next.value);
+      this.deletionsRead++;
+    }
     this.counted.deletionReads += out.length;
     return out;
   }

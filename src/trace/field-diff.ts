@@ -21,9 +21,13 @@ export function fieldDiff(before: unknown, after: unknown, limit = 12): FieldCha
 }
 
 function walk(a: unknown, b: unknown, path: string, out: FieldChange[]): void {
+  // The same value (a string, a number, one object): nothing changed below it.
+  if (a === b) return;
   if (IGNORED.has(path)) return;
   if (isObject(a) && isObject(b)) {
-    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], join(path, k), out);
+    // The keys of both, in the order of a's, then b's own.
+    for (const k in a) if (Object.hasOwn(a, k)) walk(a[k], b[k], join(path, k), out);
+    for (const k in b) if (Object.hasOwn(b, k) && !Object.hasOwn(a, k)) walk(a[k], b[k], join(path, k), out);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -36,8 +40,13 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[]): void {
       return;
     }
   }
-  if (JSON.stringify(a) === JSON.stringify(b)) return;
+  // Two different strings, booleans or finite numbers differ as JSON too: no need to write it.
+  if (!(isPlainLeaf(a) && isPlainLeaf(b)) && JSON.stringify(a) === JSON.stringify(b)) return;
   out.push({ path, ...(a === undefined ? {} : { from: short(a) }), ...(b === undefined ? {} : { to: short(b) }) });
+}
+
+function isPlainLeaf(v: unknown): boolean {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
