@@ -1,51 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { controlsIn, HOSTILE, HOSTILE_SHOWN, SHOWN } from '../../tools/testing/hostile.js';
 import { renderInk } from '../../tools/testing/ink.js';
-import type { Hop, HopKind, TraceEvent, TraceSnapshot, TreeNode } from '../trace/index.js';
+import type { Hop, TraceEvent, TraceSnapshot } from '../trace/index.js';
+import { hop, ref, snapshot, T0 } from '../../tools/testing/trace-snapshot.js';
 import { initialScreen } from '../view/screen-state.js';
 import type { Diagnosis } from '../diagnose/index.js';
 import { TraceApp, type DiagnosisFeed, type PushedDiagnosis } from './trace-app.js';
 import { diagnosisRows, nextPane, traceLayout, type Pane } from '../view/trace-layout.js';
 import { TraceScreen } from './trace-screen.js';
-
-const T0 = Date.UTC(2026, 0, 1, 12);
-const ref = (kind: string, name: string, uid = name) => ({ kind, namespace: 'demo', name, uid });
-
-function hop(id: string, kind: HopKind, object: ReturnType<typeof ref>, since: number, prev: number): Hop {
-  return { id, kind, object, observedAt: T0 + since, reconciledAt: T0 + since + 1, sinceTriggerMs: since, sincePreviousMs: prev, events: [] };
-}
-
-function snapshot(pods: number, hops: Hop[], outcome?: TraceSnapshot['outcome']): TraceSnapshot {
-  const podNodes: TreeNode[] = Array.from({ length: pods }, (_, i) => ({
-    ref: ref('Pod', `web-abc-${i}`),
-    status: 'Running',
-    ready: true,
-    node: 'kwok-node-0',
-    restarts: 0,
-    deleting: false,
-    children: [],
-  }));
-  const tree: TreeNode = {
-    ref: ref('Deployment', 'web'),
-    status: `${pods}/${pods} ready`,
-    ready: true,
-    deleting: false,
-    children: [{ ref: ref('ReplicaSet', 'web-abc'), status: `${pods}/${pods} ready`, ready: true, deleting: false, children: podNodes }],
-  };
-  return {
-    target: { kind: 'Deployment', namespace: 'demo', name: 'web' },
-    trigger: { kind: 'restart', wrote: 'restarted deployments.apps/web in demo', at: T0, resourceVersion: '10', generation: 2, writes: 1 },
-    hops,
-    tree,
-    informers: [],
-    queue: undefined,
-    reconciles: 3,
-    targetWatchEvents: 4,
-    outcome,
-    endMessage: outcome ? 'Deployment/web converged: 3 updated' : undefined,
-    burst: undefined,
-  };
-}
 
 const hops = [
   hop('target-modified/web', 'target-modified', ref('Deployment', 'web'), 12, 12),
