@@ -1,34 +1,37 @@
 // Children of a custom resource found through discovery, against a kubectl-tree-style snapshot
-// (BENCHMARKS.md, "Children of a custom resource through discovery").
+// (BENCHMARKS.md, "Children of a custom resource through discovery"), at two scales in one run.
 //
-//   npm run build && node bench/discovery.mjs --kubeconfig FILE [--reps 3] [--kubectl PATH] [--keep-objects] [--json FILE] [--verbose]
+//   npm run build && node bench/discovery.mjs --kubeconfig FILE [--reps 3] [--scales 50,200] [--kubectl PATH] [--keep-objects] [--json FILE] [--verbose]
 //
-// Setup (once, not measured): in the namespace bench-discovery, 45 CRDs of the group
-// discovery.bench.example (Gadget00 … Gadget44, namespaced, a status subresource) and 5,000
-// objects, 100 of each of 50 kinds: the 45 custom ones (a spec of about 1 KiB, a Ready condition
-// written through /status) and ConfigMaps, Secrets, ServiceAccounts, headless Services and
-// PodTemplates. They are created through the API directly, 32 requests at a time. Gadget00/root
-// owns ConfigMap/root-config, Secret/root-secret, Gadget01/root-part and Gadget02/root-part;
-// Gadget01/root-part owns ConfigMap/root-part-config.
+// Scales: 50 kinds of 100 objects (5,000) and 200 kinds of 250 (50,000), one after the other (the
+// trace looks in every kind the server serves, so only one scale's CRDs may exist at a time).
+// Setup of a scale (not measured): in the namespace bench-discovery, the CRDs of the group
+// discovery.bench.example (Gadget00 … Gadget44, or … Gadget194; namespaced, a status subresource)
+// and their objects, as many of each of the kinds: the custom ones (a spec of about 1 KiB, a Ready
+// condition written through /status) and ConfigMaps, Secrets, ServiceAccounts, headless Services
+// and PodTemplates. They are created through the API directly, 32 requests at a time; a fixture
+// of another scale is deleted first. Gadget00/root owns ConfigMap/root-config, Secret/root-secret,
+// Gadget01/root-part and Gadget02/root-part; Gadget01/root-part owns ConfigMap/root-part-config.
 //
 // Then --reps repetitions (order rotated each repetition), each variant in a process of its own
-// under /usr/bin/time (peak RSS, %M), timed from spawn:
+// under /usr/bin/time (peak RSS, %M), timed from spawn, the 1-minute load average noted at each:
 //   - ours: `kubectl informer-trace gadget00/root -n bench-discovery --watch -o json` (bin/, as
 //     installed), until it prints "watching Gadget00/root for a change" (its caches synced);
 //   - snapshot, one Node process (bench/clients/tree-snapshot.mjs, bundled as bin/'s program is,
 //     with the plugin's Node flags): discovery, then a LIST of every kind the trace looks in, all
 //     at once, full objects in JSON, then the ownerReferences walked from the target; to its exit;
-//   - snapshot, kubectl: `kubectl api-resources --namespaced --verbs=list,watch -o name`, then
-//     `kubectl get TYPE -n bench-discovery -o json` for each type (Events apart), all at once, their
-//     output walked the same way (bench/lib/owner-walk.mjs) here; from the first spawn to the
-//     walk's end. kubectl keeps its discovery on disk (a --cache-dir of this run's, warm after the
-//     warm-up). Peak RSS: the largest process's, and the sum over the parallel `get`s.
+//   - snapshot, kubectl (at 50 kinds only: at 200 it is 225 processes at once): `kubectl
+//     api-resources --namespaced --verbs=list,watch -o name`, then `kubectl get TYPE -n
+//     bench-discovery -o json` for each type (Events apart), all at once, their output walked the
+//     same way (bench/lib/owner-walk.mjs) here; from the first spawn to the walk's end. kubectl
+//     keeps its discovery on disk (a --cache-dir of this run's, warm after the warm-up). Peak RSS:
+//     the largest process's, and the sum over the parallel `get`s.
 // One warm-up run each, checked to have found the five descendants (the trace's from a run to
 // --timeout 1s, its JSON read), and a 3 s pause before every run. Then ours again, --reps times,
 // with bench/lib/request-timeline.mjs loaded: its requests timed from inside, cut into its steps
-// (start, discovery, one LIST with limit=1 of each kind, the informers' LISTs and WATCHes).
+// (start, discovery, the informers' LISTs and WATCHes).
 // Unless --keep-objects, the CRDs (with their objects), the built-in objects and the namespace
-// are deleted at the end. run.mjs runs this as its `discovery` phase.
+// are deleted at the end of each scale. run.mjs runs this as its `discovery` phase.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,10 +51,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 export const DISCOVERY_NS = 'bench-discovery';
 const GROUP = 'discovery.bench.example';
-const CRDS = 45;
-const PER_KIND = 100;
+/** The scales: kinds (the five built-in ones, the rest CRDs) and objects of each kind. */
+export const SCALES = [
+  { kinds: 50, perKind: 100 },
+  { kinds: 200, perKind: 250 },
+];
+const BUILT_IN_KINDS = 5;
+/** kubectl's variant runs one process per type at once: 75 at 50 kinds, 225 at 200 (about 9 GiB). */
+const KUBECTL_MAX_KINDS = 50;
 const CONCURRENCY = 32;
-const SETUP_TIMEOUT_MS = 5 * 60_000;
+const SETUP_TIMEOUT_MS = 15 * 60_000;
 /** Before each measured run: the kubectl variant's 76 processes leave the machine busy for a moment. */
 const PAUSE_MS = 3_000;
 const TARGET = { resource: 'gadget00s', kind: 'Gadget00', name: 'root' };
@@ -86,9 +95,9 @@ function crd(i) {
   };
 }
 
-/** The 50 kinds that hold the objects: where to POST them, and each one's body (and status). */
-function kinds() {
-  const custom = Array.from({ length: CRDS }, (_, i) => ({
+/** The kinds that hold the objects: where to POST them, and each one's body (and status). */
+function kinds(crds) {
+  const custom = Array.from({ length: crds }, (_, i) => ({
     resource: `gadget${pad2(i)}s`,
     kind: `Gadget${pad2(i)}`,
     path: nsPath(`/apis/${GROUP}/v1`, `gadget${pad2(i)}s`),
@@ -150,7 +159,7 @@ function kinds() {
   ];
 }
 
-/** Object names: obj-000 … obj-099 of each kind, but for the owned ones; and who owns them. */
+/** Object names: obj-000 … obj-099 (… obj-249) of each kind, but for the owned ones; and who owns them. */
 const SPECIAL = {
   'gadget00s/0': { name: 'root' },
   'configmaps/0': { name: 'root-config', owner: 'gadget00s/root' },
@@ -193,17 +202,29 @@ async function count(client, path) {
   return (res?.items?.length ?? 0) + (res?.metadata?.remainingItemCount ?? 0);
 }
 
-/** The CRDs, the namespace and its 5,000 objects; skipped when they are all there already. */
-export async function ensureFixture(kubeconfig, log = () => {}) {
+/** The CRDs of the group on the server. */
+async function gadgetCrds(client) {
+  return (await client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).items.filter((c) => c.spec.group === GROUP);
+}
+
+const describeScale = (scale) => `${scale.kinds - BUILT_IN_KINDS} CRDs and ${fmtNum(scale.kinds * scale.perKind, 0)} objects of ${scale.kinds} kinds`;
+
+/** A scale's CRDs, the namespace and its objects; skipped when exactly they are there already. */
+export async function ensureFixture(kubeconfig, scale, log = () => {}) {
   const { client } = connect({ kubeconfig });
-  const all = kinds();
-  const have = await Promise.all(all.map((k) => count(client, k.path)));
-  if (have.every((n) => n >= PER_KIND)) {
-    log(`discovery: the ${CRDS} CRDs and ${fmtNum(all.length * PER_KIND, 0)} objects in ${DISCOVERY_NS} are there already`);
-    return;
+  const crds = scale.kinds - BUILT_IN_KINDS;
+  const all = kinds(crds);
+  const existing = await gadgetCrds(client);
+  if (existing.length === crds) {
+    const have = await Promise.all(all.map((k) => count(client, k.path)));
+    if (have.every((n) => n === scale.perKind)) {
+      log(`discovery: the ${describeScale(scale)} in ${DISCOVERY_NS} are there already`);
+      return;
+    }
   }
+  if (existing.length > 0 || (await client.json(`/api/v1/namespaces/${DISCOVERY_NS}`).catch(() => undefined))) await deleteFixture(kubeconfig, log);
   const t0 = performance.now();
-  log(`discovery: creating ${CRDS} CRDs and ${fmtNum(all.length * PER_KIND, 0)} objects of ${all.length} kinds in ${DISCOVERY_NS}`);
+  log(`discovery: creating ${describeScale(scale)} in ${DISCOVERY_NS}`);
   const ns = await client.json(`/api/v1/namespaces/${DISCOVERY_NS}`).catch(() => undefined);
   if (ns?.metadata?.deletionTimestamp)
     await until(
@@ -212,19 +233,18 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
     );
   await create(client, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: DISCOVERY_NS } });
   await pool(
-    Array.from({ length: CRDS }, (_, i) => () => create(client, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(i))),
+    Array.from({ length: crds }, (_, i) => () => create(client, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(i))),
     8,
   );
   await until('the CRDs to be established and served', async () => {
-    const list = await client.json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-    const established = list.items.filter((c) => c.spec.group === GROUP && c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
-    if (established.length < CRDS) return false;
+    const established = (await gadgetCrds(client)).filter((c) => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
+    if (established.length < crds) return false;
     const served = (await connect({ kubeconfig }).discovery.resources()).filter((r) => r.group === GROUP);
     return (
-      served.length >= CRDS &&
+      served.length >= crds &&
       (
         await Promise.all(
-          all.slice(0, CRDS).map((k) =>
+          all.slice(0, crds).map((k) =>
             client.json(k.path, { query: { limit: 1 } }).then(
               () => true,
               () => false,
@@ -262,7 +282,7 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
     await one(byResource.get(resource), Number(j));
   }
   const rest = all.flatMap((k) =>
-    Array.from({ length: PER_KIND }, (_, j) => j)
+    Array.from({ length: scale.perKind }, (_, j) => j)
       .filter((j) => !order.includes(`${k.resource}/${j}`))
       .map((j) => () => one(k, j)),
   );
@@ -270,16 +290,20 @@ export async function ensureFixture(kubeconfig, log = () => {}) {
   log(`discovery: created in ${fmtNum((performance.now() - t0) / 1000, 1)} s`);
 }
 
-/** The CRDs (and with them their objects), the built-in objects, the namespace. */
+/** The group's CRDs (and with them their objects), the built-in objects, the namespace. */
 export async function deleteFixture(kubeconfig, log = () => {}) {
   const { client } = connect({ kubeconfig });
   const quiet = (p) => p.catch((err) => (err?.code === 404 ? undefined : Promise.reject(err)));
   const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-  await Promise.all(Array.from({ length: CRDS }, (_, i) => quiet(client.json(`${crdPath}/${crd(i).metadata.name}`, { method: 'DELETE' }))));
-  for (const k of kinds().slice(CRDS)) {
+  const crds = await gadgetCrds(client);
+  await pool(
+    crds.map((c) => () => quiet(client.json(`${crdPath}/${c.metadata.name}`, { method: 'DELETE' }))),
+    8,
+  );
+  for (const k of kinds(0)) {
     if (k.resource === 'services') {
       // Services take no DELETE of a collection.
-      const list = await client.json(k.path);
+      const list = await client.json(k.path).catch(() => ({ items: [] }));
       await pool(
         list.items.map((s) => () => quiet(client.json(`${k.path}/${s.metadata.name}`, { method: 'DELETE' }))),
         CONCURRENCY,
@@ -299,7 +323,7 @@ export async function deleteFixture(kubeconfig, log = () => {}) {
     await quiet(client.json(`/api/v1/namespaces/${DISCOVERY_NS}/finalize`, { method: 'PUT', body: { ...ns, spec: { finalizers: [] } } }));
     await until(`namespace ${DISCOVERY_NS} to be deleted`, gone);
   }
-  log(`discovery: deleted the ${CRDS} CRDs and namespace ${DISCOVERY_NS}`);
+  log(`discovery: deleted the ${crds.length} CRDs and namespace ${DISCOVERY_NS}`);
 }
 
 /** The three variants, each a function running it once and resolving with { ms, peakRssKB, … }. */
@@ -371,77 +395,100 @@ async function checkTrace(kubeconfig, verbose) {
   return { descendants: names.sort(), children: trace.summary?.children ?? '' };
 }
 
-export async function measureDiscovery({ kubeconfig, kubectl, reps = 3, log = () => {}, verbose = false, keepObjects = false }) {
-  await ensureFixture(kubeconfig, log);
+/**
+ * Each scale in turn (SCALES, or those given): its fixture, the variants interleaved, ours' steps.
+ * Resolves with { scales: [{ scale, samples, phases, kinds, objects, mbytes, children, loadavg }], minutes }.
+ */
+export async function measureDiscovery({ kubeconfig, kubectl, reps = 3, scales = SCALES, log = () => {}, verbose = false, keepObjects = false, cpuProfDir }) {
   const work = mkdtempSync(join(tmpdir(), 'informer-trace-bench-discovery-'));
-  const cacheDir = join(work, 'kubectl-cache');
-  // The snapshot bundled as bin/'s program is, and run with the same Node flags: the two Node
-  // processes differ in what they do, not in how they are packaged.
-  const snapshotScript = join(work, 'tree-snapshot.mjs');
-  await bundleEntry(join(here, 'clients', 'tree-snapshot.mjs'), snapshotScript, 'bench');
-  const loadBefore = loadavg();
   const t0 = performance.now();
   try {
-    const vs = variants({ kubeconfig, kubectl, cacheDir, snapshot: snapshotScript, verbose });
-    const same = (a) => a.length === EXPECTED.length && a.every((x, i) => x === EXPECTED[i]);
-    const traced = await checkTrace(kubeconfig, verbose);
-    if (!same(traced.descendants)) throw new Error(`the trace found ${traced.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
-    log(`discovery: the trace: ${traced.children.replace(/: .*/, '')}`);
-    let snapshot;
-    for (const v of vs) {
-      await sleep(PAUSE_MS);
-      const r = await v.run(); // the warm-up
-      if (r.descendants && !same(r.descendants)) throw new Error(`${v.client} found ${r.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
-      if (r.listMs !== undefined) snapshot = r; // the Node snapshot: the JSON as the server sent it
+    // The snapshot bundled as bin/'s program is, and run with the same Node flags: the two Node
+    // processes differ in what they do, not in how they are packaged.
+    const snapshotScript = join(work, 'tree-snapshot.mjs');
+    await bundleEntry(join(here, 'clients', 'tree-snapshot.mjs'), snapshotScript, 'bench');
+    const results = [];
+    for (const scale of scales) {
+      await ensureFixture(kubeconfig, scale, log);
+      try {
+        results.push(await measureScale({ kubeconfig, kubectl, reps, scale, log, verbose, work, snapshotScript, cpuProfDir }));
+      } finally {
+        if (!keepObjects) await deleteFixture(kubeconfig, log);
+      }
     }
-    log(
-      `discovery: each found ${EXPECTED.join(', ')}; the snapshots LIST ${snapshot.kinds} kinds, ${fmtNum(snapshot.objects, 0)} objects, ${fmtNum(snapshot.mbytes, 1)} MiB of JSON`,
-    );
-    const samples = await interleaved(vs, reps, {
-      what: 'discovery',
+    return { scales: results, minutes: (performance.now() - t0) / 60_000 };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function measureScale({ kubeconfig, kubectl, reps, scale, log, verbose, work, snapshotScript, cpuProfDir }) {
+  const what = `discovery ${scale.kinds} kinds`;
+  const cacheDir = join(work, `kubectl-cache-${scale.kinds}`);
+  const loadBefore = loadavg();
+  const all = variants({ kubeconfig, kubectl, cacheDir, snapshot: snapshotScript, verbose });
+  const vs = scale.kinds <= KUBECTL_MAX_KINDS ? all : all.filter((v) => !v.client.startsWith('snapshot: kubectl'));
+  const same = (a) => a.length === EXPECTED.length && a.every((x, i) => x === EXPECTED[i]);
+  const traced = await checkTrace(kubeconfig, verbose);
+  if (!same(traced.descendants)) throw new Error(`the trace found ${traced.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
+  log(`${what}: the trace: ${traced.children.replace(/: .*/, '')}`);
+  let snapshot;
+  for (const v of vs) {
+    await sleep(PAUSE_MS);
+    const r = await v.run(); // the warm-up
+    if (r.descendants && !same(r.descendants)) throw new Error(`${v.client} found ${r.descendants.join(', ') || 'nothing'}; expected ${EXPECTED.join(', ')}`);
+    if (r.listMs !== undefined) snapshot = r; // the Node snapshot: the JSON as the server sent it
+  }
+  log(
+    `${what}: each found ${EXPECTED.join(', ')}; the snapshots LIST ${snapshot.kinds} kinds, ${fmtNum(snapshot.objects, 0)} objects, ${fmtNum(snapshot.mbytes, 1)} MiB of JSON`,
+  );
+  const samples = await interleaved(
+    vs.map((v) => ({ ...v, run: async () => ({ load1: loadavg()[0], ...(await v.run()) }) })),
+    reps,
+    {
+      what,
       log,
       pauseMs: PAUSE_MS,
       summarise: (r) =>
-        `${fmtNum(r.ms, 0)} ms, peak RSS ${fmtNum(r.peakRssKB / 1024, 0)} MiB${r.listMs !== undefined ? ` (discovery ${fmtNum(r.discoveryMs, 0)} ms, LISTs ${fmtNum(r.listMs, 0)} ms, walk ${fmtNum(r.walkMs, 0)} ms)` : ''}`,
+        `${fmtNum(r.ms, 0)} ms, peak RSS ${fmtNum(r.peakRssKB / 1024, 0)} MiB, load ${r.load1.toFixed(1)}${r.listMs !== undefined ? ` (discovery ${fmtNum(r.discoveryMs, 0)} ms, LISTs ${fmtNum(r.listMs, 0)} ms, walk ${fmtNum(r.walkMs, 0)} ms)` : ''}`,
+    },
+  );
+  const loadAfter = loadavg();
+  // Where ours' time goes: the same run again, its requests timed from inside (not measured above),
+  // and with --cpu-prof DIR a V8 CPU profile of each.
+  const phases = [];
+  for (let r = 0; r < reps; r++) {
+    const file = join(work, `timeline-${scale.kinds}-${r}.json`);
+    await sleep(PAUSE_MS);
+    const prof = cpuProfDir ? ` --cpu-prof --cpu-prof-dir=${cpuProfDir} --cpu-prof-name=discovery-${scale.kinds}-${r}.cpuprofile` : '';
+    await once([join(root, 'bin', 'kubectl-informer_trace'), `${TARGET.resource}.${GROUP}/${TARGET.name}`, '-n', DISCOVERY_NS, '--watch', '-o', 'json'], {
+      env: {
+        KUBECONFIG: kubeconfig,
+        NODE_OPTIONS: `--import=${pathToFileURL(join(here, 'lib', 'request-timeline.mjs')).href}${prof}`,
+        BENCH_REQUEST_TIMELINE: file,
+      },
+      until: /^watching /m,
+      verbose,
     });
-    const loadAfter = loadavg();
-    // Where ours' time goes: the same run again, its requests timed from inside (not measured above).
-    const phases = [];
-    for (let r = 0; r < reps; r++) {
-      const file = join(work, `timeline-${r}.json`);
-      await sleep(PAUSE_MS);
-      await once([join(root, 'bin', 'kubectl-informer_trace'), `${TARGET.resource}.${GROUP}/${TARGET.name}`, '-n', DISCOVERY_NS, '--watch', '-o', 'json'], {
-        env: {
-          KUBECONFIG: kubeconfig,
-          NODE_OPTIONS: `--import=${pathToFileURL(join(here, 'lib', 'request-timeline.mjs')).href}`,
-          BENCH_REQUEST_TIMELINE: file,
-        },
-        until: /^watching /m,
-        verbose,
-      });
-      phases.push(timelinePhases(JSON.parse(readFileSync(file, 'utf8'))));
-      log(`discovery: ours' requests, run ${r + 1}/${reps}: ${phaseText(phases.at(-1))}`);
-    }
-    return {
-      samples,
-      phases,
-      kinds: snapshot.kinds,
-      objects: snapshot.objects,
-      mbytes: snapshot.mbytes,
-      children: traced.children,
-      loadavg: { before: loadBefore, after: loadAfter },
-      minutes: (performance.now() - t0) / 60_000,
-    };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    if (!keepObjects) await deleteFixture(kubeconfig, log);
+    phases.push(timelinePhases(JSON.parse(readFileSync(file, 'utf8'))));
+    log(`${what}: ours' requests, run ${r + 1}/${reps}: ${phaseText(phases.at(-1))}`);
   }
+  return {
+    scale,
+    samples,
+    phases,
+    kinds: snapshot.kinds,
+    objects: snapshot.objects,
+    mbytes: snapshot.mbytes,
+    children: traced.children,
+    loadavg: { before: loadBefore, after: loadAfter },
+  };
 }
 
 /**
  * The trace's requests (bench/lib/request-timeline.mjs) cut into its steps, in ms since its process
- * started: discovery (/api, /apis), one LIST with limit=1 of each candidate kind (which the user may
- * list), then each kind's informer's LIST and WATCH until "watching". Requests after it are left out.
+ * started: discovery (/api, /apis), then each kind's informer's LIST and WATCH until "watching".
+ * Requests after it are left out.
  */
 export function timelinePhases({ watchingMs, requests }) {
   const first = (rs, f) => Math.min(...rs.map((r) => r[f] ?? Infinity));
@@ -449,15 +496,12 @@ export function timelinePhases({ watchingMs, requests }) {
   const before = requests.filter((r) => r.startMs < watchingMs);
   const watch = (r) => /[?&]watch=(true|1)(&|$)/.test(r.path);
   const discovery = before.filter((r) => r.path === '/api' || r.path === '/apis');
-  const probes = before.filter((r) => !watch(r) && /[?&]limit=1(&|$)/.test(r.path));
-  const lists = before.filter((r) => !watch(r) && /[?&]limit=\d{2,}/.test(r.path));
+  const lists = before.filter((r) => !watch(r) && /[?&]limit=\d+/.test(r.path));
   const watches = before.filter(watch);
   return {
     watchingMs,
     firstRequestMs: first(before, 'startMs'),
     discoveryMs: last(discovery, 'closedMs') - first(discovery, 'startMs'),
-    probes: probes.length,
-    probesMs: last(probes, 'closedMs') - first(probes, 'startMs'),
     lists: lists.length,
     watches: watches.length,
     listWatchMs: watchingMs - first(lists, 'startMs'),
@@ -468,7 +512,7 @@ export function timelinePhases({ watchingMs, requests }) {
 }
 
 function phaseText(p) {
-  return `first request at ${fmtNum(p.firstRequestMs, 0)} ms; discovery ${fmtNum(p.discoveryMs, 0)} ms; ${p.probes} LISTs with limit=1 ${fmtNum(p.probesMs, 0)} ms; ${p.lists} LISTs and ${p.watches} WATCHes to "watching" ${fmtNum(p.listWatchMs, 0)} ms (the last LIST done after ${fmtNum(p.lastListMs, 0)} ms); "watching" at ${fmtNum(p.watchingMs, 0)} ms; ${p.requests} requests on ${p.connections} connections`;
+  return `first request at ${fmtNum(p.firstRequestMs, 0)} ms; discovery ${fmtNum(p.discoveryMs, 0)} ms; ${p.lists} LISTs and ${p.watches} WATCHes to "watching" ${fmtNum(p.listWatchMs, 0)} ms (the last LIST done after ${fmtNum(p.lastListMs, 0)} ms); "watching" at ${fmtNum(p.watchingMs, 0)} ms; ${p.requests} requests on ${p.connections} connections`;
 }
 
 /** The median of each step over the timed runs, as one line. */
@@ -477,57 +521,63 @@ export function phasesText(phases) {
   return `ours' steps, median of ${phases.length} runs: ${phaseText({ ...Object.fromEntries(Object.keys(phases[0] ?? {}).map((k) => [k, m(k)])) })}`;
 }
 
-export const DISCOVERY_HEADER = ['measurement', 'variant', 'min', 'median', 'max', '÷ Node snapshot', 'n'];
+const DISCOVERY_HEADER = ['scale', 'measurement', 'variant', 'min', 'median', 'max', '÷ Node snapshot', 'n', 'load average (1 min)'];
 
-/** Rows: time and peak RSS of each variant, min / median / max, the median's ratio to the Node snapshot's. */
-export function discoveryRows({ samples }) {
-  const ref = samples.get('snapshot: one Node process, LISTs in parallel') ?? [];
+/**
+ * Rows, scale by scale: time and peak RSS of each variant, min / median / max, the median's ratio
+ * to the Node snapshot's of the same scale, and the range of the 1-minute load average at its runs.
+ */
+function discoveryRows({ scales }) {
   const rows = [];
-  const row = (measurement, client, vals, unit, refVals) => {
-    const v = vals.filter(Number.isFinite);
-    if (!v.length) return;
-    rows.push([
-      measurement,
-      client,
-      `${fmtNum(Math.min(...v), 0)} ${unit}`,
-      `${fmtNum(median(v), 0)} ${unit}`,
-      `${fmtNum(Math.max(...v), 0)} ${unit}`,
-      refVals ? fmtRatio(median(v) / median(refVals)) : '',
-      String(v.length),
-    ]);
-  };
-  for (const [client, list] of samples)
-    row(
-      'time',
-      client,
-      list.map((s) => s.ms),
-      'ms',
-      ref.map((s) => s.ms),
-    );
-  for (const [client, list] of samples)
-    row(
-      'peak RSS',
-      client,
-      list.map((s) => s.peakRssKB / 1024),
-      'MiB',
-      ref.map((s) => s.peakRssKB / 1024),
-    );
-  for (const [client, list] of samples)
-    if (list.some((s) => s.sumPeakRssKB))
-      row(
-        'peak RSS, summed over the processes',
+  for (const { scale, samples } of scales) {
+    const ref = samples.get('snapshot: one Node process, LISTs in parallel') ?? [];
+    const label = `${scale.kinds} kinds / ${fmtNum(scale.kinds * scale.perKind, 0)}`;
+    const row = (measurement, client, list, pick, unit, refVals) => {
+      const v = list.map(pick).filter(Number.isFinite);
+      if (!v.length) return;
+      const load = list.map((s) => s.load1);
+      rows.push([
+        label,
+        measurement,
         client,
-        list.map((s) => s.sumPeakRssKB / 1024),
-        'MiB',
-      );
+        `${fmtNum(Math.min(...v), 0)} ${unit}`,
+        `${fmtNum(median(v), 0)} ${unit}`,
+        `${fmtNum(Math.max(...v), 0)} ${unit}`,
+        refVals ? fmtRatio(median(v) / median(refVals.map(pick))) : '',
+        String(v.length),
+        `${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
+      ]);
+    };
+    for (const [client, list] of samples) row('time', client, list, (s) => s.ms, 'ms', ref);
+    for (const [client, list] of samples) row('peak RSS', client, list, (s) => s.peakRssKB / 1024, 'MiB', ref);
+    for (const [client, list] of samples)
+      if (list.some((s) => s.sumPeakRssKB)) row('peak RSS, summed over the processes', client, list, (s) => s.sumPeakRssKB / 1024, 'MiB');
+  }
   return rows;
+}
+
+/** The table, then per scale ours' steps, what the trace looked in, and the load average around it. */
+export function discoveryReport(r) {
+  const lines = r.scales.map(
+    (x) =>
+      `${x.scale.kinds} kinds: ${x.kinds} LISTed by the snapshots, ${fmtNum(x.objects, 0)} objects, ${fmtNum(x.mbytes, 1)} MiB of JSON; load average ${x.loadavg.before.map((l) => l.toFixed(1)).join(' ')} before, ${x.loadavg.after.map((l) => l.toFixed(1)).join(' ')} after\n${phasesText(x.phases)}\n${x.children}`,
+  );
+  return `${markdownTable(DISCOVERY_HEADER, discoveryRows(r))}\n\n${lines.join('\n\n')}`;
+}
+
+/** The raw results, as JSON can hold them. */
+export function discoveryJson(r) {
+  return { ...r, scales: r.scales.map((x) => ({ ...x, samples: Object.fromEntries(x.samples) })) };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
   const reps = Number(args.reps ?? 3);
-  if (!args.kubeconfig || !Number.isInteger(reps) || reps < 1) {
-    process.stderr.write('usage: node bench/discovery.mjs --kubeconfig FILE [--reps N] [--kubectl PATH] [--keep-objects] [--json FILE] [--verbose]\n');
+  const scales = args.scales ? args.scales.split(',').map((k) => SCALES.find((x) => String(x.kinds) === k.trim())) : SCALES;
+  if (!args.kubeconfig || !Number.isInteger(reps) || reps < 1 || scales.some((x) => !x)) {
+    process.stderr.write(
+      `usage: node bench/discovery.mjs --kubeconfig FILE [--reps N] [--scales ${SCALES.map((x) => x.kinds).join(',')}] [--kubectl PATH] [--keep-objects] [--cpu-prof DIR] [--json FILE] [--verbose]\n`,
+    );
     process.exit(2);
   }
   const log = (s) => process.stderr.write(`[discovery ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -535,16 +585,15 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     kubeconfig: args.kubeconfig,
     kubectl: findKubectl(args.kubectl),
     reps,
+    scales,
     log,
     verbose: args.verbose === 'true',
     keepObjects: args['keep-objects'] === 'true',
+    cpuProfDir: args['cpu-prof'],
   }).then(
     (r) => {
-      process.stdout.write(`\n${markdownTable(DISCOVERY_HEADER, discoveryRows(r))}\n\n${phasesText(r.phases)}\n${r.children}\n`);
-      process.stdout.write(
-        `${r.kinds} kinds, ${fmtNum(r.objects, 0)} objects, ${fmtNum(r.mbytes, 1)} MiB of JSON; load average ${r.loadavg.before.map((x) => x.toFixed(1)).join(' ')} before, ${r.loadavg.after.map((x) => x.toFixed(1)).join(' ')} after\n`,
-      );
-      if (args.json) writeFileSync(args.json, JSON.stringify({ ...r, samples: Object.fromEntries(r.samples) }, null, 1));
+      process.stdout.write(`\n${discoveryReport(r)}\n`);
+      if (args.json) writeFileSync(args.json, JSON.stringify(discoveryJson(r), null, 1));
       process.exit(0);
     },
     (err) => {

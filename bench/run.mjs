@@ -40,7 +40,7 @@ import { interleaved as interleavedRuns } from './lib/interleaved.mjs';
 import { spawnLines } from './lib/child.mjs';
 import { startReplayServer } from './lib/replay-server.mjs';
 import { parseArgs } from './clients/common.mjs';
-import { DISCOVERY_HEADER, discoveryRows, measureDiscovery, phasesText } from './discovery.mjs';
+import { discoveryJson, discoveryReport, measureDiscovery } from './discovery.mjs';
 import { findKubectl, measureStartup, startupRows, STARTUP_HEADER } from './startup.mjs';
 import { measureTracerScale, tracerScaleRows, TRACER_SCALE_HEADER } from './tracer-scale.mjs';
 
@@ -48,7 +48,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const args = parseArgs(process.argv.slice(2));
 const QUICK = args.quick === 'true';
 const REPS = Number(args.reps ?? (QUICK ? 2 : 3));
-// discovery (45 CRDs and 5,000 objects, a few minutes) and tracer-scale (a 1,000-replica rollout,
+// discovery (45 CRDs and 5,000 objects, then 195 and 50,000: 15 to 30 minutes) and tracer-scale (a 1,000-replica rollout,
 // several minutes) are in the full run only.
 const PHASES = new Set((args.phases ?? `sync,events,replay,offline,workqueue,startup${QUICK ? '' : ',discovery,tracer-scale'}`).split(','));
 const VERBOSE = args.verbose === 'true';
@@ -623,8 +623,8 @@ async function main() {
       // The children of a custom resource found through discovery, against a snapshot (bench/discovery.mjs).
       const kubectl = findKubectl(args.kubectl ?? (cluster ? join(cluster.binDir, 'kubectl') : undefined));
       const r = await measureDiscovery({ kubeconfig, kubectl, reps: REPS, log, verbose: VERBOSE });
-      raw.results.discovery = { ...r, samples: Object.fromEntries(r.samples) };
-      discoveryTable = `${markdownTable(DISCOVERY_HEADER, discoveryRows(r))}\n\n${phasesText(r.phases)}\n${r.kinds} kinds, ${fmtNum(r.objects, 0)} objects, ${fmtNum(r.mbytes, 1)} MiB of JSON; load average ${r.loadavg.before.map((x) => x.toFixed(1)).join(' ')} before, ${r.loadavg.after.map((x) => x.toFixed(1)).join(' ')} after`;
+      raw.results.discovery = discoveryJson(r);
+      discoveryTable = discoveryReport(r);
     }
 
     if (PHASES.has('tracer-scale')) tracerScaleTable = await tracerScale(go, kubeconfig, cluster, raw);

@@ -4,7 +4,7 @@
  * Contract:
  * - Complete: run(signal) never gives up and never stops silently. Every failure is retried (re-watch
  *   or relist, with client-go's backoff) and reported to the watchErrorHandler, the stats and the
- *   event hook. Only the signal stops it.
+ *   event hook. Only a signal stops it: run()'s, or the one its options give.
  * - Faithful: list/watch resourceVersion choices, pagination, 410/429/500 handling, DeltaFIFO
  *   merging, resync and handler semantics are client-go's (docs/design/clientgo-semantics.md
  *   §1–4, with every deliberate difference); each file header lists its own.

@@ -70,6 +70,27 @@ describe('runUntilSynced', () => {
     ac.abort();
   });
 
+  it('no longer waits for an informer that its own signal stopped before it synced, and leaves it unsynced', async () => {
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    const own = new AbortController();
+    const lw = new FakeListerWatcher({ description: 'never synced' });
+    lw.failList(...Array.from({ length: 50 }, () => fakeErrors.internalError()));
+    const stopped = new SharedIndexInformer(lw, { clock, name: lw.description, signal: own.signal });
+    const other = informer(new FakeListerWatcher({ description: 'synced', objects: [{ metadata: { name: 'x', namespace: 'n' } }] }), clock);
+    const p = runUntilSynced(kube, [stopped, other], { signal: ac.signal, timeoutMs: 60_000, clock });
+    await clock.step(2_000);
+    own.abort();
+    expect(await outcome(clock, p)).toEqual({ ok: true });
+    expect(clock.now() - Date.UTC(2026, 0, 1)).toBeLessThan(3_000);
+    expect(stopped.isStopped()).toBe(true);
+    expect(stopped.hasSynced()).toBe(false);
+    expect(other.isStopped()).toBe(false);
+    // Asked again, a stopped informer is not waited for either.
+    expect(await outcome(clock, runUntilSynced(kube, [stopped, other], { signal: ac.signal, timeoutMs: 60_000, clock }))).toEqual({ ok: true });
+    ac.abort();
+  });
+
   it('gives up after the timeout on the injected clock, naming the caches that did not sync', async () => {
     const clock = new FakeClock();
     const ac = new AbortController();

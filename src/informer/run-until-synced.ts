@@ -2,7 +2,9 @@
  * Running informers for a command or a check: start them, wait for their caches to sync, and fail
  * fast when the first list is refused (401, 403, 404) or the server cannot be reached before
  * anything synced. After sync, the informers recover by themselves (relist, re-watch) and say so
- * through their events.
+ * through their events. An informer that stops before it syncs while the caller's signal runs (its
+ * own signal ended it: see SharedIndexInformerOptions.signal) is no longer waited for; the caller
+ * tells it from the others by hasSynced().
  */
 import { realClock, type Clock } from '../clock.js';
 import { ClusterError } from '../errors.js';
@@ -30,6 +32,7 @@ export async function runUntilSynced(kube: Kube, informers: SharedIndexInformer[
   const ctx = { server: kube.connection.server, user: kube.connection.userName };
   // Stops waiting for the sync on whichever comes first: a fatal error, the deadline, the caller.
   const waiting = new AbortController();
+  const settled = (i: SharedIndexInformer): boolean => i.hasSynced() || (i.isStopped() && !options.signal.aborted);
   let fatal: unknown;
   let timedOut = false;
   const unsubscribe = informers.map((inf) =>
@@ -44,7 +47,7 @@ export async function runUntilSynced(kube: Kube, informers: SharedIndexInformer[
       options.onEvent?.(e);
       // Stop waiting as soon as the last one syncs, not at waitForCacheSync's next 100 ms poll: a
       // one-shot command would otherwise spend most of its time there.
-      if (e.kind === 'synced' && informers.every((i) => i.hasSynced())) waiting.abort();
+      if ((e.kind === 'synced' || e.kind === 'stopped') && informers.every(settled)) waiting.abort();
     }),
   );
   const onAbort = (): void => waiting.abort();
@@ -57,7 +60,7 @@ export async function runUntilSynced(kube: Kube, informers: SharedIndexInformer[
     for (const inf of informers) if (!inf.hasStarted()) void inf.run(options.signal);
     const synced = await waitForCacheSync(
       waiting.signal,
-      informers.map((i) => () => i.hasSynced()),
+      informers.map((i) => () => settled(i)),
       clock,
     );
     if (fatal) throw toCliError(fatal, ctx);

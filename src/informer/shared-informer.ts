@@ -79,6 +79,11 @@ export interface SharedIndexInformerOptions {
   watchErrorHandler?: WatchErrorHandler;
   /** Subscribed before anything runs (same as calling onEvent()). */
   onEvent?: InformerEventListener;
+  /**
+   * Also stops the informer, as run()'s signal does: for one whose end is decided apart from the
+   * others it runs with (a trace's kind left out when its first list is refused).
+   */
+  signal?: AbortSignal;
 }
 
 /** One delta as the informer applied it to its indexer (see SharedIndexInformer.onDelta). */
@@ -321,16 +326,18 @@ export class SharedIndexInformer {
   }
 
   /**
-   * Runs until the signal aborts: the reflector fills the FIFO, the pop loop drains it into the
-   * indexer and the listeners. Resolves once everything has stopped. A second call only warns.
+   * Runs until the signal (or the options' signal) aborts: the reflector fills the FIFO, the pop
+   * loop drains it into the indexer and the listeners. Resolves once everything has stopped. A
+   * second call only warns.
    */
-  async run(signal: AbortSignal): Promise<void> {
+  async run(runSignal: AbortSignal): Promise<void> {
     if (this.started) {
       this.emit('warning', 'warning', 'the informer has started already; running it more than once is not allowed');
       return;
     }
     this.started = true;
     const o = this.options;
+    const signal = o.signal ? AbortSignal.any([runSignal, o.signal]) : runSignal;
     const fifo = new DeltaFIFO({
       keyFunction: deletionHandlingMetaNamespaceKeyFunc,
       knownObjects: this.indexer,

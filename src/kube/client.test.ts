@@ -4,13 +4,14 @@
  * idle timeout, and a stalled watch taking the pooled connections with it.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Agent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync, createGzip } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { ApiError } from './api-error.js';
-import { KubeClient } from './client.js';
+import { KubeClient, keepAliveAgent } from './client.js';
 import { ConnectionStalledError } from './http.js';
 import { ResourceListerWatcher } from './lister-watcher.js';
 import type { ResourceInfo } from './types.js';
@@ -78,6 +79,20 @@ function client(compression?: boolean): KubeClient {
   });
   return compression === undefined ? new KubeClient(kc) : new KubeClient(kc, 0, '', 0, compression);
 }
+
+describe('keepAliveAgent', () => {
+  it('keeps connections alive and gives every connection one TLS context, made once; a proxy agent is left as it is', () => {
+    const agent = keepAliveAgent(new Agent({ rejectUnauthorized: false }))!;
+    expect(agent.options.keepAlive).toBe(true);
+    expect(agent.options.rejectUnauthorized).toBe(false);
+    expect(agent.options.secureContext).toBeDefined();
+    expect(keepAliveAgent(agent)).toBe(agent);
+    class ProxyAgent extends Agent {}
+    const proxy = new ProxyAgent();
+    expect(keepAliveAgent(proxy)).toBe(proxy);
+    expect(keepAliveAgent(undefined)).toBeUndefined();
+  });
+});
 
 describe('KubeClient: gzip', () => {
   it('asks for gzip by default and streams a compressed List item by item, as it was sent', async () => {

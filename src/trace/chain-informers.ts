@@ -6,7 +6,8 @@
  * Contract:
  * - The descendant kinds are the known ones (childKinds) below the target's kind, plus the kinds
  *   given as extra (for kinds the tool does not know) and the known kinds below those, plus those
- *   discovered for a kind the tool does not know (see child-discovery.ts), added before the sync.
+ *   discovered for a kind the tool does not know (see child-discovery.ts), added before the sync;
+ *   those whose first LIST was refused are taken out after it (dropLeftOut()).
  * - ownable(kind) names the child informers that can hold objects a `kind` owns, and is the one
  *   answer the chain view and the tree both use.
  * - Handlers are the caller's: this only builds and holds the informers.
@@ -14,6 +15,7 @@
 import type { Clock } from '../clock.js';
 import { OwnerUIDIndex, SharedIndexInformer, chainTransforms, ownerUIDIndexFunc } from '../informer/index.js';
 import type { KubeObject, ListerWatcher, ResourceInfo } from '../kube/index.js';
+import { FirstListGate, leftOut } from './child-discovery.js';
 import { childKinds } from './facts.js';
 import type { InformerPool } from './informer-pool.js';
 import { slimManagedFields, stampReceivedAt } from './received-at.js';
@@ -65,7 +67,7 @@ export class ChainInformers {
     const added: ChildInformer[] = [];
     for (const { info, metadataOnly } of kinds) {
       if (this.children.some((c) => c.info.kind === info.kind && c.info.group === info.group)) continue;
-      const child: ChildInformer = { info, informer: this.newInformer(info, { metadataOnly }), extra: false, metadataOnly };
+      const child: ChildInformer = { info, informer: this.newInformer(info, { metadataOnly, leaveOutIfRefused: true }), extra: false, metadataOnly };
       this.children.push(child);
       added.push(child);
     }
@@ -73,10 +75,31 @@ export class ChainInformers {
     return added;
   }
 
-  /** An informer of the namespace's objects of one kind, with the owner-uid index. */
-  newInformer(info: ResourceInfo, selectors: { fieldSelector?: string; metadataOnly?: boolean } = {}): SharedIndexInformer {
-    if (this.pool) return this.pool.informer({ info, namespace: this.namespace, metadataOnly: selectors.metadataOnly === true });
-    return chainInformer(this.listerWatcher(info, { namespace: this.namespace, ...selectors }), this.clock);
+  /**
+   * Takes the discovered kinds whose informer's first LIST was refused out of the chain (their
+   * informers have stopped); returns them with why ('forbidden', 'not listable'). After the sync.
+   */
+  dropLeftOut(): { info: ResourceInfo; why: string }[] {
+    const out: { info: ResourceInfo; why: string }[] = [];
+    for (let i = this.children.length - 1; i >= 0; i--) {
+      const child = this.children[i]!;
+      const why = leftOut(child.informer.getListerWatcher());
+      if (!why) continue;
+      this.children.splice(i, 1);
+      out.push({ info: child.info, why });
+    }
+    if (out.length) this.ownableByKind.clear();
+    return out;
+  }
+
+  /**
+   * An informer of the namespace's objects of one kind, with the owner-uid index; with
+   * leaveOutIfRefused, one that stops if its first LIST is refused (a discovered kind's).
+   */
+  newInformer(info: ResourceInfo, options: { fieldSelector?: string; metadataOnly?: boolean; leaveOutIfRefused?: boolean } = {}): SharedIndexInformer {
+    const { leaveOutIfRefused = false, ...selectors } = options;
+    if (this.pool) return this.pool.informer({ info, namespace: this.namespace, metadataOnly: selectors.metadataOnly === true, leaveOutIfRefused });
+    return chainInformer(this.listerWatcher(info, { namespace: this.namespace, ...selectors }), this.clock, { leaveOutIfRefused });
   }
 
   /**
@@ -101,12 +124,17 @@ export class ChainInformers {
   }
 }
 
-/** An informer as a chain's are: the owner-uid index, managedFields slimmed, the time each version was received stamped. */
-export function chainInformer(lw: ListerWatcher, clock: Clock): SharedIndexInformer {
-  return new SharedIndexInformer(lw, {
+/**
+ * An informer as a chain's are: the owner-uid index, managedFields slimmed, the time each version
+ * was received stamped; with leaveOutIfRefused, behind a FirstListGate that stops it.
+ */
+export function chainInformer(lw: ListerWatcher, clock: Clock, options: { leaveOutIfRefused?: boolean } = {}): SharedIndexInformer {
+  const gate = options.leaveOutIfRefused ? new FirstListGate(lw) : undefined;
+  return new SharedIndexInformer(gate ?? lw, {
     clock,
     indexers: { [OwnerUIDIndex]: ownerUIDIndexFunc },
     transform: chainTransforms(slimManagedFields, stampReceivedAt(clock)),
+    ...(gate ? { signal: gate.signal } : {}),
   });
 }
 

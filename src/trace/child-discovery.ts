@@ -12,10 +12,23 @@
  *   metadata-only (PartialObjectMetadata, as client-go's metadata informers): ownerReferences,
  *   creation, finalizers and deletion are all the chain reads of a ConfigMap. Secrets are always
  *   metadata-only: their data is never cached.
- * - A kind the user may not list or watch there (403), or that the server cannot list after all
- *   (404, 405), is left out, and named in `refused`, rather than failing the trace.
+ * - Every candidate's informer starts at once, with no LIST ahead of it to ask whether the user
+ *   may list the kind: a first LIST refused (403), or that the server cannot serve after all (404,
+ *   405), leaves the kind out, named in `refused`, rather than failing the trace (FirstListGate).
+ *   A left-out kind's informer stops; a refusal after a LIST succeeded is the informer's to retry.
  */
-import { ApiError, type Discovery, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
+import {
+  ApiError,
+  groupResource,
+  type Discovery,
+  type ListDecodeOptions,
+  type ListerWatcher,
+  type ListOptions,
+  type ListResult,
+  type ResourceInfo,
+  type Watch,
+  type WatchOptions,
+} from '../kube/index.js';
 import type { DiscoveredChildKinds } from './types.js';
 
 export interface DiscoveredKind {
@@ -24,19 +37,17 @@ export interface DiscoveredKind {
   metadataOnly: boolean;
 }
 
-export interface DiscoveredChildren {
-  kinds: DiscoveredKind[];
-  /** group/resource of the kinds left out, with why. */
-  refused: string[];
-}
-
-/** What discovery found, as the snapshot names it: group/resource names, watched whole or metadata-only, and those left out. */
-export function discoveredKinds(found: DiscoveredChildren): DiscoveredChildKinds {
-  const name = (i: ResourceInfo): string => (i.group ? `${i.resource}.${i.group}` : i.resource);
+/**
+ * What discovery found, as the snapshot names it: group/resource names watched whole or
+ * metadata-only, and those left out (their first LIST refused) with why. After the sync.
+ */
+export function discoveredKinds(kinds: DiscoveredKind[], leftOut: { info: ResourceInfo; why: string }[]): DiscoveredChildKinds {
+  const out = new Set(leftOut.map((l) => `${l.info.group}/${l.info.kind}`));
+  const kept = kinds.filter((k) => !out.has(`${k.info.group}/${k.info.kind}`));
   return {
-    full: found.kinds.filter((k) => !k.metadataOnly).map((k) => name(k.info)),
-    metadataOnly: found.kinds.filter((k) => k.metadataOnly).map((k) => name(k.info)),
-    refused: found.refused,
+    full: kept.filter((k) => !k.metadataOnly).map((k) => groupResource(k.info)),
+    metadataOnly: kept.filter((k) => k.metadataOnly).map((k) => groupResource(k.info)),
+    refused: leftOut.map((l) => `${groupResource(l.info)} (${l.why})`).sort(),
   };
 }
 
@@ -112,33 +123,67 @@ export function childCandidates(all: ResourceInfo[], target: ResourceInfo): Disc
   return out;
 }
 
+/** The child kinds of `target`: every candidate, none asked yet (see FirstListGate). */
+export async function discoverChildren(discovery: Pick<Discovery, 'resources'>, target: ResourceInfo): Promise<DiscoveredKind[]> {
+  return childCandidates(await discovery.resources(), target);
+}
+
+/** Codes a first LIST answers that leave a kind out: forbidden, or not listable after all. */
+const LEFT_OUT: Record<number, string> = { 403: 'forbidden', 404: 'not listable', 405: 'not listable' };
+
 /**
- * The child kinds of `target`: the candidates the user can list in `namespace`, each asked once
- * for one object's metadata, all at once.
+ * A discovered kind's ListerWatcher: until a LIST has succeeded, a LIST refused with 403 (404,
+ * 405) leaves the kind out. The refusal is kept and `signal` aborts, which stops the informer the
+ * gate is given to (SharedIndexInformerOptions.signal) where its reflector would back off and
+ * list again for ever; the LIST's own error is thrown on. Once a LIST has succeeded, every error is
+ * passed through as it is: the informer retries as it would anyway.
  */
-export async function discoverChildren(
-  discovery: Pick<Discovery, 'resources'>,
-  target: ResourceInfo,
-  namespace: string | undefined,
-  listerWatcher: (info: ResourceInfo, options: { namespace: string | undefined; metadataOnly: boolean }) => ListerWatcher,
-  signal?: AbortSignal,
-): Promise<DiscoveredChildren> {
-  const candidates = childCandidates(await discovery.resources(), target);
-  const refused: string[] = [];
-  const kinds: DiscoveredKind[] = [];
-  await Promise.all(
-    candidates.map(async (c) => {
-      try {
-        await listerWatcher(c.info, { namespace, metadataOnly: true }).list({ limit: 1 }, signal);
-        kinds.push(c);
-      } catch (err) {
-        if (!(err instanceof ApiError) || ![403, 404, 405].includes(err.code)) throw err;
-        refused.push(`${c.info.group ? `${c.info.resource}.${c.info.group}` : c.info.resource} (${err.code === 403 ? 'forbidden' : 'not listable'})`);
+export class FirstListGate implements ListerWatcher {
+  private listed = false;
+  private readonly stop = new AbortController();
+  private refusedWith: ApiError | undefined;
+
+  constructor(private readonly lw: ListerWatcher) {}
+
+  get description(): string {
+    return this.lw.description;
+  }
+
+  get resource(): ResourceInfo | undefined {
+    return this.lw.resource;
+  }
+
+  /** Aborts once the kind is left out. */
+  get signal(): AbortSignal {
+    return this.stop.signal;
+  }
+
+  /** The first LIST's refusal, when the kind is left out. */
+  get refusal(): ApiError | undefined {
+    return this.refusedWith;
+  }
+
+  async list(options: ListOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<ListResult> {
+    try {
+      const result = await this.lw.list(options, signal, decode);
+      this.listed = true;
+      return result;
+    } catch (err) {
+      if (!this.listed && !signal?.aborted && err instanceof ApiError && LEFT_OUT[err.code]) {
+        this.refusedWith ??= err;
+        this.stop.abort();
       }
-    }),
-  );
-  // In discovery's order, whatever order the answers came in.
-  const order = new Map(candidates.map((c, i) => [c, i]));
-  kinds.sort((a, b) => order.get(a)! - order.get(b)!);
-  return { kinds, refused: refused.sort() };
+      throw err;
+    }
+  }
+
+  watch(options: WatchOptions, signal?: AbortSignal, decode?: ListDecodeOptions): Promise<Watch> {
+    return this.lw.watch(options, signal, decode);
+  }
+}
+
+/** Why a discovered kind was left out ('forbidden', 'not listable'), when its first LIST was refused. */
+export function leftOut(lw: ListerWatcher): string | undefined {
+  const refusal = lw instanceof FirstListGate ? lw.refusal : undefined;
+  return refusal ? LEFT_OUT[refusal.code] : undefined;
 }

@@ -5,8 +5,9 @@
  * namespace costs.
  *
  * Contract:
- * - One informer per group, resource, namespace, shape (whole objects, or metadata only) and label
- *   selector (none, but when a set's members are found by labels). A trace that asks for its
+ * - One informer per group, resource, namespace, shape (whole objects, or metadata only), label
+ *   selector (none, but when a set's members are found by labels) and whether a refused first LIST
+ *   leaves its kind out (a discovered kind's, see child-discovery.ts). A trace that asks for its
  *   target by name gets its kind's informer of the whole namespace, and keeps to its own object in
  *   its handlers.
  * - The pool runs its informers until it is closed, not as long as the trace that first asked:
@@ -34,6 +35,8 @@ export interface PooledInformerKey {
   metadataOnly: boolean;
   /** Only the objects these labels select (a set's members, found by `-l`). */
   labelSelector?: string | undefined;
+  /** A discovered kind's: it stops, and is left out of the chain, if its first LIST is refused. */
+  leaveOutIfRefused?: boolean;
 }
 
 export class InformerPool {
@@ -139,5 +142,5 @@ export class InformerPool {
 }
 
 function keyOf(k: PooledInformerKey): string {
-  return `${k.info.group}/${k.info.resource}/${k.namespace ?? ''}/${k.metadataOnly ? 'meta' : 'full'}${k.labelSelector ? `/${k.labelSelector}` : ''}`;
+  return `${k.info.group}/${k.info.resource}/${k.namespace ?? ''}/${k.metadataOnly ? 'meta' : 'full'}${k.labelSelector ? `/${k.labelSelector}` : ''}${k.leaveOutIfRefused ? '/gated' : ''}`;
 }

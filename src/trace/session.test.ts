@@ -589,6 +589,10 @@ describe('TraceSession', () => {
       refused: ['leases.coordination.k8s.io (forbidden)'],
     });
     expect(asked).toMatchObject({ '/configmaps': true, '/secrets': true, 'apps/deployments': false, '/pods': false });
+    // No LIST asks first whether a kind may be listed: the informers' own LISTs tell.
+    expect(Object.values(fakes).flatMap((f) => f.listCalls.filter((c) => c.limit === 1))).toEqual([]);
+    expect(fakes['coordination.k8s.io/leases']!.listCalls).toHaveLength(1);
+    expect(snap.informers).toHaveLength(8);
     expect(summaryLines(summarise(snap, clock.now()))).toContain(
       'children looked for in 6 kinds found through discovery (2 metadata-only): configmaps, deployments.apps, pods, replicasets.apps, secrets, widgets.example.com; left out: leases.coordination.k8s.io (forbidden)',
     );

@@ -105,7 +105,7 @@ export class TraceSession {
    * error (with close names), unless the trigger creates it (apply) or waits for its creation.
    */
   async start(): Promise<void> {
-    await this.tracer.discoverChildren(this.controller.signal);
+    await this.tracer.discoverChildren();
     if (this.options.events !== false) await this.tracer.addEventsInformer();
     const sync = this.options.sync ?? this.options.pool?.sync ?? ((informers, o) => runUntilSynced(this.options.kube, informers, o));
     const onEvent = this.options.onInformerEvent;

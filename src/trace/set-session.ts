@@ -206,6 +206,7 @@ export class SetSession {
             ...(k.labelSelector ? { labelSelector: k.labelSelector } : {}),
           }),
           this.clock,
+          { leaveOutIfRefused: k.leaveOutIfRefused === true },
         ),
       (informers, options) => runUntilSynced(o.kube, informers, { ...options, ...(o.onInformerEvent ? { onEvent: o.onInformerEvent } : {}) }),
       this.controller.signal,

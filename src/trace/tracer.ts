@@ -24,7 +24,7 @@ import { ChainHandlers } from './chain-handlers.js';
 import { ChainInformers, isKnownKind } from './chain-informers.js';
 import { ChainTracker, type ReconcileView } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
-import { discoverChildren, discoveredKinds, type DiscoveredChildren } from './child-discovery.js';
+import { discoverChildren, discoveredKinds, type DiscoveredKind } from './child-discovery.js';
 import { EndDecision } from './end-decision.js';
 import { EventsReader } from './events-reader.js';
 import type { InformerPool } from './informer-pool.js';
@@ -75,6 +75,7 @@ export class Tracer {
   readonly readiness: Readiness;
   private events: ChainEvents | undefined;
   private discovered: DiscoveredChildKinds | undefined;
+  private discoveredKinds: DiscoveredKind[] | undefined;
   private readonly decision: EndDecision;
   private readonly watch = new WatchTrigger();
   /** Resolves once the trace ended. */
@@ -177,15 +178,15 @@ export class Tracer {
 
   /**
    * For a target of a kind the tool does not know and no child kinds given: every kind its
-   * namespace serves, found through discovery (see child-discovery.ts). Before start().
+   * namespace serves, found through discovery (see child-discovery.ts), its informers added.
+   * Before start(), which leaves out the kinds whose first LIST was refused.
    */
-  async discoverChildren(signal?: AbortSignal): Promise<DiscoveredChildren | undefined> {
-    if (!this.discover || isKnownKind(this.target.info.kind)) return undefined;
-    const find = (): Promise<DiscoveredChildren> => discoverChildren(this.kube.discovery, this.target.info, this.target.namespace, this.listerWatcher, signal);
-    const found = this.pool ? await this.pool.discover(this.target.info, this.target.namespace, find) : await find();
-    this.handlers.handleChildren(this.chainInformers.addDiscovered(found.kinds));
-    this.discovered = discoveredKinds(found);
-    return found;
+  async discoverChildren(): Promise<void> {
+    if (!this.discover || isKnownKind(this.target.info.kind)) return;
+    const find = (): Promise<DiscoveredKind[]> => discoverChildren(this.kube.discovery, this.target.info);
+    const kinds = this.pool ? await this.pool.discover(this.target.info, this.target.namespace, find) : await find();
+    this.handlers.handleChildren(this.chainInformers.addDiscovered(kinds));
+    this.discoveredKinds = kinds;
   }
 
   caches(): TraceCaches {
@@ -219,6 +220,7 @@ export class Tracer {
     // The chain's kinds are known now: what judging them needs is loaded before any is judged.
     await this.readiness.prepare([this.target.info, ...this.chainInformers.children.map((c) => c.info)]);
     await sync(this.informers());
+    if (this.discoveredKinds) this.discovered = discoveredKinds(this.discoveredKinds, this.chainInformers.dropLeftOut());
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
     this.tracker.baseline(view);
