@@ -12,7 +12,15 @@
  */
 import { ExitCode } from '../exit-codes.js';
 import type { Kube } from '../kube/index.js';
-import { computeQueueStats, MultiScraper, scrapeSources, type MetricsSource, type SourceResult, type TimedScrape } from '../metrics/index.js';
+import {
+  computeQueueStats,
+  MultiScraper,
+  QUEUE_STATS_FAMILIES,
+  scrapeSources,
+  type MetricsSource,
+  type SourceResult,
+  type TimedScrape,
+} from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import type { RunContext } from './context.js';
@@ -142,7 +150,7 @@ function record(samples: Map<string, SourceSamples>, results: readonly SourceRes
 }
 
 export async function runQueueCheck(kube: Kube | undefined, spec: QueueCheckSpec, ctx: RunContext): Promise<CheckResult[]> {
-  return sampleQueues(scrapeSources(spec.metrics, spec.access, kube), spec, ctx);
+  return sampleQueues(scrapeSources(spec.metrics, spec.access, kube, QUEUE_STATS_FAMILIES), spec, ctx);
 }
 
 /** Scrapes `sources` over the check's window, on the context's clock, and judges what it got. */

@@ -23,7 +23,7 @@ import { CheckFailedError, UsageError } from '../errors.js';
 import type { ExitCode } from '../exit-codes.js';
 import { runUntilSynced, SharedIndexInformer, waitForCacheSync, type InformerEvent } from '../informer/index.js';
 import { ApiError, connect, namespaceExists, ResourceListerWatcher, type Kube } from '../kube/index.js';
-import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, type MetricsSnapshot } from '../metrics/index.js';
+import { createSources, MetricsPoller, MultiScraper, parseMetricsSpec, QUEUE_STATS_FAMILIES, type MetricsSnapshot } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
 import { escapeTerminal } from '../util/escape.js';
 import { closest } from '../util/suggest.js';
@@ -266,7 +266,7 @@ function metricsPoller(kube: Kube, opts: LeaseWatchOptions, plan: Plan, model: L
   // --insecure-skip-tls-verify (kubectl's, for the API server) covers metrics endpoints too, as the
   // scrape errors' hint says; --metrics-insecure-skip-tls-verify only them.
   const insecure = Boolean(opts.metricsInsecureSkipTlsVerify) || Boolean(opts.insecureSkipTlsVerify);
-  const sources = createSources(opts.metrics, { client: kube.client, direct: { insecureSkipTlsVerify: insecure } });
+  const sources = createSources(opts.metrics, { client: kube.client, direct: { insecureSkipTlsVerify: insecure }, families: QUEUE_STATS_FAMILIES });
   const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.metricsIntervalMs });
   poller.subscribe((s) => model.setMetrics(metricsInput(s)));
   return poller;

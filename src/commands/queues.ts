@@ -29,7 +29,7 @@ import { addMetricsFlags, metricsFailureReporter, planMetrics, type MetricsFlagV
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { connect, type Kube } from '../kube/index.js';
-import { discoverControlPlane, MetricsPoller, MultiScraper, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
+import { discoverControlPlane, MetricsPoller, MultiScraper, QUEUE_STATS_FAMILIES, scrapeSources, type MetricsSnapshot } from '../metrics/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { QueuesFilter } from '../view/queues-view.js';
 import { realClock } from '../clock.js';
@@ -145,7 +145,7 @@ async function runQueues(kube: Kube | undefined, plan: Plan, opts: QueuesOptions
   const deadline = plan.forMs > 0 ? realClock.now() + plan.forMs : Infinity;
   try {
     const specs = await sourceSpecs(kube, opts, io, signal);
-    const sources = scrapeSources(specs, plan.metrics.access, kube);
+    const sources = scrapeSources(specs, plan.metrics.access, kube, QUEUE_STATS_FAMILIES);
     const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: plan.intervalMs });
     const reporter = sourceFailureReporter(io);
     const sink = QUEUES_SINKS[plan.mode];

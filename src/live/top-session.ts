@@ -13,7 +13,16 @@
 import { realClock } from '../clock.js';
 import { runUntilSynced, SharedIndexInformer } from '../informer/index.js';
 import { LEASES, ResourceListerWatcher, type Kube } from '../kube/index.js';
-import { discoverTargets, mergeUserSpecs, MetricsPoller, MultiScraper, sourceForTarget, sourceOptions, type MetricsAccess } from '../metrics/index.js';
+import {
+  discoverTargets,
+  mergeUserSpecs,
+  MetricsPoller,
+  MultiScraper,
+  QUEUE_STATS_FAMILIES,
+  sourceForTarget,
+  sourceOptions,
+  type MetricsAccess,
+} from '../metrics/index.js';
 import { LeaseWatchModel } from './lease-watch-model.js';
 import type { CandidatesStatus } from '../view/lease-view.js';
 import { TopModel } from './top-model.js';
@@ -68,7 +77,7 @@ export async function startTopSession(kube: Kube, options: TopSessionOptions): P
   const found = await discoverTargets(kube.client, { server: kube.connection.server, leases: holders, signal });
   const targets = mergeUserSpecs(found.targets, options.userSpecs);
   const { access } = options;
-  const sources = targets.map((t) => sourceForTarget(t, sourceOptions(access, kube)));
+  const sources = targets.map((t) => sourceForTarget(t, sourceOptions(access, kube, QUEUE_STATS_FAMILIES)));
   const poller = new MetricsPoller(new MultiScraper(sources), { intervalMs: options.intervalMs });
   const topTargets: TopTarget[] = targets.map(({ routes: _routes, ...t }) => t);
   const model = new TopModel({ leases, leaseError, metrics: poller, targets: topTargets, discoveryErrors: found.errors });

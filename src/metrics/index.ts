@@ -42,6 +42,7 @@ export { SampleIndex, labelKey, counterIncrease } from './series.js';
 export { histogramQuantile, bucketDelta, collectHistograms, type Bucket, type HistogramSeries } from './histogram.js';
 export {
   computeQueueStats,
+  QUEUE_STATS_FAMILIES,
   type TimedScrape,
   type QueueStatsSnapshot,
   type QueueRow,

@@ -100,6 +100,55 @@ describe('parseExposition on real v1.37.2 control-plane scrapes', () => {
   });
 });
 
+describe('parseExposition of some families only', () => {
+  const captured = JSON.parse(fixture('captured.json')) as { contentType: string };
+  const QUEUES = ['workqueue_', 'leader_election_master_status'];
+
+  it.each(['kube-apiserver.prom', 'kube-controller-manager.prom', 'controller-runtime.prom', 'openmetrics.txt'])(
+    'reads from %s exactly the families it would have read whole',
+    (name) => {
+      const text = fixture(name);
+      const contentType = name === 'openmetrics.txt' ? 'application/openmetrics-text; version=1.0.0' : captured.contentType;
+      const whole = parseExposition(text, { contentType }).families.filter((f) => QUEUES.some((p) => f.name.startsWith(p)));
+      const some = parseExposition(text, { contentType, families: QUEUES });
+      expect(some.families).toEqual(whole);
+      if (name !== 'openmetrics.txt') expect(some.families.length).toBeGreaterThan(0);
+    },
+  );
+
+  it("passes over the API server's other families: a small part of its samples", () => {
+    const text = fixture('kube-apiserver.prom');
+    const all = parseExposition(text, { contentType: captured.contentType });
+    const some = parseExposition(text, { contentType: captured.contentType, families: QUEUES });
+    const count = (e: Exposition): number => e.families.reduce((n, f) => n + f.samples.length, 0);
+    expect(count(some)).toBeGreaterThan(0);
+    expect(count(some) * 5).toBeLessThan(count(all));
+  });
+
+  it('still fails on a line that is no sample, with its own line number', () => {
+    const text = '# TYPE other_total counter\nother_total 1\nother_total{a="b"} oops\nworkqueue_depth{name="x"} 2\n';
+    expect(() => parseExposition(text, { families: ['workqueue_'] })).toThrow(/line 3: invalid value "oops" for other_total/);
+    expect(() => parseExposition('hello there\n', { families: ['workqueue_'] })).toThrow(MetricsParseError);
+    const err = (() => {
+      try {
+        parseExposition('other 1\nother 2\nworkqueue_depth{name="x" 2\n', { families: ['workqueue_'] });
+      } catch (e) {
+        return e as MetricsParseError;
+      }
+      return undefined;
+    })();
+    expect(err?.line).toBe(3);
+  });
+
+  it('keeps a family whose samples come apart from its HELP and TYPE lines, and # EOF', () => {
+    const text = '# HELP workqueue_depth d\n# TYPE workqueue_depth gauge\nother 1\nworkqueue_depth{name="a"} 3\n# EOF\n';
+    const exp = parseExposition(text, { contentType: 'application/openmetrics-text; version=1.0.0', families: ['workqueue_'] });
+    expect(exp.families).toEqual([
+      { name: 'workqueue_depth', type: 'gauge', help: 'd', unit: '', samples: [{ name: 'workqueue_depth', labels: { name: 'a' }, value: 3 }] },
+    ]);
+  });
+});
+
 describe('parseExposition on OpenMetrics', () => {
   const text = fixture('openmetrics.txt');
   const exp = parseExposition(text, { contentType: 'application/openmetrics-text; version=1.0.0; charset=utf-8' });

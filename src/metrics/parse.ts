@@ -64,6 +64,15 @@ export interface ParseOptions {
   contentType?: string | undefined;
   /** Forces the format; otherwise it comes from the content type, then from a final `# EOF`. */
   format?: ExpositionFormat | undefined;
+  /**
+   * Only the families whose names start with one of these are read (`workqueue_`): the lines of
+   * the others are passed over before they are split or parsed, so an API server's 3 MB exposition
+   * costs its few hundred queue lines, not 20,000 samples made and dropped on every scrape. A
+   * passed-over line must still look like a sample (a name, maybe labels, a value that starts as
+   * a number does); any other line is parsed, and fails as it would have. Line numbers in errors
+   * stay the text's own. All families when absent.
+   */
+  families?: readonly string[] | undefined;
 }
 
 /** The text is meant as an exposition but breaks the grammar at `line`. */
@@ -93,7 +102,55 @@ const TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'ga
 export function parseExposition(text: string, options: ParseOptions = {}): Exposition {
   assertLooksLikeMetrics(text, options.contentType);
   const format = options.format ?? detectFormat(options.contentType, text);
-  return new Parser(text, format, isOpenMetricsContentType(options.contentType)).run();
+  const read = options.families ? onlyFamilies(text, options.families) : text;
+  return new Parser(read, format, isOpenMetricsContentType(options.contentType)).run();
+}
+
+/**
+ * `text` with the lines of families not named by `prefixes` made empty (so the lines keep their
+ * numbers), found with a cursor: no string is made for a line that is passed over.
+ */
+function onlyFamilies(text: string, prefixes: readonly string[]): string {
+  const lines: string[] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lines.push(passedOver(text, start, end, prefixes) ? '' : text.slice(start, end));
+    start = end + 1;
+  }
+  return lines.join('\n');
+}
+
+/** Whether the line text[start, end) is a HELP, TYPE, UNIT or sample line of a family not wanted. */
+function passedOver(text: string, start: number, end: number, prefixes: readonly string[]): boolean {
+  let p = start;
+  while (p < end && BLANK(text.charCodeAt(p))) p++;
+  if (p >= end) return true;
+  if (text.charCodeAt(p) === 0x23 /* # */) {
+    const m = /^#[ \t]+(?:HELP|TYPE|UNIT)[ \t]+([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(text.slice(p, Math.min(end, p + 300)));
+    return m !== null && !wanted(m[1]!, 0, prefixes);
+  }
+  if (!isNameStart(text.charCodeAt(p))) return false;
+  let q = p;
+  while (q < end && isNameChar(text.charCodeAt(q))) q++;
+  if (wanted(text, p, prefixes, q)) return false;
+  // The shape of a sample: labels (up to the line's last brace), blanks, then a value's first character.
+  if (text.charCodeAt(q) === 0x7b /* { */) {
+    const close = text.lastIndexOf('}', end - 1);
+    if (close < q) return false;
+    q = close + 1;
+  }
+  if (!BLANK(text.charCodeAt(q))) return false;
+  while (q < end && BLANK(text.charCodeAt(q))) q++;
+  return q < end && VALUE_START.test(text[q]!);
+}
+
+const VALUE_START = /[0-9+\-.NnIi]/;
+
+/** Whether the name at text[from, to) starts with one of `prefixes`. */
+function wanted(text: string, from: number, prefixes: readonly string[], to = text.length): boolean {
+  return prefixes.some((x) => x.length <= to - from && text.startsWith(x, from));
 }
 
 /** OpenMetrics when the content type says so or the text has an `# EOF` line; else Prometheus text. */

@@ -26,17 +26,20 @@ export function metricsNeedCluster(specs: readonly MetricsSpec[], access: Pick<M
   return specs.some((s) => s.kind !== 'url') || access.kubeconfigCredentials;
 }
 
-/** How sources are reached with the --metrics-* flags: the API server's client, the timeout, the auth of direct endpoints. */
-export function sourceOptions(access: MetricsAccess, kube: Kube | undefined): SourceOptions {
+/**
+ * How sources are reached with the --metrics-* flags: the API server's client, the timeout, the
+ * auth of direct endpoints; `families`: the name prefixes of the only families the caller reads.
+ */
+export function sourceOptions(access: MetricsAccess, kube: Kube | undefined, families?: readonly string[]): SourceOptions {
   const direct: DirectAuth = {
     insecureSkipTlsVerify: access.insecureSkipTlsVerify,
     bearerToken: access.token,
     credentials: access.kubeconfigCredentials && kube ? kubeconfigHttpsCredentials(kube.connection.kubeConfig) : undefined,
   };
-  return { client: kube?.client, timeoutMs: access.timeoutMs, direct };
+  return { client: kube?.client, timeoutMs: access.timeoutMs, direct, families };
 }
 
-/** Sources for `specs`; `kube` is needed when metricsNeedCluster says so. */
-export function scrapeSources(specs: readonly string[], access: MetricsAccess, kube: Kube | undefined): MetricsSource[] {
-  return createSources(specs, sourceOptions(access, kube));
+/** Sources for `specs`; `kube` is needed when metricsNeedCluster says so; `families` as for sourceOptions. */
+export function scrapeSources(specs: readonly string[], access: MetricsAccess, kube: Kube | undefined, families?: readonly string[]): MetricsSource[] {
+  return createSources(specs, sourceOptions(access, kube, families));
 }

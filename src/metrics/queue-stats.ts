@@ -20,6 +20,12 @@ import type { MetricFamily } from './parse.js';
 import { bucketDelta, collectHistograms, histogramQuantile, mergeHistogramsBy, type Bucket, type HistogramSeries } from './histogram.js';
 import { increaseBy, labelKey, SampleIndex, sumBy, type Group } from './series.js';
 
+/**
+ * The name prefixes of every family computeQueueStats reads: a scrape for queue statistics alone
+ * reads these and passes over the rest (sourceOptions' `families`).
+ */
+export const QUEUE_STATS_FAMILIES: readonly string[] = ['workqueue_', 'controller_runtime_', 'leader_election_master_status'];
+
 /** One scrape of one source: when it started and what it returned. */
 export interface TimedScrape {
   atMs: number;

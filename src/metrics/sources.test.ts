@@ -102,6 +102,19 @@ describe('apiserver source', () => {
     expect(source.timeoutMs).toBe(3000);
   });
 
+  it('reads only the families asked for, from every kind of source', async () => {
+    const families = ['workqueue_'];
+    const client = new FakeClient(() => ok(KCM));
+    const http = fakeHttp(() => ({ status: 200, headers: { 'content-type': TEXT }, body: KCM }));
+    for (const spec of ['apiserver', 'pod/kube-system/kcm:10257', 'https://127.0.0.1:10257/metrics']) {
+      const exp = await createSource(spec, { client, httpGet: http.get, families }).scrape();
+      expect(exp.families.length, spec).toBeGreaterThan(3);
+      expect(exp.families.filter((f) => !f.name.startsWith('workqueue_')).map((f) => f.name), spec).toEqual([]);
+      const whole = await createSource(spec, { client, httpGet: http.get }).scrape();
+      expect(whole.families.length, spec).toBeGreaterThan(exp.families.length);
+    }
+  });
+
   it('says who refused and how to check it on 403', async () => {
     const status =
       '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \\"dev\\" cannot get path \\"/metrics\\"","reason":"Forbidden","code":403}';

@@ -75,6 +75,8 @@ export interface SourceOptions {
   timeoutMs?: number | undefined;
   direct?: DirectAuth | undefined;
   httpGet?: HttpGet | undefined;
+  /** Only the families whose names start with one of these are read (parseExposition's `families`). */
+  families?: readonly string[] | undefined;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -157,12 +159,12 @@ export function createSource(spec: MetricsSpec | string, options: SourceOptions)
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS;
   switch (s.kind) {
     case 'apiserver':
-      return new ApiServerSource(needClient(s, options), timeoutMs);
+      return new ApiServerSource(needClient(s, options), timeoutMs, options.families);
     case 'pod':
     case 'service':
-      return new ProxySource(s, needClient(s, options), timeoutMs);
+      return new ProxySource(s, needClient(s, options), timeoutMs, options.families);
     case 'url':
-      return new DirectSource(s.url, formatMetricsSpec(s), timeoutMs, options.direct ?? {}, options.httpGet ?? httpGet);
+      return new DirectSource(s.url, formatMetricsSpec(s), timeoutMs, options.direct ?? {}, options.httpGet ?? httpGet, options.families);
   }
 }
 
@@ -181,6 +183,7 @@ class ApiServerSource implements MetricsSource {
   constructor(
     private readonly client: RawGetter,
     readonly timeoutMs: number,
+    private readonly families: readonly string[] | undefined,
   ) {}
 
   async scrape(signal?: AbortSignal): Promise<Exposition> {
@@ -193,7 +196,7 @@ class ApiServerSource implements MetricsSource {
         maxBytes: MAX_SCRAPE_BYTES,
         describe: { verb: 'get', resource: '', path: '/metrics' },
       });
-      return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
+      return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']), families: this.families });
     } catch (err) {
       throw toScrapeError(this.name, err, ctx);
     }
@@ -209,6 +212,7 @@ class ProxySource implements MetricsSource {
     private readonly spec: { kind: 'pod' | 'service'; namespace: string; name: string; port: string | undefined },
     private readonly client: RawGetter,
     readonly timeoutMs: number,
+    private readonly families: readonly string[] | undefined,
   ) {
     this.name = formatMetricsSpec(spec);
   }
@@ -241,7 +245,7 @@ class ProxySource implements MetricsSource {
           maxBytes: MAX_SCRAPE_BYTES,
           describe: { verb: 'get', resource: `${this.spec.kind === 'pod' ? 'pods' : 'services'}/proxy`, namespace: this.spec.namespace, name: this.spec.name },
         });
-        const exposition = parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
+        const exposition = parseExposition(res.body, { contentType: headerValue(res.headers['content-type']), families: this.families });
         this.scheme = scheme;
         return exposition;
       } catch (err) {
@@ -277,6 +281,7 @@ class DirectSource implements MetricsSource {
     readonly timeoutMs: number,
     private readonly auth: DirectAuth,
     private readonly httpGet: HttpGet,
+    private readonly families: readonly string[] | undefined,
   ) {}
 
   async scrape(signal?: AbortSignal): Promise<Exposition> {
@@ -297,7 +302,7 @@ class DirectSource implements MetricsSource {
         tls: { insecureSkipTlsVerify: this.auth.insecureSkipTlsVerify, ca: creds.ca, cert: creds.cert, key: creds.key },
       });
       if (res.status < 200 || res.status >= 300) throw this.statusError(res.status, res.body, res.headers.location);
-      return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']) });
+      return parseExposition(res.body, { contentType: headerValue(res.headers['content-type']), families: this.families });
     } catch (err) {
       throw toScrapeError(this.name, err, ctx);
     }
