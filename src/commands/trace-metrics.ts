@@ -8,7 +8,7 @@
  * its status writer leads through (operatorTraceMetrics).
  */
 import type { MetricsPlan } from '../cli/metrics-flags.js';
-import type { Kube, KubeObject } from '../kube/index.js';
+import type { GroupKind, Kube, KubeObject } from '../kube/index.js';
 import { findOperatorMetrics } from '../diagnose/index.js';
 import {
   controllerQueueFor,
@@ -31,8 +31,8 @@ export interface TraceMetrics {
   sinceBaseline(signal: AbortSignal): Promise<{ before: Map<string, TimedScrape>; after: Map<string, TimedScrape> } | undefined>;
   /** How each source was found, when discovery found them rather than --metrics. */
   foundBy?: ReadonlyMap<string, readonly string[]>;
-  /** Scrapes again and tells the tracer the queue's adds since the baseline (or says why not). */
-  afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, kind: string, signal: AbortSignal): Promise<void>;
+  /** Scrapes again and tells the tracer the adds of the target kind's queue since the baseline (or says why not). */
+  afterBurst(tracer: { setControllerQueueAdds(queue: string, adds: number): void }, target: GroupKind, signal: AbortSignal): Promise<void>;
 }
 
 export function traceMetrics(kube: Kube, plan: MetricsPlan, intervalMs: number, log: (line: string) => void): TraceMetrics {
@@ -97,8 +97,9 @@ function metricsOver(
       if (!before) return undefined;
       return { before, after: good(await poller.pollOnce(signal)) };
     },
-    async afterBurst(tracer, kind, signal) {
-      const queue = controllerQueueFor(kind);
+    async afterBurst(tracer, target, signal) {
+      const queue = controllerQueueFor(target);
+      const kind = target.group ? `${target.kind}.${target.group}` : target.kind;
       if (!queue) return log(`note: kube-controller-manager has no queue for ${kind}; the controller queue's adds are not measured`);
       if (!before || before.size === 0) return log(`note: no metrics source answered before the burst; the "${queue}" queue's adds are not measured`);
       const after = good(await poller.pollOnce(signal));

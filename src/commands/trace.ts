@@ -362,7 +362,7 @@ export async function runTrace(
     if (left !== 'ended') session.stop('interrupted', left === 'quit' ? 'quit' : 'interrupted');
     await session.finish();
     if (metrics && plan.metrics.specs.length > 0 && plan.trigger.kind === 'burst' && !session.signal.aborted)
-      await metrics.afterBurst(session.tracer, info.kind, session.signal);
+      await metrics.afterBurst(session.tracer, info, session.signal);
     const snap = session.snapshot();
     const { stuck, controller } = await diagnoses.atEnd(snap.outcome, io.signal?.aborted === true);
     sink.end({ snap, summary: summarise(snap, Date.now()), stuck, controller, now: Date.now() });

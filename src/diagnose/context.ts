@@ -2,8 +2,8 @@
  * What every link of the diagnosis reads and returns: the input with its clock and grace, what could
  * not be seen, and the small facts of objects the links share. Pure.
  */
-import type { KubeObject } from '../kube/index.js';
-import { groupKindKey, groupKindOf, managedFieldsTime } from '../readiness/index.js';
+import { groupKindKey, type KubeObject } from '../kube/index.js';
+import { groupKindOf, managedFieldsTime } from '../readiness/index.js';
 import { conditionOf, controllerUid, eventEvidence, eventLastTime, eventsAbout, eventType, refOf } from './evidence.js';
 import type { DiagnoseInput, Diagnosis, Evidence, LeaseInput, LinkStatus, Unseen } from './types.js';
 

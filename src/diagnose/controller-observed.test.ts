@@ -2,6 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { deployment, input, lease } from '../../tools/testing/diagnose-input.js';
 import { diagnose } from './diagnose.js';
 
+/** kube-controller-manager's deployment queue, as its metrics say it: 4 deep and retrying. */
+const deploymentQueue = {
+  seen: true as const,
+  value: [
+    {
+      name: 'deployment',
+      controller: null,
+      depth: 4,
+      addsPerSecond: 1,
+      retriesPerSecond: 0.5,
+      addsTotal: 10,
+      retriesTotal: 3,
+      queueTime: { p50: null, p99: null, observations: null, basis: null },
+      workTime: { p50: null, p99: null, observations: null, basis: null },
+      unfinishedWorkSeconds: 0,
+      longestRunningProcessorSeconds: 0,
+    },
+  ],
+};
+
 describe('diagnose: controller observed', () => {
   it('generation not observed and the leader Lease expired: broken, with the Lease and how long', () => {
     const d = diagnose(
@@ -46,25 +66,7 @@ describe('diagnose: controller observed', () => {
   });
 
   it('a lag past the grace with a renewed Lease names the queue when its metrics were read', () => {
-    const queues = {
-      seen: true as const,
-      value: [
-        {
-          name: 'deployment',
-          controller: null,
-          depth: 4,
-          addsPerSecond: 1,
-          retriesPerSecond: 0.5,
-          addsTotal: 10,
-          retriesTotal: 3,
-          queueTime: { p50: null, p99: null, observations: null, basis: null },
-          workTime: { p50: null, p99: null, observations: null, basis: null },
-          unfinishedWorkSeconds: 0,
-          longestRunningProcessorSeconds: 0,
-        },
-      ],
-    };
-    const d = diagnose(input({ object: deployment({ generation: 3, observed: 2, changedAgo: 60 }), queues }));
+    const d = diagnose(input({ object: deployment({ generation: 3, observed: 2, changedAgo: 60 }), queues: deploymentQueue }));
     expect(d.link).toBe('controller-observed');
     expect(d.summary).toContain('holds its Lease');
     expect(d.evidence.find((e) => e.source === 'queue')).toMatchObject({
@@ -72,6 +74,13 @@ describe('diagnose: controller observed', () => {
       reason: 'Retrying',
       message: 'depth 4, retries/s 0.50',
     });
+  });
+
+  it('a custom resource named Deployment is not reconciled by kube-controller-manager: its deployment queue is no evidence', () => {
+    const custom = { ...deployment({ generation: 3, observed: 2, changedAgo: 60 }), apiVersion: 'example.com/v1', kind: 'Deployment' };
+    const d = diagnose(input({ object: custom, queues: deploymentQueue }));
+    expect(d.link).toBe('controller-observed');
+    expect(d.evidence.find((e) => e.source === 'queue')).toBeUndefined();
   });
 
   it('an unreadable Lease with the generation lagging is still broken (what was seen), and says what was not seen', () => {

@@ -69,7 +69,7 @@ export function checkObserved(ctx: Context, kind: string, obj: KubeObject, conve
       next,
     };
   }
-  const q = queueEvidence(ctx, lagging[0]!.kind);
+  const q = queueEvidence(ctx, lagging[0]!);
   if (q) evidence.push(q);
   if (lease?.healthy) evidence.push(lease.evidence!);
   next.push(ctx.kubectl('describe', lagging[0]!.kind, lagging[0]!.obj.metadata.name ?? ''));

@@ -5,8 +5,8 @@
  * what it does differently. A kind without an entry is diagnosed by what its status says: its
  * observedGeneration when it writes one, its readiness rule, the objects it owns.
  */
-import type { KubeObject } from '../kube/index.js';
-import { conditionOf, groupKindKey, groupKindOf } from '../readiness/index.js';
+import { groupKindKey, type KubeObject } from '../kube/index.js';
+import { conditionOf, groupKindOf } from '../readiness/index.js';
 import { type Context, isPod, live, type LinkResult, num, type Obj } from './context.js';
 import { conditionEvidence, eventEvidence, eventReason, eventType, refOf } from './evidence.js';
 

@@ -1,14 +1,15 @@
 /** A controller's work queue as evidence: kube-controller-manager's from its metrics, an operator's over the trace. Pure. */
 import { controllerQueueFor } from '../metrics/index.js';
+import { groupKindOf } from '../readiness/index.js';
 import { formatDuration } from '../util/duration.js';
-import type { Context } from './context.js';
+import type { Context, Obj } from './context.js';
 import { queueActivity, queueSource } from './text.js';
 import type { Evidence } from './types.js';
 
-/** The controller's work queue, from its metrics, as evidence (depth and retries). */
-export function queueEvidence(ctx: Context, kind: string): Evidence | undefined {
+/** The work queue of the controller of `o`'s group and kind, from its metrics, as evidence (depth and retries). */
+export function queueEvidence(ctx: Context, o: Obj): Evidence | undefined {
   const q = ctx.input.queues;
-  const name = controllerQueueFor(kind);
+  const name = controllerQueueFor(groupKindOf(o.obj, { kind: o.kind }));
   if (!q?.seen || !name) return undefined;
   const row = q.value.find((r) => r.name === name && r.controller === null);
   if (!row) return undefined;

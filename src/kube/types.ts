@@ -180,6 +180,17 @@ export interface ResourceInfo {
   categories?: string[];
 }
 
+/** An API group and kind, as per-kind knowledge is keyed: the core group is ''. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** The key of a table of per-kind knowledge, as kstatus keys its own: `apps/Deployment`, core `/Pod`. */
+export function groupKindKey(gk: GroupKind): string {
+  return `${gk.group}/${gk.kind}`;
+}
+
 /** "deployments.apps", "pods" (core), as kubectl prints a group resource. */
 export function groupResource(r: Pick<ResourceInfo, 'group' | 'resource'>): string {
   return r.group ? `${r.resource}.${r.group}` : r.resource;

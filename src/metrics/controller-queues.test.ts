@@ -10,18 +10,24 @@ const kcm2 = scrape(metricsFixture('kube-controller-manager.2.prom'), 11_327);
 
 describe('controllerQueueFor', () => {
   it("names kube-controller-manager's queue for the workload kinds", () => {
-    expect(controllerQueueFor('Deployment')).toBe('deployment');
-    expect(controllerQueueFor('StatefulSet')).toBe('statefulset');
-    expect(controllerQueueFor('DaemonSet')).toBe('daemonset');
-    expect(controllerQueueFor('Job')).toBe('job');
-    expect(controllerQueueFor('CronJob')).toBe('cronjob');
-    expect(controllerQueueFor('ReplicationController')).toBe('replicationmanager');
+    expect(controllerQueueFor({ group: 'apps', kind: 'Deployment' })).toBe('deployment');
+    expect(controllerQueueFor({ group: 'apps', kind: 'StatefulSet' })).toBe('statefulset');
+    expect(controllerQueueFor({ group: 'apps', kind: 'DaemonSet' })).toBe('daemonset');
+    expect(controllerQueueFor({ group: 'batch', kind: 'Job' })).toBe('job');
+    expect(controllerQueueFor({ group: 'batch', kind: 'CronJob' })).toBe('cronjob');
+    expect(controllerQueueFor({ group: '', kind: 'ReplicationController' })).toBe('replicationmanager');
   });
 
   it('has none for kinds it does not reconcile (CRDs), nor for inherited object keys', () => {
-    expect(controllerQueueFor('Guestbook')).toBeUndefined();
-    expect(controllerQueueFor('toString')).toBeUndefined();
-    expect(controllerQueueFor('deployment')).toBeUndefined();
+    expect(controllerQueueFor({ group: 'example.com', kind: 'Guestbook' })).toBeUndefined();
+    expect(controllerQueueFor({ group: '', kind: 'toString' })).toBeUndefined();
+    expect(controllerQueueFor({ group: 'apps', kind: 'deployment' })).toBeUndefined();
+  });
+
+  it('knows a kind by its group: a custom resource named Job or Deployment has none', () => {
+    expect(controllerQueueFor({ group: 'example.com', kind: 'Job' })).toBeUndefined();
+    expect(controllerQueueFor({ group: 'example.com', kind: 'Deployment' })).toBeUndefined();
+    expect(controllerQueueFor({ group: '', kind: 'Deployment' })).toBeUndefined();
   });
 });
 

@@ -1,31 +1,34 @@
 /**
- * Which kube-controller-manager work queue reconciles a kind, and how many adds a queue took
- * between two scrapes: what `kubectl informer-trace --burst --metrics ...` puts beside its own
- * workqueue's numbers, to show how the controller's queue collapsed the same writes.
+ * Which kube-controller-manager work queue reconciles a kind, by its group and kind, and how many
+ * adds a queue took between two scrapes: what `kubectl informer-trace --burst --metrics ...` puts
+ * beside its own workqueue's numbers, to show how the controller's queue collapsed the same writes.
  *
  * Queue names are the ones kube-controller-manager gives its client-go queues
  * (pkg/controller/.../*_controller.go: workqueue.NewTypedRateLimitingQueueWithConfig(..., Name: ...)).
  */
+import { type GroupKind, groupKindKey } from '../kube/types.js';
 import type { TimedScrape } from './queue-stats.js';
 import { increaseBy, SampleIndex } from './series.js';
 
+/** By group and kind (`apps/Deployment`, core `/Namespace`): a custom resource named `Job` has none. */
 const QUEUE_BY_KIND: Readonly<Record<string, string>> = {
-  Deployment: 'deployment',
-  ReplicaSet: 'replicaset',
-  StatefulSet: 'statefulset',
-  DaemonSet: 'daemonset',
-  Job: 'job',
-  CronJob: 'cronjob',
-  ReplicationController: 'replicationmanager',
-  Namespace: 'namespace',
-  HorizontalPodAutoscaler: 'horizontalpodautoscaler',
-  PodDisruptionBudget: 'disruption',
-  ServiceAccount: 'serviceaccount',
+  'apps/Deployment': 'deployment',
+  'apps/ReplicaSet': 'replicaset',
+  'apps/StatefulSet': 'statefulset',
+  'apps/DaemonSet': 'daemonset',
+  'batch/Job': 'job',
+  'batch/CronJob': 'cronjob',
+  '/ReplicationController': 'replicationmanager',
+  '/Namespace': 'namespace',
+  'autoscaling/HorizontalPodAutoscaler': 'horizontalpodautoscaler',
+  'policy/PodDisruptionBudget': 'disruption',
+  '/ServiceAccount': 'serviceaccount',
 };
 
-/** The kube-controller-manager queue that reconciles `kind`, or undefined for kinds it does not own (CRDs). */
-export function controllerQueueFor(kind: string): string | undefined {
-  return Object.hasOwn(QUEUE_BY_KIND, kind) ? QUEUE_BY_KIND[kind] : undefined;
+/** The kube-controller-manager queue that reconciles a group and kind, or undefined for kinds it does not own (CRDs). */
+export function controllerQueueFor(gk: GroupKind): string | undefined {
+  const key = groupKindKey(gk);
+  return Object.hasOwn(QUEUE_BY_KIND, key) ? QUEUE_BY_KIND[key] : undefined;
 }
 
 export interface QueueAdds {

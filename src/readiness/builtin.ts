@@ -3,9 +3,9 @@
  * has observed the generation. Keyed by group and kind, as kstatus keys its table: a custom
  * resource named `Job` or `Deployment` in another group is not one of these.
  */
-import type { KubeObject } from '../kube/index.js';
+import { type GroupKind, groupKindKey, type KubeObject } from '../kube/types.js';
 import { conditionOf, generationOf, managedFieldsTime } from './status-fields.js';
-import { type GroupKind, groupKindKey, groupOf, type JudgeOptions, type ReadinessStatus, type Verdict } from './types.js';
+import { groupOf, type JudgeOptions, type ReadinessStatus, type Verdict } from './types.js';
 
 type Judge = (obj: KubeObject) => Omit<Verdict, 'rule' | 'layer'>;
 

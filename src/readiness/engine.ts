@@ -6,13 +6,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import type { KubeObject } from '../kube/index.js';
+import type { GroupKind, KubeObject } from '../kube/index.js';
 import { builtinRule, groupKindOf, withoutReadiness } from './builtin.js';
 import { type CompiledRules, type Compiler, compileRules, parseRuleFile } from './cel-rules.js';
 import { genericVerdict } from './generic.js';
 import { createLibrary } from './library.js';
 import { defaultHealthRulesPath } from './rules-path.js';
-import type { Consultation, GroupKind, JudgeOptions, Readiness, Verdict } from './types.js';
+import type { Consultation, JudgeOptions, Readiness, Verdict } from './types.js';
 
 export interface ReadinessOptions {
   /** `--ready EXPR`: the current expression for the trace's target. */

@@ -44,5 +44,5 @@ export { defaultHealthRulesPath } from './rules-path.js';
 export { conditionOf, conditionsOf, generationOf, managedFieldsTime, phaseOf, saidOf, statusWordsOf, type Condition } from './status-fields.js';
 export { isPositiveCondition } from './generic.js';
 export { groupKindOf, isBuiltinWorkload } from './builtin.js';
-export { describeVerdict, groupKindKey, groupOf, isSettled } from './types.js';
-export type { Consultation, GroupKind, JudgeOptions, Readiness, ReadinessStatus, RuleLayer, Verdict } from './types.js';
+export { describeVerdict, groupOf, isSettled } from './types.js';
+export type { Consultation, JudgeOptions, Readiness, ReadinessStatus, RuleLayer, Verdict } from './types.js';

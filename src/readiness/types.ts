@@ -1,5 +1,5 @@
 /** What the readiness engine says of an object, and the interface every command judges through. */
-import type { KubeObject } from '../kube/index.js';
+import type { GroupKind, KubeObject } from '../kube/index.js';
 
 /**
  * kstatus's words, plus `Suspended`: a paused or suspended object (a Flux `spec.suspend`, an Argo
@@ -73,17 +73,6 @@ export interface Readiness {
   prepare(kinds: readonly GroupKind[]): Promise<void>;
   /** The user's rules files read, for `--explain` and the docs' "what each command reads". */
   readonly files: readonly string[];
-}
-
-/** An API group and kind, as rules are keyed: the core group is ''. */
-export interface GroupKind {
-  group: string;
-  kind: string;
-}
-
-/** The key of a table of per-kind knowledge, as kstatus keys its own: `apps/Deployment`, core `/Pod`. */
-export function groupKindKey(gk: GroupKind): string {
-  return `${gk.group}/${gk.kind}`;
 }
 
 /** `apps/v1` → `apps`, `v1` → ``. */

@@ -4,20 +4,20 @@
  * chain view and the tree walk.
  *
  * Contract:
- * - The descendant kinds are the known ones (childKinds) below the target's kind, plus the kinds
+ * - The descendant kinds are the known ones (kinds.ts) below the target's kind, plus the kinds
  *   given as extra (for kinds the tool does not know) and the known kinds below those, plus those
  *   discovered for a kind the tool does not know (see child-discovery.ts), added before the sync;
  *   those whose first LIST was refused are taken out after it (dropLeftOut()).
- * - ownable(kind) names the child informers that can hold objects a `kind` owns, and is the one
- *   answer the chain view and the tree both use.
+ * - ownable(gk) names the child informers that can hold what an object of a group and kind owns,
+ *   and is the one answer the chain view and the tree both use.
  * - Handlers are the caller's: this only builds and holds the informers.
  */
 import type { Clock } from '../clock.js';
 import { OwnerUIDIndex, SharedIndexInformer, chainTransforms, ownerUIDIndexFunc } from '../informer/index.js';
-import type { KubeObject, ListerWatcher, ResourceInfo } from '../kube/index.js';
+import { type GroupKind, groupKindKey, type KubeObject, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { FirstListGate, leftOut } from './child-discovery.js';
-import { childKinds } from './facts.js';
 import type { InformerPool } from './informer-pool.js';
+import { builtinKind, type ChildKind } from './kinds.js';
 import { slimManagedFields, stampReceivedAt } from './received-at.js';
 import type { ListerWatcherFactory } from './types.js';
 
@@ -30,18 +30,10 @@ export interface ChildInformer {
   metadataOnly: boolean;
 }
 
-/** Whether the tool knows what objects of `kind` own (a built-in workload kind or what they own). */
-export function isKnownKind(kind: string): boolean {
-  return kind in childKinds || knownKinds.has(kind);
-}
-
-/** Every kind childKinds names, as an owner or a child: what these own is known. */
-const knownKinds = new Set(Object.entries(childKinds).flatMap(([owner, kids]) => [owner, ...kids.map((k) => k.kind)]));
-
 export class ChainInformers {
   readonly target: SharedIndexInformer;
   readonly children: ChildInformer[] = [];
-  /** Per kind, the child informers that can hold objects it owns: see ownable(). */
+  /** Per group and kind (groupKindKey), the child informers that can hold objects it owns: see ownable(). */
   private readonly ownableByKind = new Map<string, ChildInformer[]>();
 
   constructor(
@@ -54,7 +46,7 @@ export class ChainInformers {
     private readonly pool?: InformerPool,
   ) {
     this.target = this.newInformer(target.info, { fieldSelector: `metadata.name=${target.name}` });
-    for (const info of descendantKinds(target.info.kind, extra)) {
+    for (const info of descendantKinds(target.info, extra)) {
       this.children.push({ info, informer: this.newInformer(info), extra: extra.includes(info), metadataOnly: false });
     }
   }
@@ -103,17 +95,18 @@ export class ChainInformers {
   }
 
   /**
-   * The child informers that can hold objects a `kind` owns. For a kind the tool knows, its known
-   * child kinds and the kinds given as extra (what those are owned by is not known); for any other
-   * kind (a CRD), every child informer. A Pod owns nothing, so the 2,000 Pods of a large rollout
-   * cost no owner-index lookups each time the tree or a reconcile walks the chain.
+   * The child informers that can hold what an object of a group and kind owns. For a kind the tool knows
+   * (kinds.ts), its known child kinds and the kinds given as extra (what those are owned by is not
+   * known); for any other kind (a CRD), every child informer. A Pod owns nothing, so the 2,000 Pods
+   * of a large rollout cost no owner-index lookups each time the tree or a reconcile walks the chain.
    */
-  ownable(kind: string): ChildInformer[] {
-    let found = this.ownableByKind.get(kind);
+  ownable(gk: GroupKind): ChildInformer[] {
+    const key = groupKindKey(gk);
+    let found = this.ownableByKind.get(key);
     if (!found) {
-      const known = childKinds[kind] ?? (knownKinds.has(kind) ? [] : undefined);
+      const known = builtinKind(gk)?.owns;
       found = known ? this.children.filter((c) => c.extra || known.some((k) => k.kind === c.info.kind && k.group === c.info.group)) : this.children;
-      this.ownableByKind.set(kind, found);
+      this.ownableByKind.set(key, found);
     }
     return found;
   }
@@ -138,22 +131,22 @@ export function chainInformer(lw: ListerWatcher, clock: Clock, options: { leaveO
   });
 }
 
-/** The descendant kinds of `kind` down the owner chain, each once: known ones, then extra ones and theirs. */
-function descendantKinds(kind: string, extra: ResourceInfo[]): ResourceInfo[] {
-  const kinds: { group: string; kind: string; resource: string }[] = [];
-  const has = (k: { group: string; kind: string }): boolean => kinds.some((x) => x.kind === k.kind && x.group === k.group);
-  const walk = (owner: string): void => {
-    for (const c of childKinds[owner] ?? []) {
+/** The descendant kinds of a group and kind down the owner chain, each once: known ones, then extra ones and theirs. */
+function descendantKinds(target: GroupKind, extra: ResourceInfo[]): ResourceInfo[] {
+  const kinds: ChildKind[] = [];
+  const has = (k: GroupKind): boolean => kinds.some((x) => x.kind === k.kind && x.group === k.group);
+  const walk = (owner: GroupKind): void => {
+    for (const c of builtinKind(owner)?.owns ?? []) {
       if (has(c)) continue;
       kinds.push(c);
-      walk(c.kind);
+      walk(c);
     }
   };
-  walk(kind);
+  walk(target);
   for (const e of extra) {
     if (has(e)) continue;
     kinds.push({ group: e.group, kind: e.kind, resource: e.resource });
-    walk(e.kind);
+    walk(e);
   }
   return kinds.map(
     (k) =>

@@ -19,10 +19,11 @@
  * reconcile costs what changed, not what exists.
  */
 import type { KubeObject } from '../kube/index.js';
-import { describeVerdict, type Readiness } from '../readiness/index.js';
-import { factsOf, hopEventReasons, isHopFact, writerOf, type Fact, type Facts } from './facts.js';
+import { describeVerdict, groupKindOf, type Readiness } from '../readiness/index.js';
+import { hopEventReasons, isHopFact, writerOf, type Fact, type Facts } from './facts.js';
 import { fieldDiff } from './field-diff.js';
 import { KeptHopFigures } from './hop-figures.js';
+import { factsOf } from './kinds.js';
 import { HOP_KINDS, type FieldChange, type Hop, type HopFigures, type HopKind, type ObjectRef, type TraceEventRef, type TraceTrigger } from './types.js';
 
 export interface TrackedObject {
@@ -369,9 +370,10 @@ export class ChainTracker {
     return this.list.find((h) => set.has(h));
   }
 
+  /** The facts of an object of `kind`, its group as its apiVersion says (a custom resource named `Job` has no Job facts). */
   private factsOf(kind: string, obj: KubeObject): Facts {
     this.counted.factReads++;
-    return factsOf(kind, obj);
+    return factsOf(groupKindOf(obj, { kind }), obj);
   }
 
   private link(index: number, trigger: TraceTrigger): void {

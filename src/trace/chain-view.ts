@@ -14,7 +14,7 @@
  *   its object; an object with two owners in the chain is in it once, under the first found.
  */
 import { deletionHandlingMetaNamespaceKeyFunc, isDeletedFinalStateUnknown } from '../informer/index.js';
-import type { KubeObject } from '../kube/index.js';
+import type { GroupKind, KubeObject } from '../kube/index.js';
 import type { ChainInformers, ChildInformer } from './chain-informers.js';
 import type { TrackedObject } from './chain-tracker.js';
 import type { ObjectRef } from './types.js';
@@ -27,6 +27,8 @@ export class ChainView {
   private readonly members = new Map<string, TrackedObject>();
   /** Each member's children in the chain. */
   private readonly memberChildren = new Map<string, Set<string>>();
+  /** Each member's group and kind, its informer's: what it can own (ChainInformers.ownable()). */
+  private readonly memberKinds = new Map<string, GroupKind>();
   /** The uid of the target the members hang from. */
   private root: string | undefined;
   /** Objects of the child informers their handlers delivered since the last view: uid → where to read it. */
@@ -36,6 +38,8 @@ export class ChainView {
   constructor(
     private readonly informers: ChainInformers,
     private readonly track: Track,
+    /** The target's group and kind: what the root can own. */
+    private readonly rootKind: GroupKind,
   ) {}
 
   /** Notes a child object the next view reads again from the cache (a tombstone without its object: the whole chain). */
@@ -72,11 +76,12 @@ export class ChainView {
   full(root: ObjectRef | undefined): TrackedObject[] {
     this.members.clear();
     this.memberChildren.clear();
+    this.memberKinds.clear();
     this.touched.clear();
     this.wholeNext = false;
     this.root = root?.uid;
     const descendants: TrackedObject[] = [];
-    if (root) this.joinDescendants(root, (t) => descendants.push(t));
+    if (root) this.joinDescendants(root, this.rootKind, (t) => descendants.push(t));
     return descendants;
   }
 
@@ -95,9 +100,9 @@ export class ChainView {
         continue;
       }
       const t = this.track(child.info.kind, obj, owner);
-      this.join(t);
+      this.join(t, child.info);
       handed.add(uid);
-      if (!was) this.joinDescendants(t.ref, (d) => handed.add(d.ref.uid));
+      if (!was) this.joinDescendants(t.ref, child.info, (d) => handed.add(d.ref.uid));
     }
     const out: TrackedObject[] = [];
     for (const uid of handed) {
@@ -128,16 +133,18 @@ export class ChainView {
   private ownerInChain(child: ChildInformer, obj: KubeObject, root: ObjectRef): ObjectRef | undefined {
     for (const ref of obj.metadata.ownerReferences ?? []) {
       const parent = ref.uid === root.uid ? root : this.members.get(ref.uid)?.ref;
-      if (parent && this.informers.ownable(parent.kind).includes(child)) return parent;
+      const kind = ref.uid === root.uid ? this.rootKind : this.memberKinds.get(ref.uid);
+      if (parent && kind && this.informers.ownable(kind).includes(child)) return parent;
     }
     return undefined;
   }
 
-  /** Makes `t` the member for its uid, under its owner (moved from another owner, if it had one). */
-  private join(t: TrackedObject): void {
+  /** Makes `t`, of a group and kind, the member for its uid, under its owner (moved from another owner, if it had one). */
+  private join(t: TrackedObject, kind: GroupKind): void {
     const was = this.members.get(t.ref.uid);
     if (was?.owner && was.owner.uid !== t.owner?.uid) this.memberChildren.get(was.owner.uid)?.delete(t.ref.uid);
     this.members.set(t.ref.uid, t);
+    this.memberKinds.set(t.ref.uid, kind);
     if (!t.owner) return;
     let kids = this.memberChildren.get(t.owner.uid);
     if (!kids) this.memberChildren.set(t.owner.uid, (kids = new Set()));
@@ -145,21 +152,21 @@ export class ChainView {
   }
 
   /**
-   * The descendants of `top` in the cache that are not members yet join, breadth first, through the
-   * informers each kind can own; `joined` is told of each.
+   * The descendants of `top` (of a group and kind) in the cache that are not members yet join,
+   * breadth first, through the informers each kind can own; `joined` is told of each.
    */
-  private joinDescendants(top: ObjectRef, joined: (t: TrackedObject) => void): void {
-    let frontier: ObjectRef[] = [top];
+  private joinDescendants(top: ObjectRef, topKind: GroupKind, joined: (t: TrackedObject) => void): void {
+    let frontier: { ref: ObjectRef; kind: GroupKind }[] = [{ ref: top, kind: topKind }];
     while (frontier.length > 0) {
-      const next: ObjectRef[] = [];
+      const next: typeof frontier = [];
       for (const parent of frontier) {
         for (const c of this.informers.ownable(parent.kind)) {
-          for (const obj of this.informers.ownedBy(c, parent.uid)) {
+          for (const obj of this.informers.ownedBy(c, parent.ref.uid)) {
             if (this.members.has(obj.metadata.uid ?? '')) continue;
-            const t = this.track(c.info.kind, obj, parent);
-            this.join(t);
+            const t = this.track(c.info.kind, obj, parent.ref);
+            this.join(t, c.info);
             joined(t);
-            next.push(t.ref);
+            next.push({ ref: t.ref, kind: c.info });
           }
         }
       }
@@ -172,6 +179,7 @@ export class ChainView {
     const t = this.members.get(uid);
     if (!t) return;
     this.members.delete(uid);
+    this.memberKinds.delete(uid);
     if (t.owner) this.memberChildren.get(t.owner.uid)?.delete(uid);
     const kids = this.memberChildren.get(uid);
     this.memberChildren.delete(uid);

@@ -143,7 +143,7 @@ describe('FirstListGate: a discovered kind whose first LIST is refused is left o
     }));
     chain.addDiscovered(kinds);
     await settle(clock, runUntilSynced(kube, [chain.target, ...chain.children.map((c) => c.informer)], { signal: ac.signal, timeoutMs: 30_000, clock }));
-    expect(chain.ownable('Widget').map((c) => c.info.resource)).toEqual(['configmaps', 'leases', 'secrets']);
+    expect(chain.ownable(widgets).map((c) => c.info.resource)).toEqual(['configmaps', 'leases', 'secrets']);
     const dropped = chain.dropLeftOut();
     expect(dropped.map((d) => `${d.info.resource} ${d.why}`).sort()).toEqual(['leases forbidden', 'secrets forbidden']);
     expect(discoveredKinds(kinds, dropped)).toEqual({
@@ -152,7 +152,7 @@ describe('FirstListGate: a discovered kind whose first LIST is refused is left o
       refused: ['leases.coordination.k8s.io (forbidden)', 'secrets (forbidden)'],
     });
     expect(chain.children.map((c) => c.info.resource)).toEqual(['configmaps']);
-    expect(chain.ownable('Widget').map((c) => c.info.resource)).toEqual(['configmaps']);
+    expect(chain.ownable(widgets).map((c) => c.info.resource)).toEqual(['configmaps']);
     expect(chain.dropLeftOut()).toEqual([]);
     ac.abort();
   });

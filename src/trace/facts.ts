@@ -1,6 +1,8 @@
 /**
  * What can be true of an object, read from its cache state: the "facts" whose first appearance after
- * the trigger is a hop. One function per kind; anything else gets the generic facts.
+ * the trigger is a hop. Every object has the facts read here; a built-in kind has its own beside
+ * them (kinds.ts names them, and factsOf() there reads an object's); any other kind has the facts
+ * its status gives (statusFacts()).
  *
  * A fact has a value (a boolean fact is `true`; a counted fact such as replicas carries its number)
  * and, when the server records it, the server's time for it.
@@ -40,10 +42,6 @@ export function isHopFact(name: string): name is HopFact {
   return (HOP_FACTS as readonly string[]).includes(name);
 }
 
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
-
 /** The manager (and subresource) of an object's newest managedFields write: who wrote this version. */
 export function writerOf(obj: KubeObject): string | undefined {
   let best: { manager?: string; subresource?: string; time?: string } | undefined;
@@ -52,7 +50,9 @@ export function writerOf(obj: KubeObject): string | undefined {
   return best.subresource ? `${best.manager} (${best.subresource})` : best.manager;
 }
 
-function common(obj: KubeObject, facts: Facts): void {
+/** The facts every object has: its creation, deletion, finalizers, generation and observedGeneration. */
+export function objectFacts(obj: KubeObject): Facts {
+  const facts: Facts = new Map();
   facts.set('created', { value: true, serverTime: obj.metadata.creationTimestamp, serverTimeSource: 'creationTimestamp' });
   if (obj.metadata.deletionTimestamp) {
     // deletionTimestamp is when the grace period ends; the request was that much earlier.
@@ -69,65 +69,17 @@ function common(obj: KubeObject, facts: Facts): void {
   if (typeof obj.metadata.generation === 'number') {
     facts.set('generation', { value: obj.metadata.generation, serverTime: managedFieldsTime(obj, { subresource: '' }), serverTimeSource: 'managedFields' });
   }
-}
-
-function conditionFact(obj: KubeObject, facts: Facts, type: string, name: HopFact, detail?: string): void {
-  const c = conditionOf(obj, type);
-  if (c?.status === 'True') facts.set(name, { value: true, serverTime: c.lastTransitionTime, serverTimeSource: `${type} lastTransitionTime`, detail });
-}
-
-function podFacts(obj: KubeObject, facts: Facts): void {
-  const spec = obj.spec as { nodeName?: string } | undefined;
-  const status = obj.status as { phase?: string } | undefined;
-  conditionFact(obj, facts, 'PodScheduled', 'scheduled', spec?.nodeName ? `node ${spec.nodeName}` : undefined);
-  conditionFact(obj, facts, 'Initialized', 'initialized');
-  conditionFact(obj, facts, 'ContainersReady', 'containers-ready');
-  conditionFact(obj, facts, 'Ready', 'ready');
-  if (status?.phase === 'Succeeded' || status?.phase === 'Failed') {
-    facts.set(status.phase === 'Succeeded' ? 'succeeded' : 'failed', {
-      value: true,
-      serverTime: managedFieldsTime(obj, { subresource: 'status' }),
-      serverTimeSource: 'managedFields',
-    });
-  }
-}
-
-function replicaSetFacts(obj: KubeObject, facts: Facts): void {
-  const spec = obj.spec as { replicas?: number } | undefined;
-  facts.set('replicas', { value: num(spec?.replicas), serverTime: managedFieldsTime(obj, { subresource: '' }), serverTimeSource: 'managedFields' });
-}
-
-/** Facts of any object of `kind`. */
-export function factsOf(kind: string, obj: KubeObject): Facts {
-  const facts: Facts = new Map();
-  common(obj, facts);
   const observed = generationOf((obj.status as { observedGeneration?: unknown } | undefined)?.observedGeneration);
   if (observed !== undefined) {
     facts.set('observed-generation', { value: observed, serverTime: managedFieldsTime(obj, { subresource: 'status' }), serverTimeSource: 'managedFields' });
   }
-  switch (kind) {
-    case 'Pod':
-      podFacts(obj, facts);
-      break;
-    case 'ReplicaSet':
-    case 'StatefulSet':
-    case 'ReplicationController':
-      replicaSetFacts(obj, facts);
-      break;
-    case 'Job':
-      conditionFact(obj, facts, 'Complete', 'complete');
-      conditionFact(obj, facts, 'Failed', 'job-failed');
-      break;
-    default:
-      if (!isKnownWorkload(kind)) statusFacts(obj, facts);
-      break;
-  }
   return facts;
 }
 
-/** Kinds with facts of their own above, or that a built-in controller owns (their status is said otherwise). */
-function isKnownWorkload(kind: string): boolean {
-  return kind in childKinds || kind === 'Pod' || kind === 'ReplicaSet';
+/** The hop fact `name` while condition `type` is True, timed by its lastTransitionTime. */
+export function conditionFact(obj: KubeObject, facts: Facts, type: string, name: HopFact, detail?: string): void {
+  const c = conditionOf(obj, type);
+  if (c?.status === 'True') facts.set(name, { value: true, serverTime: c.lastTransitionTime, serverTimeSource: `${type} lastTransitionTime`, detail });
 }
 
 /**
@@ -135,7 +87,7 @@ function isKnownWorkload(kind: string): boolean {
  * (`condition:TYPE`, its status as value, reason and message as detail), `status.phase`,
  * `status.state` and the status's other words of that kind (`jobDeploymentStatus`).
  */
-function statusFacts(obj: KubeObject, facts: Facts): void {
+export function statusFacts(obj: KubeObject, facts: Facts): void {
   for (const c of conditionsOf(obj)) {
     if (typeof c.type !== 'string') continue;
     const said = [c.reason, c.message].filter((x) => typeof x === 'string' && x !== '').join(': ');
@@ -153,17 +105,6 @@ function statusFacts(obj: KubeObject, facts: Facts): void {
       serverTimeSource: 'managedFields (status)',
     });
 }
-
-/** Kinds whose objects a workload kind creates and owns, as the owner chain reaches them. */
-export const childKinds: Record<string, { group: string; kind: string; resource: string }[]> = {
-  Deployment: [{ group: 'apps', kind: 'ReplicaSet', resource: 'replicasets' }],
-  ReplicaSet: [{ group: '', kind: 'Pod', resource: 'pods' }],
-  ReplicationController: [{ group: '', kind: 'Pod', resource: 'pods' }],
-  StatefulSet: [{ group: '', kind: 'Pod', resource: 'pods' }],
-  DaemonSet: [{ group: '', kind: 'Pod', resource: 'pods' }],
-  Job: [{ group: '', kind: 'Pod', resource: 'pods' }],
-  CronJob: [{ group: 'batch', kind: 'Job', resource: 'jobs' }],
-};
 
 /** Event reasons that explain each hop kind (none: no Event is listed under it). */
 export const hopEventReasons: Record<HopKind, readonly string[]> = {

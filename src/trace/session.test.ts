@@ -730,6 +730,55 @@ describe('TraceSession', () => {
     session.close();
   });
 
+  it('knows a kind by its group: a custom resource named Job has no Job hops, tree line or Pods, a batch Job has', async () => {
+    const trace = async (group: string) => {
+      const job = (complete: boolean): KubeObject => ({
+        apiVersion: `${group}/v1`,
+        kind: 'Job',
+        metadata: { name: 'j', namespace: 'ns', uid: 'j1' },
+        spec: {},
+        status: {
+          phase: complete ? 'Done' : 'Working',
+          conditions: [{ type: 'Complete', status: complete ? 'True' : 'False', reason: 'Finished', lastTransitionTime: '2026-01-01T00:00:03Z' }],
+        },
+      });
+      const fakes: Record<string, FakeListerWatcher> = {
+        jobs: new FakeListerWatcher({ objects: [job(false)] }),
+        pods: new FakeListerWatcher(),
+        events: new FakeListerWatcher(),
+      };
+      const watched: string[] = [];
+      const clock = new FakeClock();
+      const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
+      const session = newSession({
+        kube,
+        target: { info: info(group, 'jobs', 'Job'), namespace: 'ns', name: 'j' },
+        discoverChildren: false,
+        clock,
+        listerWatcher: (i) => (watched.push(i.resource), fakes[i.resource]!),
+      });
+      await settle(clock, session.start());
+      await session.fire();
+      fakes.jobs!.modify(job(true));
+      await clock.step(20);
+      const snap = session.snapshot();
+      session.close();
+      return { watched, hops: snap.hops.map((h) => h.kind), tree: snap.tree! };
+    };
+    const batch = await trace('batch');
+    expect(batch.watched.filter((r) => r !== 'events')).toEqual(['jobs', 'pods']);
+    expect(batch.hops).toContain('complete');
+    expect(batch.hops).not.toContain('condition');
+    expect(batch.tree).toMatchObject({ status: 'Complete', ready: true });
+
+    const custom = await trace('example.com');
+    expect(custom.watched.filter((r) => r !== 'events')).toEqual(['jobs']);
+    expect(custom.hops).toContain('condition');
+    expect(custom.hops).not.toContain('complete');
+    // Its phase, as any custom resource's tree line says it, not a Job's verdict.
+    expect(custom.tree.status).toBe('Done');
+  });
+
   it('keeps the tree node of an object the cache has not replaced; a changed object and its owners get new nodes', async () => {
     const h = harness();
     await started(h);

@@ -21,13 +21,14 @@ import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimite
 import { ChainCurrency } from './chain-currency.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainHandlers } from './chain-handlers.js';
-import { ChainInformers, isKnownKind } from './chain-informers.js';
+import { ChainInformers } from './chain-informers.js';
 import { ChainTracker, type ReconcileView } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
 import { discoverChildren, discoveredKinds, type DiscoveredKind } from './child-discovery.js';
 import { EndDecision } from './end-decision.js';
 import { EventsReader } from './events-reader.js';
 import type { InformerPool } from './informer-pool.js';
+import { builtinKind } from './kinds.js';
 import { ChainTree } from './tree.js';
 import { writeTrigger, type TriggerRequest } from './triggers.js';
 import type {
@@ -122,7 +123,7 @@ export class Tracer {
       watch: this.watch,
       enqueue: () => this.add(TARGET_KEY),
     });
-    this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.handlers.track(kind, obj, owner));
+    this.chain = new ChainView(this.chainInformers, (kind, obj, owner) => this.handlers.track(kind, obj, owner), this.target.info);
     this.treeOf = new ChainTree(this.chainInformers, options.readiness);
     this.decision = new EndDecision({
       clock: this.clock,
@@ -182,7 +183,7 @@ export class Tracer {
    * Before start(), which leaves out the kinds whose first LIST was refused.
    */
   async discoverChildren(): Promise<void> {
-    if (!this.discover || isKnownKind(this.target.info.kind)) return;
+    if (!this.discover || builtinKind(this.target.info)) return;
     const find = (): Promise<DiscoveredKind[]> => discoverChildren(this.kube.discovery, this.target.info);
     const kinds = this.pool ? await this.pool.discover(this.target.info, this.target.namespace, find) : await find();
     this.handlers.handleChildren(this.chainInformers.addDiscovered(kinds));
@@ -387,7 +388,7 @@ export class Tracer {
       trigger: this.trigger,
       hops: this.tracker.hops(),
       figures: this.tracker.figures(),
-      tree: targetObj ? this.treeOf.build(this.target.info.kind, targetObj) : undefined,
+      tree: targetObj ? this.treeOf.build(this.target.info, targetObj) : undefined,
       informers: this.informers().map((i) => i.stats()),
       queue: this.metrics.snapshot()['informer-trace'],
       reconciles: this.reconciles,

@@ -11,11 +11,12 @@
  * - A node handed out is never changed afterwards; owner references that go round in a circle end
  *   at MAX_TREE_DEPTH.
  */
-import type { KubeObject } from '../kube/index.js';
+import type { GroupKind, KubeObject } from '../kube/index.js';
 import { phaseOf, type Readiness } from '../readiness/index.js';
 import type { ChainInformers } from './chain-informers.js';
 import { refOf } from './chain-tracker.js';
-import type { ObjectRef, TreeNode } from './types.js';
+import { builtinKind } from './kinds.js';
+import type { TreeNode } from './types.js';
 
 /** Deeper than any owner chain of built-in kinds (Deployment → ReplicaSet → Pod is 3). */
 const MAX_TREE_DEPTH = 16;
@@ -34,21 +35,21 @@ export class ChainTree {
     private readonly readiness: Readiness,
   ) {}
 
-  /** The tree below `obj`, an object of `kind`. */
-  build(kind: string, obj: KubeObject): TreeNode {
-    return this.node(kind, obj, 0);
+  /** The tree below `obj`, an object of a group and kind (the target's). */
+  build(gk: GroupKind, obj: KubeObject): TreeNode {
+    return this.node(gk, obj, 0);
   }
 
-  private node(kind: string, obj: KubeObject, depth: number): TreeNode {
+  private node(gk: GroupKind, obj: KubeObject, depth: number): TreeNode {
     const children: TreeNode[] = [];
     if (depth < MAX_TREE_DEPTH) {
-      for (const c of this.informers.ownable(kind)) {
-        for (const child of this.informers.ownedBy(c, obj.metadata.uid ?? '')) children.push(this.node(c.info.kind, child, depth + 1));
+      for (const c of this.informers.ownable(gk)) {
+        for (const child of this.informers.ownedBy(c, obj.metadata.uid ?? '')) children.push(this.node(c.info, child, depth + 1));
       }
     }
     let node = this.nodes.get(obj);
     if (!node) {
-      node = describeStatus(this.readiness, refOf(kind, obj), obj);
+      node = describeStatus(this.readiness, gk, obj);
       this.nodes.set(obj, node);
     }
     if (children.length === 0) return node;
@@ -117,44 +118,27 @@ function merge<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number)
   return out;
 }
 
-/** Kinds whose tree line counts ready replicas. */
-const REPLICATED = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet']);
-
-function describeStatus(readiness: Readiness, ref: ObjectRef, obj: KubeObject): TreeNode {
-  const s = (obj.status ?? {}) as Record<string, unknown>;
-  const spec = (obj.spec ?? {}) as Record<string, unknown>;
+/**
+ * An object's tree node, without children: a kind without readiness (a ConfigMap) says nothing; a
+ * kind with a tree line of its own in kinds.ts (a Pod, the replicated workloads, a DaemonSet, a
+ * Job) says its status so; any other (a custom resource, a CronJob, a PVC) its verdict, with its
+ * phase or state when it has one.
+ */
+function describeStatus(readiness: Readiness, gk: GroupKind, obj: KubeObject): TreeNode {
+  const ref = refOf(gk.kind, obj);
   const base = { ref, children: NO_CHILDREN, creationTimestamp: obj.metadata.creationTimestamp, deleting: Boolean(obj.metadata.deletionTimestamp) };
-  if (!readiness.hasReadiness(obj, { kind: ref.kind })) return { ...base, ready: true, status: '' };
-  const v = readiness.judge(obj, { kind: ref.kind });
-  const ready = v.status === 'Current';
-  if (ref.kind === 'Pod') {
-    const statuses = (s.containerStatuses as { restartCount?: number }[] | undefined) ?? [];
-    const restarts = statuses.reduce((a, c) => a + (c.restartCount ?? 0), 0);
-    const phase = (s.phase as string | undefined) ?? 'Pending';
-    return { ...base, ready, phase, node: spec.nodeName as string | undefined, restarts, status: obj.metadata.deletionTimestamp ? 'Terminating' : phase };
-  }
-  if (!REPLICATED.has(ref.kind)) {
-    // Any other kind (a custom resource, a Job, a PVC): its verdict, with its phase or state when it has one.
-    const phase = phaseOf(obj)?.value;
-    const status =
-      ref.kind === 'Job'
-        ? v.detail
-        : v.status === 'Failed'
-          ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}`
-          : v.status === 'Current'
-            ? (phase ?? 'Ready')
-            : v.status === 'Suspended' || v.status === 'Terminating'
-              ? v.status
-              : (phase ?? 'not ready');
-    return { ...base, ready, status };
-  }
-  const desired = typeof spec.replicas === 'number' ? spec.replicas : undefined;
-  const readyCount = typeof s.readyReplicas === 'number' ? s.readyReplicas : 0;
+  if (!readiness.hasReadiness(obj, { kind: gk.kind })) return { ...base, ready: true, status: '' };
+  const v = readiness.judge(obj, { kind: gk.kind });
+  const line = builtinKind(gk)?.line;
+  if (line) return { ...base, ...line(obj, v) };
+  const phase = phaseOf(obj)?.value;
   const status =
-    desired !== undefined
-      ? `${readyCount}/${desired} ready`
-      : ref.kind === 'DaemonSet'
-        ? `${(s.numberReady as number | undefined) ?? 0}/${(s.desiredNumberScheduled as number | undefined) ?? 0} ready`
-        : '';
-  return { ...base, ready: desired === undefined ? ready : readyCount === desired, status };
+    v.status === 'Failed'
+      ? `Failed${phase && phase !== 'Failed' ? ` (${phase})` : ''}`
+      : v.status === 'Current'
+        ? (phase ?? 'Ready')
+        : v.status === 'Suspended' || v.status === 'Terminating'
+          ? v.status
+          : (phase ?? 'not ready');
+  return { ...base, ready: v.status === 'Current', status };
 }
