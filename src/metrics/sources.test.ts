@@ -109,7 +109,10 @@ describe('apiserver source', () => {
     for (const spec of ['apiserver', 'pod/kube-system/kcm:10257', 'https://127.0.0.1:10257/metrics']) {
       const exp = await createSource(spec, { client, httpGet: http.get, families }).scrape();
       expect(exp.families.length, spec).toBeGreaterThan(3);
-      expect(exp.families.filter((f) => !f.name.startsWith('workqueue_')).map((f) => f.name), spec).toEqual([]);
+      expect(
+        exp.families.filter((f) => !f.name.startsWith('workqueue_')).map((f) => f.name),
+        spec,
+      ).toEqual([]);
       const whole = await createSource(spec, { client, httpGet: http.get }).scrape();
       expect(whole.families.length, spec).toBeGreaterThan(exp.families.length);
     }
