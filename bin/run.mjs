@@ -1,6 +1,6 @@
 // What both plugins' files in bin/ run (kubectl finds each by its file name): the program bundled
-// into one file by npm run build (tools/packaging/bundle.ts), as `command`. The only place that
-// exits the process.
+// by npm run build (tools/packaging/bundle.ts), as `command`; the bundle's entry imports its chunks
+// from beside it. The only place that exits the process.
 export function run(plugin, command) {
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 19)) {

@@ -1,10 +1,11 @@
 /**
  * The npm package as a user installs it: `npm pack` of the built tree, then `npm install -g` of the
  * tarball into a prefix of its own, --offline with an empty npm cache, so only what the tarball holds
- * can be installed (dist/kubectl-informer-trace.mjs holds every package the program runs, the ones
- * it imports lazily too). Then both plugins run through kubectl's plugin discovery against the local
- * cluster, from a folder outside the checkout, where hints must not name the repository's npm
- * scripts; and `npx kubectl-informer-trace` picks the informer-trace plugin out of the three bins.
+ * can be installed (dist/kubectl-informer-trace.mjs and its chunks hold every package the program
+ * runs, the ones it imports lazily too). Then both plugins run through kubectl's plugin discovery
+ * against the local cluster, from a folder outside the checkout, where hints must not name the
+ * repository's npm scripts; and `npx kubectl-informer-trace` picks the informer-trace plugin out of
+ * the three bins.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -85,9 +86,11 @@ describe('npm install -g of the packed package', () => {
   }, 6 * 60_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('the tarball holds what runs: the two launchers and what they share, the bundle they load, the manifest, LICENSE and README', () => {
+  it('the tarball holds what runs: the two launchers and what they share, the bundle they load with its chunks, the manifest, LICENSE and README', () => {
     expect(packed.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
-    expect(packed.files.map((f) => f.path).sort()).toEqual([
+    const files = packed.files.map((f) => f.path).sort();
+    const chunks = files.filter((f) => f.startsWith('dist/chunks/'));
+    expect(files.filter((f) => !chunks.includes(f))).toEqual([
       'LICENSE',
       'README.md',
       'bin/kubectl-informer_trace',
@@ -96,6 +99,14 @@ describe('npm install -g of the packed package', () => {
       'dist/kubectl-informer-trace.mjs',
       'package.json',
     ]);
+    // Named by esbuild with a hash of their content: the build's chunks, all of them, nothing else.
+    for (const chunk of chunks) expect(chunk).toMatch(/^dist\/chunks\/[\w-]+-[A-Z0-9]{8}\.mjs$/);
+    expect(chunks).toEqual(
+      readdirSync(join(root, 'dist', 'chunks'))
+        .map((f) => `dist/chunks/${f}`)
+        .sort(),
+    );
+    expect(chunks.length).toBeGreaterThan(0);
   });
 
   it('installs offline from the tarball alone, without install scripts or a warning about them', () => {

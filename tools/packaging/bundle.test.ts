@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { runInThisContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asciiOnly, bundleEntry, externalPackages, generatedApiInputs } from './bundle.js';
+import { CHUNKS, asciiOnly, bundleEntry, bundleSplit, externalPackages, generatedApiInputs } from './bundle.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -79,6 +79,35 @@ describe('the bundle', () => {
     const [source, bundled] = await Promise.all([run(process.execPath, [entry]), run(process.execPath, [out])]);
     expect(JSON.parse(bundled.stdout)).toEqual(JSON.parse(source.stdout));
     expect(JSON.parse(bundled.stdout)).toEqual({ d: '\u00b5s', u: true, t: '\u2192\u00b5s\u2190', s: '\u00e9\u{1F600}', r: true });
+  });
+
+  it("split: the entry, and what it imports lazily in chunks beside it, each with the bundle's require and ASCII only, mean what the sources mean; an earlier build's chunks go", async () => {
+    const src = join(dir, 'split-src');
+    mkdirSync(src);
+    writeFileSync(join(src, 'lazy.cjs'), "module.exports = { sep: require('node:path').sep, arrow: '\u2192' };\n");
+    const entry = join(src, 'entry.mjs');
+    writeFileSync(entry, "export async function run() { const lazy = await import('./lazy.cjs'); return { ...lazy.default, here: '\u00b5' }; }\n");
+    const out = join(dir, 'split', 'program.mjs');
+    mkdirSync(join(dir, 'split', CHUNKS), { recursive: true });
+    writeFileSync(join(dir, 'split', CHUNKS, 'stale-ABCDEFGH.mjs'), 'throw new Error("stale");\n');
+
+    const result = await bundleSplit(entry, out, '1.2.3');
+    expect(result.file).toBe(out);
+    expect(result.chunks.length).toBeGreaterThan(0);
+    expect(readdirSync(join(dir, 'split', CHUNKS)).sort()).toEqual(result.chunks.map((c) => basename(c.file)).sort());
+    for (const { file, bytes } of [result, ...result.chunks]) {
+      const text = readFileSync(file);
+      expect(text.length).toBe(bytes);
+      expect(
+        text.every((b) => b < 0x80),
+        file,
+      ).toBe(true);
+      expect(text.toString().startsWith("import { createRequire as __informerTraceCreateRequire } from 'node:module';"), file).toBe(true);
+    }
+    const script = (m: string) => `const { run } = await import(${JSON.stringify(pathToFileURL(m).href)}); process.stdout.write(JSON.stringify(await run()));`;
+    const [source, bundled] = await Promise.all([entry, out].map((m) => run(process.execPath, ['--input-type=module', '-e', script(m)], { cwd: dir })));
+    expect(JSON.parse(bundled!.stdout)).toEqual(JSON.parse(source!.stdout));
+    expect(JSON.parse(bundled!.stdout)).toEqual({ sep: '/', arrow: '\u2192', here: '\u00b5' });
   });
 
   it('writes an identity escape of a character outside ASCII as its \\u escape, and keeps an escaped backslash before one', () => {

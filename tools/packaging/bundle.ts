@@ -1,15 +1,22 @@
 /**
- * dist/ bundled into one ESM file with esbuild. Two bundles are made from it:
+ * dist/ bundled into ESM with esbuild. Two bundles are made from it:
  *
  * - dist/kubectl-informer-trace.mjs (`npm run build`, bundleProgram): what bin/ runs. Startup time
- *   of a one-shot command is mostly module loading, and one file loads far faster than hundreds of
- *   modules (BENCHMARKS.md, "Startup").
+ *   of a one-shot command is mostly module loading, and a bundle loads far faster than hundreds of
+ *   modules (BENCHMARKS.md, "Startup"). It is split at each `await import()`, so a start reads and
+ *   parses the plugin's program, not what it loads on demand: the entry is src/main.ts alone; each
+ *   plugin's program and what it loads only when asked (the TUI with ink, react-reconciler and
+ *   yoga; the CEL evaluator; the OTLP exporter; the metrics and probe code) is a chunk under
+ *   dist/chunks/, and code two of them share a chunk of its own, all imported relatively.
+ *   `cache deploy` reads 1.4 MB in 29 files instead of 2.9 MB in one: 7.5% less time (CPU 4.5%)
+ *   with the compile cache, 12% (CPU 11%) without, 2 MiB less resident (6 MiB without); `--help`
+ *   and `--version` alike (medians of 64 alternating pairs, load average 2.6–5.6).
  * - informer-trace.mjs of the archives (`npm run package`, bundle): entry bin/standalone.mjs, what
- *   the single executable embeds and what the script build ships.
+ *   the single executable embeds (one asset) and what the script build ships: one file, whose
+ *   `await import()`s esbuild turns into modules evaluated on first use.
  *
  * ESM because ink's layout engine (yoga) awaits its WebAssembly at the top level, which a CommonJS
- * bundle cannot do. What the program loads only for some outputs (the TUI, OTLP export) is behind
- * `await import()`, which esbuild turns into modules evaluated on first use.
+ * bundle cannot do. Every file of either bundle is made the same way:
  *
  * - src/version.ts reads package.json beside dist/, which a single file does not have: the version
  *   is written in instead. So are the readiness library's rule files (src/readiness/library/*.yaml),
@@ -27,17 +34,17 @@
  * - Every package the program uses is inlined, the ones behind `await import()` too (the TUI, the
  *   OTLP exporter, the CEL evaluator): the build fails if anything but Node's built-ins is left to
  *   load at run time. So the npm package has no dependencies (all are devDependencies) and ships
- *   bin/ and this one file (package.json `files`).
+ *   bin/, the program's entry and its chunks (package.json `files`).
  * - Whitespace, comments and syntax are minified, names are not (stack traces keep them): a third
  *   less to read, decode and parse on every start, and a smaller source string kept in memory.
  * - Only ASCII: the few other characters esbuild leaves (in regular expressions) are written as
  *   \u escapes. One non-ASCII byte makes Node decode the whole file the slow way and V8 keep it
  *   as a two-byte string, 4 MiB more resident (BENCHMARKS.md, "Startup").
  */
-import { build, type Metafile, type Plugin } from 'esbuild';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type BuildOptions, type BuildResult, build, type Metafile, type Plugin } from 'esbuild';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { isRuleFile, libraryFiles } from '../../src/readiness/library-files.js';
 
 export interface BundleResult {
@@ -45,8 +52,16 @@ export interface BundleResult {
   bytes: number;
 }
 
+export interface SplitBundleResult extends BundleResult {
+  /** The chunks, written under CHUNKS beside the entry. */
+  chunks: BundleResult[];
+}
+
 /** The file bin/ runs, relative to the package root. */
 export const PROGRAM_BUNDLE = join('dist', 'kubectl-informer-trace.mjs');
+
+/** The folder of the program bundle's chunks, beside it. */
+export const CHUNKS = 'chunks';
 
 /** Required inside a try by a bundled package, which goes on without it. */
 const OPTIONAL_EXTERNALS = new Set(['supports-color']);
@@ -106,11 +121,12 @@ function plugin(version: string): Plugin {
   };
 }
 
-/** `entry` and everything it imports as one ESM file, with the substitutions above. */
-export async function bundleEntry(entry: string, outfile: string, version: string): Promise<BundleResult> {
-  const result = await build({
-    entryPoints: [entry],
-    outfile,
+/** Outputs kept in memory to be checked before they are written, and described. */
+type InMemory = { write: false; metafile: true };
+
+/** What both bundles are built with: ESM for Node, minified but for names, the substitutions above. */
+function options(version: string): BuildOptions & InMemory {
+  return {
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -126,7 +142,11 @@ export async function bundleEntry(entry: string, outfile: string, version: strin
       js: "import { createRequire as __informerTraceCreateRequire } from 'node:module';\nconst require = __informerTraceCreateRequire(process.execPath);",
     },
     plugins: [plugin(version)],
-  });
+  };
+}
+
+/** Every file of `result`, checked (no generated API, nothing to load from outside) and written ASCII only. */
+function writeChecked(result: BuildResult<InMemory>, entry: string): BundleResult[] {
   const generated = generatedApiInputs(result.metafile);
   if (generated.length > 0) {
     throw new Error(
@@ -139,12 +159,42 @@ export async function bundleEntry(entry: string, outfile: string, version: strin
       `the bundle would load ${external.join(', ')} from outside itself: the npm package has no dependencies to provide ${external.length > 1 ? 'them' : 'it'}`,
     );
   }
-  const [file] = result.outputFiles;
-  if (!file) throw new Error(`esbuild wrote nothing for ${entry}`);
-  const text = asciiOnly(file.text);
-  mkdirSync(dirname(outfile), { recursive: true });
-  writeFileSync(outfile, text);
-  return { file: outfile, bytes: Buffer.byteLength(text) };
+  if (result.outputFiles.length === 0) throw new Error(`esbuild wrote nothing for ${entry}`);
+  return result.outputFiles.map((f) => {
+    const text = asciiOnly(f.text);
+    mkdirSync(dirname(f.path), { recursive: true });
+    writeFileSync(f.path, text);
+    return { file: f.path, bytes: Buffer.byteLength(text) };
+  });
+}
+
+/** `entry` and everything it imports as one ESM file, with the substitutions above. */
+export async function bundleEntry(entry: string, outfile: string, version: string): Promise<BundleResult> {
+  const result = await build({ ...options(version), entryPoints: [entry], outfile });
+  const [file] = writeChecked(result, entry);
+  return { file: outfile, bytes: file!.bytes };
+}
+
+/**
+ * `entry` as `outfile`, split at each `await import()` into chunks under CHUNKS beside it, which
+ * import each other relatively. The folder is emptied first: no chunk of an earlier build stays
+ * to be shipped.
+ */
+export async function bundleSplit(entry: string, outfile: string, version: string): Promise<SplitBundleResult> {
+  const dir = dirname(outfile);
+  rmSync(join(dir, CHUNKS), { recursive: true, force: true });
+  const result = await build({
+    ...options(version),
+    entryPoints: [{ in: entry, out: basename(outfile, extname(outfile)) }],
+    outdir: dir,
+    outExtension: { '.js': extname(outfile) },
+    splitting: true,
+    chunkNames: `${CHUNKS}/[name]-[hash]`,
+  });
+  const files = writeChecked(result, entry);
+  const main = files.find((f) => f.file === resolve(outfile));
+  if (!main) throw new Error(`esbuild wrote no ${outfile} for ${entry}`);
+  return { ...main, chunks: files.filter((f) => f !== main) };
 }
 
 /**
@@ -187,7 +237,7 @@ export function bundle(root: string, outfile: string, version: string): Promise<
 }
 
 /** dist/main.js as PROGRAM_BUNDLE, the file bin/ runs; the version from package.json. */
-export function bundleProgram(root: string): Promise<BundleResult> {
+export function bundleProgram(root: string): Promise<SplitBundleResult> {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  return bundleEntry(join(root, 'dist', 'main.js'), join(root, PROGRAM_BUNDLE), version);
+  return bundleSplit(join(root, 'dist', 'main.js'), join(root, PROGRAM_BUNDLE), version);
 }
