@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { resourceInfo } from '../../tools/testing/resource-info.js';
 import { OwnerUIDIndex, metaNamespaceKeyFunc, newIndexer, ownerUIDIndexFunc, type Indexer } from '../informer/index.js';
 import type { KubeObject, ResourceInfo } from '../kube/index.js';
 import type { TraceCaches } from '../trace/index.js';
 import { chainFromCaches } from './chain.js';
 
-const info = (kind: string, resource: string, group = ''): ResourceInfo => ({
-  group,
-  version: 'v1',
-  resource,
-  kind,
-  namespaced: true,
-  shortNames: [],
-  singularName: kind.toLowerCase(),
-  verbs: ['list', 'watch'],
-});
+const info = (kind: string, resource: string, group = ''): ResourceInfo => resourceInfo(group, resource, kind);
 
 function store(objs: KubeObject[]): Indexer {
   const s = newIndexer(metaNamespaceKeyFunc, { [OwnerUIDIndex]: ownerUIDIndexFunc });

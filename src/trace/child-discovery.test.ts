@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { resourceInfo } from '../../tools/testing/resource-info.js';
 import { runUntilSynced } from '../informer/index.js';
-import { ApiError, type Kube, type ResourceInfo } from '../kube/index.js';
+import { ApiError, type Kube } from '../kube/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { FakeListerWatcher, fakeErrors } from '../../tools/testing/fake-lister-watcher.js';
 import { chainInformer, ChainInformers } from './chain-informers.js';
@@ -8,17 +9,7 @@ import { childCandidates, discoverChildren, discoveredKinds, type FirstListGate,
 
 const kube = { connection: { server: 'https://fake:6443', userName: 'tester' } } as unknown as Kube;
 
-const info = (group: string, resource: string, kind: string, o: Partial<ResourceInfo> = {}): ResourceInfo => ({
-  group,
-  version: 'v1',
-  resource,
-  kind,
-  namespaced: true,
-  shortNames: [],
-  singularName: kind.toLowerCase(),
-  verbs: ['list', 'watch'],
-  ...o,
-});
+const info = resourceInfo;
 
 const cm = (name: string) => ({ kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: name } });
 

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { resourceInfo } from '../../tools/testing/resource-info.js';
 import type { KubeObject, ResourceInfo } from '../kube/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { FakeListerWatcher } from '../../tools/testing/fake-lister-watcher.js';
 import { ChainInformers } from './chain-informers.js';
 import { builtinKind, factsOf } from './kinds.js';
 
-const info = (group: string, resource: string, kind: string): ResourceInfo => ({
-  group,
-  version: 'v1',
-  resource,
-  kind,
-  namespaced: true,
-  shortNames: [],
-  singularName: kind.toLowerCase(),
-  verbs: ['list', 'watch'],
-});
+const info = resourceInfo;
 
 const finished: KubeObject = {
   kind: 'Job',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { resourceInfo } from '../../tools/testing/resource-info.js';
 import { CheckFailedError } from '../errors.js';
-import type { Kube, KubeObject, ResourceInfo } from '../kube/index.js';
+import type { Kube, KubeObject } from '../kube/index.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { FakeListerWatcher, fakeErrors } from '../../tools/testing/fake-lister-watcher.js';
 import { rng } from '../../tools/testing/rng.js';
@@ -12,16 +13,7 @@ import { createReadiness } from '../readiness/index.js';
 
 const readiness = await createReadiness();
 
-const info = (group: string, resource: string, kind: string): ResourceInfo => ({
-  group,
-  version: 'v1',
-  resource,
-  kind,
-  namespaced: true,
-  shortNames: [],
-  singularName: kind.toLowerCase(),
-  verbs: ['list', 'watch'],
-});
+const info = resourceInfo;
 const deploymentsInfo = info('apps', 'deployments', 'Deployment');
 const eventsInfo = info('events.k8s.io', 'events', 'Event');
 
