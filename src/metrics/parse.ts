@@ -102,15 +102,15 @@ const TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'ga
 export function parseExposition(text: string, options: ParseOptions = {}): Exposition {
   assertLooksLikeMetrics(text, options.contentType);
   const format = options.format ?? detectFormat(options.contentType, text);
-  const read = options.families ? onlyFamilies(text, options.families) : text;
-  return new Parser(read, format, isOpenMetricsContentType(options.contentType)).run();
+  const lines = options.families ? onlyFamilies(text, options.families) : text.split('\n');
+  return new Parser(lines, format, isOpenMetricsContentType(options.contentType)).run();
 }
 
 /**
- * `text` with the lines of families not named by `prefixes` made empty (so the lines keep their
- * numbers), found with a cursor: no string is made for a line that is passed over.
+ * The lines of `text`, those of families not named by `prefixes` left empty (so the others keep
+ * their numbers), found with a cursor: no string is made for a line that is passed over.
  */
-function onlyFamilies(text: string, prefixes: readonly string[]): string {
+function onlyFamilies(text: string, prefixes: readonly string[]): string[] {
   const lines: string[] = [];
   let start = 0;
   while (start <= text.length) {
@@ -119,7 +119,7 @@ function onlyFamilies(text: string, prefixes: readonly string[]): string {
     lines.push(passedOver(text, start, end, prefixes) ? '' : text.slice(start, end));
     start = end + 1;
   }
-  return lines.join('\n');
+  return lines;
 }
 
 /** Whether the line text[start, end) is a HELP, TYPE, UNIT or sample line of a family not wanted. */
@@ -270,13 +270,13 @@ class Parser {
   private pos = 0;
 
   constructor(
-    private readonly text: string,
+    private readonly lines: readonly string[],
     private readonly format: ExpositionFormat,
     private readonly requireEof: boolean,
   ) {}
 
   run(): Exposition {
-    const lines = this.text.split('\n');
+    const { lines } = this;
     let sawEof = false;
     for (let i = 0; i < lines.length; i++) {
       this.lineNo = i + 1;
