@@ -13,6 +13,9 @@ export default defineConfig({
           // within 5 s) and src/commands/queues.test.ts (`queues --for 1500ms` ends within 5 s, and its
           // rounds last at least 80 ms); every other time a unit test checks is on the fake clock.
           testTimeout: 30_000,
+          // Discovery's answer is not kept on disk between tests (src/kube/discovery-cache.ts): a
+          // test's fake API server must not find what another's served at the same address.
+          env: { INFORMER_TRACE_CACHE_DIR: 'off' },
         },
       },
       {
@@ -24,6 +27,9 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+          // Nor here, where tests restart the API server with other APIs served at the same
+          // address; test/e2e/discovery-cache.test.ts turns it on for its own runs.
+          env: { INFORMER_TRACE_CACHE_DIR: 'off' },
         },
       },
     ],

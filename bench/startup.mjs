@@ -19,7 +19,8 @@
 // /usr/bin/time -f %M says (none without GNU time). Then the first run after an install, three
 // times: the package as `npm pack` makes it (from this checkout, built), installed by
 // `npm i -g --prefix` into a new folder, its bin run once with TMPDIR a new empty folder (so V8's
-// compile cache, in the system's temporary folder, is empty), and once more (warm).
+// compile cache, in the system's temporary folder, is empty) and no discovery kept on disk, and
+// once more (warm).
 //
 // Prints a Markdown table (median, range, ratio to kubectl) and, with --json FILE, the samples.
 // run.mjs runs it as its `startup` phase.
@@ -198,7 +199,8 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
       mkdirSync(tmp);
       execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--offline', tarball], { stdio: 'ignore' });
       const installed = [join(prefix, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS];
-      const env = { KUBECONFIG: kubeconfig, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined };
+      // A new user: no compile cache, and no discovery kept from earlier runs (src/kube/discovery-cache.ts).
+      const env = { KUBECONFIG: kubeconfig, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, INFORMER_TRACE_CACHE_DIR: join(tmp, 'cache') };
       first.push(await once(installed, { env, verbose }));
       second.push(await once(installed, { env, verbose }));
     }

@@ -2,11 +2,13 @@
  * Resolves kubectl-style resource names ("deploy", "deployments.apps", "deployment.v1.apps",
  * "leases.coordination.k8s.io", a CRD's plural, singular, short name or kind) through the API
  * server's discovery documents. Aggregated discovery (one request for all groups) is used when the
- * server offers it, the per-group documents otherwise.
+ * server offers it, the per-group documents otherwise. An earlier run's answer, kept on disk, stands
+ * in for the server's for six hours, as kubectl's does (src/kube/discovery-cache.ts).
  */
 import { UsageError } from '../errors.js';
 import { closest } from '../util/suggest.js';
 import type { KubeClient } from './client.js';
+import type { DiscoveryStore } from './discovery-cache.js';
 import type { ResourceInfo } from './types.js';
 
 const aggregatedAccept =
@@ -42,21 +44,64 @@ interface LegacyGroupList {
 
 export class Discovery {
   private all: Promise<ResourceInfo[]> | undefined;
+  /** `all` while it is the kept answer of an earlier run (src/kube/discovery-cache.ts), not the server's. */
+  private kept: Promise<ResourceInfo[]> | undefined;
+  /** Set by invalidate(): the server is asked, whatever the store holds. */
+  private storeStale = false;
 
-  constructor(private readonly client: KubeClient) {}
+  /** With a `store`, an earlier run's answer stands in for the server's while it is young. */
+  constructor(
+    private readonly client: KubeClient,
+    private readonly store?: DiscoveryStore,
+  ) {}
 
   /** Every resource the server serves, preferred versions first within a group; core group first. */
   resources(): Promise<ResourceInfo[]> {
-    this.all ??= this.load().catch((err: unknown) => {
-      this.all = undefined;
-      throw err;
-    });
+    if (!this.all) {
+      const kept = this.storeStale ? undefined : this.store?.read();
+      this.all = kept ? Promise.resolve(kept) : this.fetch();
+      this.kept = kept ? this.all : undefined;
+    }
     return this.all;
   }
 
-  /** Forget what was discovered (after a CRD is created, for example). */
+  /** Forget what was discovered (after a CRD is created, for example): the server is asked next. */
   invalidate(): void {
     this.all = undefined;
+    this.kept = undefined;
+    this.storeStale = true;
+  }
+
+  /** The server's answer, kept in the store for the next run. */
+  private fetch(): Promise<ResourceInfo[]> {
+    return this.load().then(
+      (all) => {
+        this.store?.write(all);
+        return all;
+      },
+      (err: unknown) => {
+        this.all = undefined;
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * The first of `pick` over the resources that is not undefined; when the answer is an earlier
+   * run's and has none, the server's answer is asked for and tried too.
+   */
+  private async find<T>(pick: (all: ResourceInfo[]) => T | undefined): Promise<{ found: T | undefined; all: ResourceInfo[] }> {
+    const first = this.resources();
+    const wasKept = first === this.kept;
+    let all = await first;
+    let found = pick(all);
+    if (found === undefined && wasKept) {
+      // Once for all callers that missed in the same kept answer.
+      if (this.all === first) this.invalidate();
+      all = await this.resources();
+      found = pick(all);
+    }
+    return { found, all };
   }
 
   private async load(): Promise<ResourceInfo[]> {
@@ -88,11 +133,18 @@ export class Discovery {
   }
 
   /**
+   * The first resource in discovery order that `matches`; when the answer is an earlier run's
+   * and none does, the server's answer is asked for and searched too.
+   */
+  async first(matches: (r: ResourceInfo) => boolean): Promise<ResourceInfo | undefined> {
+    return (await this.find((all) => all.find(matches))).found;
+  }
+
+  /**
    * Resolves a name as kubectl does. Throws a UsageError naming close matches when nothing fits.
    */
   async resolve(name: string): Promise<ResourceInfo> {
-    const all = await this.resources();
-    const found = matchResource(all, name);
+    const { found, all } = await this.find((all) => matchResource(all, name));
     if (found) return found;
     const candidates = all.flatMap((r) => [r.resource, r.singularName, ...r.shortNames, r.kind.toLowerCase()]).filter(Boolean);
     const near = closest(name.toLowerCase().split('.')[0] ?? name, [...new Set(candidates)], 3);
@@ -119,9 +171,11 @@ export class Discovery {
 
   /** Finds the resource serving a kind in a group (e.g. from an ownerReference's apiVersion and kind). */
   async forKind(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
-    const all = await this.resources();
     const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
-    return all.find((r) => r.group === group && r.version === version && r.kind === kind) ?? all.find((r) => r.group === group && r.kind === kind);
+    const { found } = await this.find(
+      (all) => all.find((r) => r.group === group && r.version === version && r.kind === kind) ?? all.find((r) => r.group === group && r.kind === kind),
+    );
+    return found;
   }
 }
 

@@ -5,7 +5,8 @@
  * - KubeClient: requests with the kubeconfig's credentials; errors are ApiError with code, reason,
  *   the refused request (verb, resource, namespace) and network codes. Its one request path
  *   (http.ts) also serves httpGet, the plain GET for endpoints reached directly (a /metrics).
- * - Discovery: kubectl-style resource names to GVRs, CRDs included.
+ * - Discovery: kubectl-style resource names to GVRs, CRDs included; the answer kept on disk for
+ *   six hours, as kubectl keeps its own.
  * - ResourceListerWatcher: list (paginated by the caller) and watch (a stream with back-pressure)
  *   for any resource, metadata-only on request; built-in kinds in protobuf (src/kube/protobuf,
  *   decoded into the objects the server's JSON gives), everything else in JSON.
@@ -38,6 +39,7 @@ export {
   type TlsOptions,
 } from './http.js';
 export { Discovery, matchResource } from './discovery.js';
+export { CACHE_DIR_ENV, DISCOVERY_TTL_MS, DiskDiscoveryStore, discoveryStoreFor, type DiscoveryStore } from './discovery-cache.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient, LEASES, leaseCandidateResource } from './lease-client.js';
 export { toCliError, type ErrorContext } from './cli-errors.js';
@@ -46,6 +48,7 @@ export { kubeconfigHttpsCredentials, type HttpsCredentials } from './https-crede
 import { loadConnection, type Connection, type ConnectionFlags } from './config.js';
 import { KubeClient } from './client.js';
 import { Discovery } from './discovery.js';
+import { discoveryStoreFor } from './discovery-cache.js';
 
 export interface Kube {
   connection: Connection;
@@ -63,7 +66,7 @@ export function connect(flags: ConnectionFlags): Kube {
     connection.credentialsTtlMs ?? 0,
     connection.compression,
   );
-  return { connection, client, discovery: new Discovery(client) };
+  return { connection, client, discovery: new Discovery(client, discoveryStoreFor(connection.server)) };
 }
 export { ObjectWriter } from './writer.js';
 export { namespaceExists } from './namespaces.js';

@@ -62,6 +62,5 @@ export const LEASES: ResourceInfo = {
  * election is off (the CoordinatedLeaderElection gate or the API version is not enabled).
  */
 export async function leaseCandidateResource(discovery: Discovery): Promise<ResourceInfo | undefined> {
-  const all = await discovery.resources();
-  return all.find((r) => r.group === 'coordination.k8s.io' && r.resource === 'leasecandidates');
+  return discovery.first((r) => r.group === 'coordination.k8s.io' && r.resource === 'leasecandidates');
 }

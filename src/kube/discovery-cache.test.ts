@@ -1,0 +1,165 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resourceInfo } from '../../tools/testing/resource-info.js';
+import type { KubeClient } from './client.js';
+import { Discovery } from './discovery.js';
+import { cacheDir, DISCOVERY_TTL_MS, DiskDiscoveryStore, discoveryStoreFor, serverFileName } from './discovery-cache.js';
+import type { ResourceInfo } from './types.js';
+
+const SERVER = 'https://10.0.0.1:6443';
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'discovery-cache-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const deployments = resourceInfo('apps', 'deployments', 'Deployment', { shortNames: ['deploy'] });
+const widgets = resourceInfo('example.com', 'widgets', 'Widget');
+
+/** Aggregated discovery documents for `resources`, split as the server splits them (/api, /apis). */
+function aggregated(resources: ResourceInfo[], core: boolean): string {
+  const groups = new Map<string, ResourceInfo[]>();
+  for (const r of resources.filter((x) => (x.group === '') === core)) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
+  return JSON.stringify({
+    kind: 'APIGroupDiscoveryList',
+    items: [...groups].map(([group, rs]) => ({
+      metadata: { name: group },
+      versions: [
+        {
+          version: 'v1',
+          resources: rs.map((r) => ({
+            resource: r.resource,
+            responseKind: { kind: r.kind },
+            scope: r.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: r.singularName,
+            shortNames: r.shortNames,
+            verbs: r.verbs,
+          })),
+        },
+      ],
+    })),
+  });
+}
+
+/** A client whose server serves `served` (changeable), counting the discovery requests. */
+function fakeServer(served: ResourceInfo[]): { client: KubeClient; requests: string[]; serve: (rs: ResourceInfo[]) => void } {
+  const requests: string[] = [];
+  let now = served;
+  const client = {
+    raw: async (path: string) => {
+      requests.push(path);
+      return { body: aggregated(now, path === '/api') };
+    },
+  } as unknown as KubeClient;
+  return { client, requests, serve: (rs) => (now = rs) };
+}
+
+describe('DiskDiscoveryStore', () => {
+  it('gives back what it kept for the same server while it is younger than six hours', () => {
+    let now = 1_000_000;
+    const store = new DiskDiscoveryStore(join(dir, 'discovery', 'a.json'), SERVER, () => now);
+    expect(store.read()).toBeUndefined();
+    store.write([deployments]);
+    expect(store.read()).toEqual([deployments]);
+    now += DISCOVERY_TTL_MS - 1;
+    expect(store.read()).toEqual([deployments]);
+    now += 1;
+    expect(store.read()).toBeUndefined();
+    expect(statSync(join(dir, 'discovery', 'a.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('ignores a file of another server, another format, from the future or not JSON', () => {
+    const file = join(dir, 'a.json');
+    const store = new DiskDiscoveryStore(file, SERVER, () => 5_000);
+    store.write([deployments]);
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    for (const changed of [{ server: 'https://10.0.0.2:6443' }, { format: 2 }, { savedAtMs: 6_000 }, { resources: 'x' }]) {
+      writeFileSync(file, JSON.stringify({ ...kept, ...changed }));
+      expect(store.read(), JSON.stringify(changed)).toBeUndefined();
+    }
+    writeFileSync(file, '{"format":1,');
+    expect(store.read()).toBeUndefined();
+  });
+
+  it('does not throw when the folder cannot be made', () => {
+    writeFileSync(join(dir, 'file'), '');
+    const store = new DiskDiscoveryStore(join(dir, 'file', 'discovery', 'a.json'), SERVER);
+    expect(() => store.write([deployments])).not.toThrow();
+    expect(store.read()).toBeUndefined();
+  });
+});
+
+describe('where the answer is kept', () => {
+  it('names the file by scheme, host, port and path, with nothing that could leave the folder', () => {
+    expect(serverFileName('https://10.0.0.1:6443')).toBe('https_10.0.0.1_6443');
+    expect(serverFileName('https://api.example.com')).toBe('https_api.example.com_443');
+    expect(serverFileName('http://localhost:8080/')).toBe('http_localhost_8080');
+    expect(serverFileName('https://[::1]:6443/k8s/clusters/c-1')).toBe('https____1__6443_k8s_clusters_c-1');
+    expect(serverFileName('https://host/../..')).not.toContain('/');
+  });
+
+  it('uses INFORMER_TRACE_CACHE_DIR, else XDG_CACHE_HOME, else ~/.cache; off keeps nothing', () => {
+    expect(cacheDir({ INFORMER_TRACE_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x' })).toBe('/c');
+    expect(cacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'informer-trace'));
+    expect(cacheDir({})).toMatch(/[\\/]\.cache[\\/]informer-trace$/);
+    expect(cacheDir({ INFORMER_TRACE_CACHE_DIR: 'off' })).toBeUndefined();
+    expect(discoveryStoreFor(SERVER, { INFORMER_TRACE_CACHE_DIR: 'off' })).toBeUndefined();
+    expect((discoveryStoreFor(SERVER, { INFORMER_TRACE_CACHE_DIR: dir }) as DiskDiscoveryStore).file).toBe(join(dir, 'discovery', 'https_10.0.0.1_6443.json'));
+  });
+});
+
+describe('Discovery with a kept answer', () => {
+  const store = (): DiskDiscoveryStore => new DiskDiscoveryStore(join(dir, 'a.json'), SERVER);
+
+  it('asks the server once, keeps its answer, and the next run asks nothing', async () => {
+    const first = fakeServer([deployments]);
+    expect(await new Discovery(first.client, store()).resolve('deploy')).toMatchObject({ group: 'apps', resource: 'deployments' });
+    expect(first.requests.sort()).toEqual(['/api', '/apis']);
+    const next = fakeServer([deployments]);
+    expect(await new Discovery(next.client, store()).resolve('deployments.apps')).toMatchObject({ resource: 'deployments' });
+    expect(next.requests).toEqual([]);
+  });
+
+  it('asks the server again for a name the kept answer lacks, and keeps the new answer', async () => {
+    const server = fakeServer([deployments]);
+    await new Discovery(server.client, store()).resources();
+    server.serve([deployments, widgets]);
+    server.requests.length = 0;
+    const discovery = new Discovery(server.client, store());
+    expect(await discovery.resolve('widgets')).toMatchObject({ group: 'example.com' });
+    expect(server.requests.sort()).toEqual(['/api', '/apis']);
+    expect(
+      store()
+        .read()
+        ?.map((r) => r.resource),
+    ).toEqual(['deployments', 'widgets']);
+    // Asked once: a miss in the server's own answer is a miss.
+    await expect(discovery.resolve('gadgets')).rejects.toThrow('the server does not have a resource type "gadgets"');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('asks the server once for callers that miss in the same kept answer together', async () => {
+    const server = fakeServer([deployments]);
+    await new Discovery(server.client, store()).resources();
+    server.serve([deployments, widgets]);
+    server.requests.length = 0;
+    const discovery = new Discovery(server.client, store());
+    const found = await Promise.all([discovery.resolve('widgets'), discovery.forKind('example.com/v1', 'Widget'), discovery.first((r) => r.kind === 'Widget')]);
+    expect(found.map((r) => r?.resource)).toEqual(['widgets', 'widgets', 'widgets']);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('asks the server after invalidate(), whatever is kept', async () => {
+    const server = fakeServer([deployments]);
+    await new Discovery(server.client, store()).resources();
+    server.requests.length = 0;
+    const discovery = new Discovery(server.client, store());
+    await discovery.resources();
+    expect(server.requests).toEqual([]);
+    discovery.invalidate();
+    await discovery.resources();
+    expect(server.requests).toHaveLength(2);
+  });
+});

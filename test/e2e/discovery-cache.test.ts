@@ -1,0 +1,80 @@
+/**
+ * Discovery's answer kept between runs (src/kube/discovery-cache.ts), with the plugin run as a
+ * user runs it (bin/, a process of its own) against the real control plane: the first run keeps
+ * the server's answer, the next one resolves from it without asking, a name the kept answer lacks
+ * (a definition created since) is asked for again, and an answer older than six hours is not used.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_TTL_MS, type ResourceInfo } from '../../src/kube/index.js';
+import { serverFileName } from '../../src/kube/discovery-cache.js';
+import { adminKube, cluster, createCrd, createNamespace, deleteCrd, deleteNamespace, execProgram, uniqueName } from './helpers.js';
+
+const kube = adminKube();
+const ns = uniqueName('it-disc');
+const group = `${uniqueName('d')}.informer-trace.test`;
+const dir = mkdtempSync(join(tmpdir(), 'informer-trace-cache-'));
+const file = join(dir, 'discovery', `${serverFileName(kube.connection.server)}.json`);
+
+interface Kept {
+  savedAtMs: number;
+  resources: ResourceInfo[];
+}
+const kept = (): Kept => JSON.parse(readFileSync(file, 'utf8')) as Kept;
+
+function plugin(...args: string[]): ReturnType<typeof execProgram> {
+  return execProgram('bin/kubectl-informer_trace', [...args, '-n', ns, '--kubeconfig', cluster().kubeconfigPath], {
+    env: { ...process.env, INFORMER_TRACE_CACHE_DIR: dir },
+  });
+}
+
+beforeAll(async () => {
+  await createNamespace(kube, ns);
+  await kube.client.json(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', body: { metadata: { name: 'settings' }, data: { a: '1' } } });
+});
+
+afterAll(async () => {
+  await deleteNamespace(kube, ns);
+  await deleteCrd(kube, `sprockets.${group}`).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('discovery kept between runs', () => {
+  it('the first run keeps the server answer; the next resolves from it without asking', async () => {
+    const first = await plugin('cache', 'configmaps');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('settings');
+    const answer = kept();
+    expect(answer.resources.find((r) => r.resource === 'configmaps')).toMatchObject({ group: '', version: 'v1', namespaced: true });
+    expect(Date.now() - answer.savedAtMs).toBeLessThan(60_000);
+
+    // A short name the server has never had: only a run that reads the kept answer resolves it.
+    const configmaps = answer.resources.find((r) => r.resource === 'configmaps')!;
+    configmaps.shortNames = [...configmaps.shortNames, 'keptcm'];
+    writeFileSync(file, JSON.stringify(answer));
+    const next = await plugin('cache', 'keptcm');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('settings');
+  });
+
+  it('asks the server again for a kind defined since, and keeps that answer', async () => {
+    expect(kept().resources.some((r) => r.group === group)).toBe(false);
+    await createCrd(kube, group, { kind: 'Sprocket', plural: 'sprockets' });
+    const r = await plugin('cache', `sprockets.${group}`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('does not have a resource type');
+    expect(kept().resources.find((x) => x.group === group)).toMatchObject({ resource: 'sprockets', kind: 'Sprocket' });
+  });
+
+  it('does not use an answer older than six hours', async () => {
+    const answer = kept();
+    answer.resources.find((r) => r.resource === 'configmaps')!.shortNames.push('stalecm');
+    writeFileSync(file, JSON.stringify({ ...answer, savedAtMs: Date.now() - DISCOVERY_TTL_MS - 1000 }));
+    const r = await plugin('cache', 'stalecm');
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('error: the server does not have a resource type "stalecm"');
+    expect(kept().resources.find((x) => x.resource === 'configmaps')?.shortNames).not.toContain('stalecm');
+  });
+});
