@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 // client and its models as well, most of the plugin's startup time and memory.
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
-import { parse as parseYaml } from 'yaml';
+import { load as loadYaml } from 'js-yaml';
 import { UsageError } from '../errors.js';
 import { inCheckoutWith } from '../util/checkout.js';
 import { parseDuration } from '../util/duration.js';
@@ -101,11 +101,12 @@ function loadFile(file: string): KubeconfigFile {
 /** The clusters of a kubeconfig whose entry sets `disable-compression: true`, as kubectl reads it. */
 function compressionOffClusters(text: string): Set<string> {
   const names = new Set<string>();
-  // The file was parsed already; parse it again only when it names the field.
+  // The file was parsed already; parse it again only when it names the field, with the parser
+  // KubeConfig.loadFromString uses (a later duplicate key wins, as in JSON.parse).
   if (!text.includes('disable-compression')) return names;
   let doc: { clusters?: unknown } | null;
   try {
-    doc = parseYaml(text, { uniqueKeys: false }) as { clusters?: unknown } | null;
+    doc = loadYaml(text, { json: true }) as { clusters?: unknown } | null;
   } catch {
     return names;
   }
