@@ -3,8 +3,9 @@
 //
 //   node bench/clients/tree-snapshot.mjs --kubeconfig FILE --namespace NS --target RESOURCE.GROUP/NAME
 //
-// 1. Discovery (aggregated, one request each for /api and /apis: dist/kube's Discovery), and from
-//    it the same kinds the trace looks for children in (childCandidates of
+// 1. Discovery (aggregated, one request each for /api and /apis: dist/kube's Discovery, kept on
+//    disk between runs as the plugin's is and as kubectl-tree's is in kubectl's cache: warm after
+//    the warm-up run), and from it the same kinds the trace looks for children in (childCandidates of
 //    dist/trace: the target's scope, list and watch, no Events).
 // 2. One LIST of each of them in the namespace, all at once, full objects in JSON, each answer
 //    read whole and JSON.parse'd (as kubectl-tree does with client-go's dynamic client).
