@@ -3,10 +3,10 @@
 //
 //   node bench/clients/tree-snapshot.mjs --kubeconfig FILE --namespace NS --target RESOURCE.GROUP/NAME
 //
-// 1. Discovery (aggregated, one request each for /api and /apis: dist/kube's Discovery, kept on
-//    disk between runs as the plugin's is and as kubectl-tree's is in kubectl's cache: warm after
-//    the warm-up run), and from it the same kinds the trace looks for children in (childCandidates of
-//    dist/trace: the target's scope, list and watch, no Events).
+// 1. Discovery (aggregated, one request each for /api and /apis: dist/kube's Discovery): the
+//    target's type resolved from the answer an earlier run kept on disk, the kinds to look in from
+//    the server's answer, as the trace does (Discovery.served): the same kinds the trace looks for
+//    children in (childCandidates of dist/trace: the target's scope, list and watch, no Events).
 // 2. One LIST of each of them in the namespace, all at once, full objects in JSON, each answer
 //    read whole and JSON.parse'd (as kubectl-tree does with client-go's dynamic client).
 // 3. An index of the objects by their ownerReferences' uids, walked from the target
@@ -25,8 +25,8 @@ async function main() {
   const { client, discovery } = connect({ kubeconfig: args.kubeconfig });
   const slash = args.target.indexOf('/');
   const [type, name] = [args.target.slice(0, slash), args.target.slice(slash + 1)];
-  const all = await discovery.resources();
   const target = await discovery.resolve(type);
+  const all = await discovery.served();
   const kinds = childCandidates(all, target).map((c) => c.info);
   const t1 = performance.now();
   let bytes = 0;

@@ -151,6 +151,18 @@ describe('Discovery with a kept answer', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('served(): the server answer in place of a kept one, asked once', async () => {
+    const server = fakeServer([deployments]);
+    await new Discovery(server.client, store()).resources();
+    server.serve([deployments, widgets]);
+    server.requests.length = 0;
+    const discovery = new Discovery(server.client, store());
+    expect((await discovery.resources()).map((r) => r.resource)).toEqual(['deployments']);
+    expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
+    expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('asks the server after invalidate(), whatever is kept', async () => {
     const server = fakeServer([deployments]);
     await new Discovery(server.client, store()).resources();

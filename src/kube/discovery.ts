@@ -65,6 +65,16 @@ export class Discovery {
     return this.all;
   }
 
+  /**
+   * Every resource as the server serves it now: a kept answer of an earlier run is replaced by
+   * the server's first. For whoever looks through every kind (a trace's children), where a kind
+   * defined since would be missed without a word.
+   */
+  served(): Promise<ResourceInfo[]> {
+    if (this.all && this.all === this.kept) this.invalidate();
+    return this.resources();
+  }
+
   /** Forget what was discovered (after a CRD is created, for example): the server is asked next. */
   invalidate(): void {
     this.all = undefined;

@@ -31,7 +31,7 @@ describe('discoverChildren', () => {
     const widgets = info('example.com', 'widgets', 'Widget');
     const all = [widgets, info('', 'configmaps', 'ConfigMap'), info('', 'events', 'Event'), info('', 'nodes', 'Node', { namespaced: false })];
     let asked = 0;
-    const kinds = await discoverChildren({ resources: async () => (asked++, all) }, widgets);
+    const kinds = await discoverChildren({ served: async () => (asked++, all) }, widgets);
     expect(asked).toBe(1);
     expect(kinds).toEqual(childCandidates(all, widgets));
     expect(kinds.map((k) => `${k.info.resource}:${k.metadataOnly}`)).toEqual(['widgets:false', 'configmaps:true']);

@@ -123,9 +123,12 @@ export function childCandidates(all: ResourceInfo[], target: ResourceInfo): Disc
   return out;
 }
 
-/** The child kinds of `target`: every candidate, none asked yet (see FirstListGate). */
-export async function discoverChildren(discovery: Pick<Discovery, 'resources'>, target: ResourceInfo): Promise<DiscoveredKind[]> {
-  return childCandidates(await discovery.resources(), target);
+/**
+ * The child kinds of `target`: every candidate, none asked yet (see FirstListGate), from the
+ * server's answer rather than one kept from an earlier run, which may lack a kind defined since.
+ */
+export async function discoverChildren(discovery: Pick<Discovery, 'served'>, target: ResourceInfo): Promise<DiscoveredKind[]> {
+  return childCandidates(await discovery.served(), target);
 }
 
 /** Codes a first LIST answers that leave a kind out: forbidden, or not listable after all. */

@@ -551,7 +551,7 @@ describe('TraceSession', () => {
     const clock = new FakeClock();
     const kube = {
       connection: { server: 'https://fake', userName: 'tester' },
-      discovery: { resolve: async () => eventsInfo, resources: async () => kinds },
+      discovery: { resolve: async () => eventsInfo, served: async () => kinds },
     } as unknown as Kube;
     const session = newSession({
       kube,
