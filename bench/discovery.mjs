@@ -239,7 +239,7 @@ export async function ensureFixture(kubeconfig, scale, log = () => {}) {
   await until('the CRDs to be established and served', async () => {
     const established = (await gadgetCrds(client)).filter((c) => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
     if (established.length < crds) return false;
-    const served = (await connect({ kubeconfig }).discovery.resources()).filter((r) => r.group === GROUP);
+    const served = (await connect({ kubeconfig }).discovery.served()).filter((r) => r.group === GROUP);
     return (
       served.length >= crds &&
       (
