@@ -161,6 +161,10 @@ describe('Discovery with a kept answer', () => {
     expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
     expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
     expect(server.requests).toHaveLength(2);
+    // First thing asked of a new Discovery too.
+    server.serve([widgets]);
+    expect((await new Discovery(server.client, store()).served()).map((r) => r.resource)).toEqual(['widgets']);
+    expect(server.requests).toHaveLength(4);
   });
 
   it('asks the server after invalidate(), whatever is kept', async () => {

@@ -71,7 +71,7 @@ export class Discovery {
    * defined since would be missed without a word.
    */
   served(): Promise<ResourceInfo[]> {
-    if (this.all && this.all === this.kept) this.invalidate();
+    if (this.all === undefined || this.all === this.kept) this.invalidate();
     return this.resources();
   }
 
