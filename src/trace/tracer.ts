@@ -218,9 +218,9 @@ export class Tracer {
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     this.runSignal = signal;
-    // The chain's kinds are known now: what judging them needs is loaded before any is judged.
-    await this.readiness.prepare([this.target.info, ...this.chainInformers.children.map((c) => c.info)]);
-    await sync(this.informers());
+    // The chain's kinds are known now: what judging them needs (the CEL evaluator, ~40 ms to load)
+    // loads while the informers list, as nothing is judged before they synced.
+    await Promise.all([this.readiness.prepare([this.target.info, ...this.chainInformers.children.map((c) => c.info)]), sync(this.informers())]);
     if (this.discoveredKinds) this.discovered = discoveredKinds(this.discoveredKinds, this.chainInformers.dropLeftOut());
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
