@@ -1,6 +1,6 @@
 // Startup of one-shot commands, side by side with kubectl, in paired runs (BENCHMARKS.md, "Startup").
 //
-//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--verbose]
+//   npm run build && node bench/startup.mjs --kubeconfig FILE [--runs 10] [--installs 3] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--verbose]
 //
 // In the namespace bench-startup it creates (once) a Deployment `web` with one replica; no
 // controller needs to run. Then, run after run, in an order rotated each run:
@@ -16,7 +16,7 @@
 // kubectl takes 10–30 s there at 10,000 Pods, so these rows are not part of `npm run bench`).
 // With --before DIR (another checkout, built), its bin/ runs the same two commands, for a before/after
 // in one run. Wall time is from spawn to exit (to the "watching" line for the trace); peak RSS is what
-// /usr/bin/time -f %M says (none without GNU time). Then the first run after an install, three
+// /usr/bin/time -f %M says (none without GNU time). Then the first run after an install, --installs (3)
 // times: the package as `npm pack` makes it (from this checkout, built), installed by
 // `npm i -g --prefix` into a new folder, its bin run once with TMPDIR a new empty folder (so V8's
 // compile cache, in the system's temporary folder, is empty) and no discovery kept on disk, and
@@ -174,7 +174,7 @@ export function startupVariants({ kubeconfig, kubectl, verbose, before, podsName
 }
 
 /** One warm-up run each, then `runs` paired runs, the order rotated each run; samples per variant. */
-export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}, verbose = false, before, podsNamespace, podsOutputs }) {
+export async function measureStartup({ kubeconfig, kubectl, runs, installs = 3, log = () => {}, verbose = false, before, podsNamespace, podsOutputs }) {
   await ensureTarget(kubeconfig);
   const variants = startupVariants({ kubeconfig, kubectl, verbose, before, podsNamespace, podsOutputs });
   for (const v of variants) await v.run();
@@ -193,7 +193,7 @@ export async function measureStartup({ kubeconfig, kubectl, runs, log = () => {}
   const work = mkdtempSync(join(tmpdir(), 'informer-trace-install-'));
   try {
     const tarball = packed(work);
-    for (let r = 0; r < Math.min(3, runs); r++) {
+    for (let r = 0; r < installs; r++) {
       const prefix = join(work, `prefix-${r}`);
       const tmp = join(work, `tmp-${r}`);
       mkdirSync(tmp);
@@ -254,9 +254,10 @@ export const STARTUP_HEADER = ['measurement', 'client', 'median', 'range', '÷ k
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
   const runs = Number(args.runs ?? 10);
-  if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1) {
+  const installs = Number(args.installs ?? 3);
+  if (!args.kubeconfig || !Number.isInteger(runs) || runs < 1 || !Number.isInteger(installs) || installs < 1) {
     process.stderr.write(
-      'usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--json FILE] [--verbose]\n',
+      'usage: node bench/startup.mjs --kubeconfig FILE [--runs N] [--installs N] [--kubectl PATH] [--before DIR] [--pods-namespace NS [--pods-output json,yaml]] [--json FILE] [--verbose]\n',
     );
     process.exit(2);
   }
@@ -270,6 +271,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     kubeconfig: args.kubeconfig,
     kubectl: findKubectl(args.kubectl),
     runs,
+    installs,
     log,
     verbose: args.verbose === 'true',
     before: args.before,
