@@ -113,6 +113,15 @@ describe('where the answer is kept', () => {
 describe('Discovery with a kept answer', () => {
   const store = (): DiskDiscoveryStore => new DiskDiscoveryStore(join(dir, 'a.json'), SERVER);
 
+  /** An earlier run kept [deployments]; the server has served widgets too since. A new run's Discovery, no request counted yet. */
+  async function keptThenDefined(): Promise<{ server: ReturnType<typeof fakeServer>; discovery: Discovery }> {
+    const server = fakeServer([deployments]);
+    await new Discovery(server.client, store()).resources();
+    server.serve([deployments, widgets]);
+    server.requests.length = 0;
+    return { server, discovery: new Discovery(server.client, store()) };
+  }
+
   it('asks the server once, keeps its answer, and the next run asks nothing', async () => {
     const first = fakeServer([deployments]);
     expect(await new Discovery(first.client, store()).resolve('deploy')).toMatchObject({ group: 'apps', resource: 'deployments' });
@@ -123,11 +132,7 @@ describe('Discovery with a kept answer', () => {
   });
 
   it('asks the server again for a name the kept answer lacks, and keeps the new answer', async () => {
-    const server = fakeServer([deployments]);
-    await new Discovery(server.client, store()).resources();
-    server.serve([deployments, widgets]);
-    server.requests.length = 0;
-    const discovery = new Discovery(server.client, store());
+    const { server, discovery } = await keptThenDefined();
     expect(await discovery.resolve('widgets')).toMatchObject({ group: 'example.com' });
     expect(server.requests.sort()).toEqual(['/api', '/apis']);
     expect(
@@ -141,22 +146,14 @@ describe('Discovery with a kept answer', () => {
   });
 
   it('asks the server once for callers that miss in the same kept answer together', async () => {
-    const server = fakeServer([deployments]);
-    await new Discovery(server.client, store()).resources();
-    server.serve([deployments, widgets]);
-    server.requests.length = 0;
-    const discovery = new Discovery(server.client, store());
+    const { server, discovery } = await keptThenDefined();
     const found = await Promise.all([discovery.resolve('widgets'), discovery.forKind('example.com/v1', 'Widget'), discovery.first((r) => r.kind === 'Widget')]);
     expect(found.map((r) => r?.resource)).toEqual(['widgets', 'widgets', 'widgets']);
     expect(server.requests).toHaveLength(2);
   });
 
   it('served(): the server answer in place of a kept one, asked once', async () => {
-    const server = fakeServer([deployments]);
-    await new Discovery(server.client, store()).resources();
-    server.serve([deployments, widgets]);
-    server.requests.length = 0;
-    const discovery = new Discovery(server.client, store());
+    const { server, discovery } = await keptThenDefined();
     expect((await discovery.resources()).map((r) => r.resource)).toEqual(['deployments']);
     expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
     expect((await discovery.served()).map((r) => r.resource)).toEqual(['deployments', 'widgets']);
