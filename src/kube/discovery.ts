@@ -55,7 +55,10 @@ export class Discovery {
     private readonly store?: DiscoveryStore,
   ) {}
 
-  /** Every resource the server serves, preferred versions first within a group; core group first. */
+  /**
+   * Every resource the server serves, preferred versions first within a group; core group first.
+   * It may be an earlier run's kept answer: to wait for a kind defined since, use first() or served().
+   */
   resources(): Promise<ResourceInfo[]> {
     if (!this.all) {
       const kept = this.storeStale ? undefined : this.store?.read();
