@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { resourceInfo } from '../../tools/testing/resource-info.js';
 import type { KubeClient } from './client.js';
 import { Discovery } from './discovery.js';
@@ -58,21 +59,21 @@ function fakeServer(served: ResourceInfo[]): { client: KubeClient; requests: str
 
 describe('DiskDiscoveryStore', () => {
   it('gives back what it kept for the same server while it is younger than six hours', () => {
-    let now = 1_000_000;
-    const store = new DiskDiscoveryStore(join(dir, 'discovery', 'a.json'), SERVER, () => now);
+    const clock = new FakeClock(1_000_000);
+    const store = new DiskDiscoveryStore(join(dir, 'discovery', 'a.json'), SERVER, clock);
     expect(store.read()).toBeUndefined();
     store.write([deployments]);
     expect(store.read()).toEqual([deployments]);
-    now += DISCOVERY_TTL_MS - 1;
+    clock.set(1_000_000 + DISCOVERY_TTL_MS - 1);
     expect(store.read()).toEqual([deployments]);
-    now += 1;
+    clock.set(1_000_000 + DISCOVERY_TTL_MS);
     expect(store.read()).toBeUndefined();
     expect(statSync(join(dir, 'discovery', 'a.json')).mode & 0o777).toBe(0o600);
   });
 
   it('ignores a file of another server, another format, from the future or not JSON', () => {
     const file = join(dir, 'a.json');
-    const store = new DiskDiscoveryStore(file, SERVER, () => 5_000);
+    const store = new DiskDiscoveryStore(file, SERVER, new FakeClock(5_000));
     store.write([deployments]);
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     for (const changed of [{ server: 'https://10.0.0.2:6443' }, { format: 2 }, { savedAtMs: 6_000 }, { resources: 'x' }]) {

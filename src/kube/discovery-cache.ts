@@ -13,9 +13,10 @@
  * kinds, scopes and verbs, nothing from any object. A file that cannot be read or written is no
  * error: discovery then asks the server, as it would without a cache.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { realClock, type Clock } from '../clock.js';
 import type { ResourceInfo } from './types.js';
 
 /** How long a kept answer is trusted: kubectl's discovery cache lives as long. */
@@ -46,7 +47,7 @@ export class DiskDiscoveryStore implements DiscoveryStore {
   constructor(
     readonly file: string,
     private readonly server: string,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = realClock,
     private readonly ttlMs: number = DISCOVERY_TTL_MS,
   ) {}
 
@@ -57,21 +58,26 @@ export class DiskDiscoveryStore implements DiscoveryStore {
     } catch {
       return undefined;
     }
-    const age = this.now() - (kept.savedAtMs ?? Number.NEGATIVE_INFINITY);
+    const age = this.clock.now() - (kept.savedAtMs ?? Number.NEGATIVE_INFINITY);
     if (kept.format !== FORMAT || kept.server !== this.server || !Array.isArray(kept.resources)) return undefined;
     return age >= 0 && age < this.ttlMs ? kept.resources : undefined;
   }
 
   write(resources: ResourceInfo[]): void {
-    const body: CacheFile = { format: FORMAT, server: this.server, savedAtMs: this.now(), resources };
+    const body: CacheFile = { format: FORMAT, server: this.server, savedAtMs: this.clock.now(), resources };
     const partial = `${this.file}.${process.pid}.tmp`;
+    // Not kept when either step fails: the next run asks the server again.
     try {
       mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 });
       writeFileSync(partial, JSON.stringify(body), { mode: 0o600 });
+    } catch {
+      return;
+    }
+    try {
       // A rename replaces the file whole: a run reading it at the same time sees the old or the new.
       renameSync(partial, this.file);
     } catch {
-      // Not kept: the next run asks the server again.
+      rmSync(partial, { force: true });
     }
   }
 }
