@@ -8,15 +8,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISCOVERY_TTL_MS, type ResourceInfo } from '../../src/kube/index.js';
-import { serverFileName } from '../../src/kube/discovery-cache.js';
+import { DISCOVERY_TTL_MS, type DiskDiscoveryStore, discoveryStoreFor, type ResourceInfo } from '../../src/kube/index.js';
 import { adminKube, cluster, createCrd, createNamespace, deleteCrd, deleteNamespace, execProgram, uniqueName } from './helpers.js';
 
 const kube = adminKube();
 const ns = uniqueName('it-disc');
 const group = `${uniqueName('d')}.informer-trace.test`;
 const dir = mkdtempSync(join(tmpdir(), 'informer-trace-cache-'));
-const file = join(dir, 'discovery', `${serverFileName(kube.connection.server)}.json`);
+// Where the plugin, given this folder, keeps this server's answer.
+const { file } = discoveryStoreFor(kube.connection.server, { INFORMER_TRACE_CACHE_DIR: dir }) as DiskDiscoveryStore;
 
 interface Kept {
   savedAtMs: number;
