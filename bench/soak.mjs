@@ -9,7 +9,8 @@
 // plane of the launcher's, started there when none runs; default
 // $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results),
 // --heap-at MINUTES (default 30: each process writes a V8 heap snapshot then, and again at the end;
-// 0 for none), --heap-dir DIR (where they are kept; default a new folder under $TMPDIR),
+// 0 for none), --heap-dir DIR (where they are kept, with each process's stderr; default a new
+// folder under $TMPDIR),
 // --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
 // is shorter).
 //
@@ -453,6 +454,11 @@ const results = {
   topSnapshots: readFileSync(top.out, 'utf8').split('\n').filter(Boolean).length,
   eventsInProbeNamespace: { first: eventSamples[0]?.[1], peak: Math.max(...eventSamples.map(([, n]) => n ?? 0)), last: eventSamples.at(-1)?.[1] },
   stderr429Lines: { probe: mentions429(probe), top: mentions429(top) },
+  // Each round that did not converge, as the probe logged it (its cause).
+  roundsNotConverged: probe
+    .stderr()
+    .split('\n')
+    .filter((l) => /round \d+: (failed|timeout|abandoned)/.test(l)),
   processes: Object.fromEntries(
     procs.map((p) => {
       const rss = p.samples.map(([, y]) => y);
@@ -499,6 +505,8 @@ cluster.removeUser(PLUGINS);
 const keptUp = args['keep-cluster'] === 'true' || Boolean(args['cluster-dir']);
 if (keptUp) for (const ns of [PROBE_NS, CHURN_NS]) await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
 else await cluster.down();
+// The processes' own logs are kept beside their heap snapshots.
+if (HEAP_DIR) for (const p of procs) writeFileSync(join(HEAP_DIR, p.name, 'stderr.log'), p.stderr());
 rmSync(work, { recursive: true, force: true });
 if (args.json)
   writeFileSync(
