@@ -1,14 +1,18 @@
 // Two V8 heap snapshots (.heapsnapshot, as --heapsnapshot-signal writes them) side by side: the
 // heap's nodes grouped by kind and name (an object's name is its constructor's; strings, code and
 // arrays are grouped by kind alone), with the count and self size of each group in both, and the
-// groups that grew most. A benchmark's tool, not a test.
+// groups that grew most. With --content, strings are grouped by their text (its first 48
+// characters, each run of digits as #) and code by its name: what the strings that grew say. A
+// benchmark's tool, not a test.
 //
-//   node bench/lib/heap-diff.mjs EARLIER.heapsnapshot LATER.heapsnapshot [--top N] [--json]
+//   node bench/lib/heap-diff.mjs EARLIER.heapsnapshot LATER.heapsnapshot [--top N] [--json] [--content]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Count and self size per group of one snapshot, and its totals. */
-export function summarize(file) {
+const STRINGS = new Set(['string', 'concatenated string', 'sliced string']);
+
+/** Count and self size per group of one snapshot, and its totals; `content` groups strings by text and code by name. */
+export function summarize(file, { content = false } = {}) {
   const snap = JSON.parse(readFileSync(file, 'utf8'));
   const fields = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];
@@ -22,7 +26,13 @@ export function summarize(file) {
     const size = nodes[i + sizeAt];
     total += size;
     const named = type === 'object' || type === 'closure' || type === 'native' || type === 'hidden' || type === 'array';
-    const key = named ? `${type}:${strings[nodes[i + nameAt]]}` : type;
+    const key = named
+      ? `${type}:${strings[nodes[i + nameAt]]}`
+      : content && STRINGS.has(type)
+        ? `${type}:${strings[nodes[i + nameAt]].slice(0, 48).replace(/[0-9]+/g, '#').replace(/\s+/g, ' ')}`
+        : content && type === 'code'
+          ? `code:${strings[nodes[i + nameAt]].slice(0, 64)}`
+          : type;
     const g = groups.get(key);
     if (g) {
       g.count++;
@@ -57,12 +67,13 @@ export function instances(summary, names) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [first, second, ...rest] = process.argv.slice(2);
   if (!first || !second) {
-    process.stderr.write('usage: node bench/lib/heap-diff.mjs EARLIER.heapsnapshot LATER.heapsnapshot [--top N] [--json]\n');
+    process.stderr.write('usage: node bench/lib/heap-diff.mjs EARLIER.heapsnapshot LATER.heapsnapshot [--top N] [--json] [--content]\n');
     process.exit(2);
   }
   const topAt = rest.indexOf('--top');
   const top = topAt >= 0 ? Number(rest[topAt + 1]) : 20;
-  const d = diff(summarize(first), summarize(second), top);
+  const content = rest.includes('--content');
+  const d = diff(summarize(first, { content }), summarize(second, { content }), top);
   if (rest.includes('--json')) process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
   else {
     const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
