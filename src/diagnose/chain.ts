@@ -123,8 +123,10 @@ export async function diagnoseChainWithController(
   const chain = chainFromCaches(caches, target, options.eventsUnseen);
   const pods = chain.descendants.filter((d) => d.kind === 'Pod').map((d) => d.obj);
   const custom = isCustomResource(target.info);
-  const [nodes, leases, operator] = await Promise.all([
+  const [nodes, , leases, operator] = await Promise.all([
     readNodes(kube, pods, options.signal),
+    // Every kind the caches hold objects of can be judged (a trace prepares them as they arrive).
+    options.readiness.prepare([caches.target.info, ...caches.children.filter((c) => c.store.size() > 0).map((c) => c.info)]),
     readLeases(kube, options.signal),
     custom
       ? readControllerBehind(kube, target.info, chain.object, {

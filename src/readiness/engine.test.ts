@@ -137,12 +137,17 @@ describe('loadReadiness', () => {
     const engine = await loadReadiness({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'rules-')) } });
     const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } } as KubeObject;
     const cert = { apiVersion: 'cert-manager.io/v1', kind: 'Certificate', metadata: { name: 'c' }, status: {} } as KubeObject;
+    const certKind = { group: 'cert-manager.io', kind: 'Certificate' };
     expect(engine.judge(deploy).layer).toBe('builtin');
+    expect(engine.canJudge({ group: 'apps', kind: 'Deployment' })).toBe(true);
+    expect(engine.canJudge(certKind)).toBe(false);
     expect(() => engine.judge(cert)).toThrow(/the CEL evaluator is not loaded/);
-    await engine.prepare([
-      { group: 'apps', kind: 'Deployment' },
-      { group: 'cert-manager.io', kind: 'Certificate' },
-    ]);
+    // Kinds without library rules load nothing.
+    await engine.prepare([{ group: 'apps', kind: 'Deployment' }]);
+    expect(engine.canJudge(certKind)).toBe(false);
+    // Two callers preparing at once: both resolve with the evaluator loaded.
+    await Promise.all([engine.prepare([{ group: 'apps', kind: 'Deployment' }, certKind]), engine.prepare([certKind])]);
+    expect(engine.canJudge(certKind)).toBe(true);
     expect(engine.judge(cert)).toMatchObject({ status: 'InProgress', source: 'library/cert-manager.io.yaml' });
   });
 

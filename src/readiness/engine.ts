@@ -33,6 +33,7 @@ export async function loadCompiler(): Promise<Compiler> {
  */
 export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): Readiness {
   let cel = compiler;
+  let loading: Promise<Compiler> | undefined;
   if (!cel && (o.ready !== undefined || (o.files ?? []).length > 0)) throw new Error('readiness: rules to compile need the CEL evaluator');
   const celNow = (): Compiler | undefined => cel;
   const ready =
@@ -104,8 +105,12 @@ export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): 
     explain,
     hasReadiness,
     async prepare(kinds: readonly GroupKind[]) {
-      if (!cel && kinds.some((k) => builtinLibrary.match(k.group, k.kind) !== undefined)) cel = await loadCompiler();
+      if (cel || kinds.every((k) => builtinLibrary.match(k.group, k.kind) === undefined)) return;
+      // Callers that prepare at once share one load.
+      loading ??= loadCompiler();
+      cel = await loading;
     },
+    canJudge: (k) => cel !== undefined || builtinLibrary.match(k.group, k.kind) === undefined,
     childNotReady(obj, jo = {}) {
       if (obj.metadata?.deletionTimestamp || !hasReadiness(obj, jo)) return undefined;
       const v = judge(obj, { ...jo, target: false });

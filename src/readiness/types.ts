@@ -71,6 +71,11 @@ export interface Readiness {
    * once it has read its objects.
    */
   prepare(kinds: readonly GroupKind[]): Promise<void>;
+  /**
+   * Whether an object of this kind can be judged now: false only for a kind the library has rules
+   * for while the CEL evaluator is not loaded (prepare() it first).
+   */
+  canJudge(kind: GroupKind): boolean;
   /** The user's rules files read, for `--explain` and the docs' "what each command reads". */
   readonly files: readonly string[];
 }

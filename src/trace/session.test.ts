@@ -9,7 +9,10 @@ import { hopFigures, summarise, summaryLines } from '../view/trace-view.js';
 import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent, TreeNode } from './types.js';
-import { createReadiness } from '../readiness/index.js';
+import { createReadiness, loadReadiness } from '../readiness/index.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const readiness = await createReadiness();
 
@@ -103,6 +106,7 @@ function harness(objects: { deployments?: KubeObject[] } = {}, options: Partial<
     pods: new FakeListerWatcher({ description: 'pods in ns' }),
     events: new FakeListerWatcher(),
     widgets: new FakeListerWatcher(),
+    certificates: new FakeListerWatcher(),
   };
   const kube = { connection: { server: 'https://fake', userName: 'tester' }, discovery: { resolve: async () => eventsInfo } } as unknown as Kube;
   const interrupt = new AbortController();
@@ -508,6 +512,35 @@ describe('TraceSession', () => {
     await h.clock.step(10);
     const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
     expect(lines(h.session.snapshot().tree!).sort()).toEqual(['Deployment/web', '  ReplicaSet/web-b', '    Pod/p1', '  Widget/w', '    Pod/pw'].sort());
+    h.session.close();
+  });
+
+  it('loads the rules of a child kind only once its first object arrives, and judges that object by them', async () => {
+    const lazy = await loadReadiness({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'rules-')) } });
+    const certificates = info('cert-manager.io', 'certificates', 'Certificate');
+    const h = harness(undefined, { extraChildren: [certificates], readiness: lazy });
+    await started(h);
+    // Synced with no Certificate: the library's rules for it (and the CEL evaluator) are not loaded.
+    expect(lazy.canJudge(certificates)).toBe(false);
+    h.fakes.certificates!.add({
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Certificate',
+      metadata: {
+        name: 'tls',
+        namespace: 'ns',
+        uid: 'c1',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }],
+      },
+      status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Issuing' }] },
+    });
+    await settle(
+      h.clock,
+      (async () => {
+        while (!lazy.canJudge(certificates)) await new Promise((r) => setTimeout(r, 5));
+      })(),
+    );
+    const cert = h.session.snapshot().tree!.children.find((c) => c.ref.kind === 'Certificate');
+    expect(cert).toMatchObject({ ready: false, status: 'not ready' });
     h.session.close();
   });
 

@@ -151,6 +151,7 @@ export class TraceSession {
   async finish(): Promise<TraceSnapshot> {
     await this.ended;
     await this.lateEventsSettled();
+    await this.tracer.prepareArrived();
     return this.tracer.snapshot();
   }
 

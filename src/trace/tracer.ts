@@ -21,7 +21,7 @@ import { InMemoryMetricsProvider, RateLimitingQueue, defaultControllerRateLimite
 import { ChainCurrency } from './chain-currency.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainHandlers } from './chain-handlers.js';
-import { ChainInformers } from './chain-informers.js';
+import { ChainInformers, type ChildInformer } from './chain-informers.js';
 import { ChainTracker, type ReconcileView } from './chain-tracker.js';
 import { ChainView } from './chain-view.js';
 import { discoverChildren, discoveredKinds, type DiscoveredKind } from './child-discovery.js';
@@ -96,6 +96,8 @@ export class Tracer {
   private burst: BurstStats | undefined;
 
   private runSignal: AbortSignal | undefined;
+  /** Child kinds whose objects could not be judged yet: their readiness is prepared when their first object arrives. */
+  private unprepared: ChildInformer[] = [];
 
   constructor(options: TracerOptions) {
     this.clock = options.clock ?? realClock;
@@ -218,10 +220,14 @@ export class Tracer {
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     this.runSignal = signal;
-    // The chain's kinds are known now: what judging them needs (the CEL evaluator, ~40 ms to load)
-    // loads while the informers list, as nothing is judged before they synced.
-    await Promise.all([this.readiness.prepare([this.target.info, ...this.chainInformers.children.map((c) => c.info)]), sync(this.informers())]);
+    // What judging the target needs (the CEL evaluator, ~40 ms to load) loads while the informers
+    // list, as nothing is judged before they synced.
+    await Promise.all([this.readiness.prepare([this.target.info]), sync(this.informers())]);
     if (this.discoveredKinds) this.discovered = discoveredKinds(this.discoveredKinds, this.chainInformers.dropLeftOut());
+    // A child kind only once its informer holds an object: of the dozens of kinds a custom
+    // resource's children are looked for in, most hold none, and the evaluator costs ~5 MiB.
+    this.unprepared = this.chainInformers.children.filter((c) => !this.readiness.canJudge(c.info));
+    await this.prepareArrived();
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
     this.tracker.baseline(view);
@@ -252,6 +258,14 @@ export class Tracer {
     return { target, descendants, deletions: this.handlers.deletions, triggerSeenAt };
   }
 
+  /** Prepares the readiness of the child kinds whose first objects arrived since the last call (the worker's, and before a final snapshot). */
+  async prepareArrived(): Promise<void> {
+    const arrived = this.unprepared.filter((c) => c.informer.getIndexer().size() > 0);
+    if (arrived.length === 0) return;
+    await this.readiness.prepare(arrived.map((c) => c.info));
+    this.unprepared = this.unprepared.filter((c) => !this.readiness.canJudge(c.info));
+  }
+
   private async work(signal: AbortSignal): Promise<void> {
     for (;;) {
       const { item, shutdown } = await this.queue.get();
@@ -266,6 +280,7 @@ export class Tracer {
       if (wait > 0) await this.clock.sleep(wait, signal);
       this.pendingSince.delete(item);
       try {
+        if (this.unprepared.length > 0) await this.prepareArrived();
         if (item === EVENTS_KEY) this.events?.read(this.trigger);
         else this.reconcile();
         this.queue.forget(item);

@@ -128,6 +128,8 @@ function describeStatus(readiness: Readiness, gk: GroupKind, obj: KubeObject): T
   const ref = refOf(gk.kind, obj);
   const base = { ref, children: NO_CHILDREN, creationTimestamp: obj.metadata.creationTimestamp, deleting: Boolean(obj.metadata.deletionTimestamp) };
   if (!readiness.hasReadiness(obj, { kind: gk.kind })) return { ...base, ready: true, status: '' };
+  // The first object of its kind, arrived a moment ago: the tracer's worker prepares its rules before it reads it.
+  if (!readiness.canJudge(gk)) return { ...base, ready: false, status: 'not judged yet' };
   const v = readiness.judge(obj, { kind: gk.kind });
   const line = builtinKind(gk)?.line;
   if (line) return { ...base, ...line(obj, v) };
