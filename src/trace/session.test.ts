@@ -10,6 +10,7 @@ import { hopFiguresOf } from './hop-figures.js';
 import { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession, type Stall, type TraceSessionOptions } from './session.js';
 import type { TraceEvent, TreeNode } from './types.js';
 import { createReadiness, loadReadiness } from '../readiness/index.js';
+import { InMemoryMetricsProvider } from '../workqueue/index.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -513,6 +514,30 @@ describe('TraceSession', () => {
     const lines = (n: TreeNode, depth = 0): string[] => [`${'  '.repeat(depth)}${n.ref.kind}/${n.ref.name}`, ...n.children.flatMap((c) => lines(c, depth + 1))];
     expect(lines(h.session.snapshot().tree!).sort()).toEqual(['Deployment/web', '  ReplicaSet/web-b', '    Pod/p1', '  Widget/w', '    Pod/pw'].sort());
     h.session.close();
+  });
+
+  it('stops its work queue when closed, also after a start that failed: a shared metrics provider keeps nothing of it', async () => {
+    class Counting extends InMemoryMetricsProvider {
+      live = 0;
+      override registerUnfinishedWorkRefresher(name: string, refresh: () => void): () => void {
+        this.live++;
+        const off = super.registerUnfinishedWorkRefresher(name, refresh);
+        return () => {
+          this.live--;
+          off();
+        };
+      }
+    }
+    const provider = new Counting();
+    const failing = harness(undefined, { metricsProvider: provider });
+    failing.fakes.deployments!.failList(fakeErrors.forbidden('deployments.apps is forbidden'));
+    await expect(settle(failing.clock, failing.session.start())).rejects.toThrow(/forbidden/);
+    failing.session.close();
+    const ok = harness(undefined, { metricsProvider: provider });
+    await started(ok);
+    expect(provider.live).toBe(1);
+    ok.session.close();
+    expect(provider.live).toBe(0);
   });
 
   it('loads the rules of a child kind only once its first object arrives, and judges that object by them', async () => {

@@ -158,10 +158,15 @@ export class Tracer {
     return [this.chainInformers.target, ...this.chainInformers.children.map((c) => c.informer), ...(this.events ? [this.events.reader.informer] : [])];
   }
 
-  /** Takes this trace's handlers away from its informers (shared ones outlive it). */
+  /**
+   * Takes this trace's handlers away from its informers (shared ones outlive it) and stops its work
+   * queue, which a metrics provider shared across traces (the probe's) would otherwise keep, when
+   * the start failed before the run's signal could stop it.
+   */
   detach(): void {
     this.handlers.detach();
     this.events?.reader.detach();
+    this.queue.shutDown();
   }
 
   /** Events for the hops: events.k8s.io/v1 in the namespace, when the server serves them. */
