@@ -30,9 +30,10 @@
 //    After each fault, the time until the probe's next converged round.
 // 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the Events in the probe's
 //    namespace (what its Events informer holds), each process's open fds (/proc/PID/fd) and its
-//    active resources (timers, sockets: bench/lib/active-resources.mjs on SIGUSR2). At the end:
-//    RSS peak, final and slope (least squares, MiB/hour of wall time) after 2 min and over the
-//    late window, the fds and active resources over the run, the probe's rounds from its own
+//    active resources (timers, sockets) and its memory in parts (V8's heap spaces, what lies
+//    outside the heap: bench/lib/active-resources.mjs on SIGUSR2). At the end: RSS peak, final
+//    and slope (least squares, MiB/hour of wall time) after 2 min and over the late window, each
+//    part's slope over that window, the fds and active resources over the run, the probe's rounds from its own
 //    metrics against the rounds it started, and the heap snapshots compared
 //    (bench/lib/heap-diff.mjs): what grew, and how many informers, stores and traces are alive.
 // Every request goes to the local API server only; every loop is bounded in count and time.
@@ -142,7 +143,7 @@ function plugin(name, argv) {
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
   const exited = new Promise((res) => child.once('exit', (code) => res(code)));
-  return { name, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], heaps: [] };
+  return { name, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], memory: [], heaps: [] };
 }
 
 const probe = plugin('probe', [
@@ -178,14 +179,35 @@ const fds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
 /** A process's active resources by type (the preload answers SIGUSR2); undefined if it did not. */
 async function activeResources(p) {
+  return (await selfReport(p))?.counts;
+}
+
+/** What the preload writes on SIGUSR2: active resources, process.memoryUsage(), V8's heap spaces. */
+async function selfReport(p) {
   rmSync(p.resources, { force: true });
   p.child.kill('SIGUSR2');
   for (let i = 0; i < 50 && !existsSync(p.resources); i++) await sleep(100);
   try {
-    return JSON.parse(readFileSync(p.resources, 'utf8')).counts;
+    return JSON.parse(readFileSync(p.resources, 'utf8'));
   } catch {
     return undefined; // not written yet, or half written
   }
+}
+
+/** The parts of a process's memory in MiB: V8's heap spaces, what V8 holds outside them, and the rest of RSS. */
+function memoryParts(r) {
+  if (!r?.memory) return undefined;
+  const mib = (n) => n / 2 ** 20;
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = r.memory;
+  return {
+    heapUsed: mib(heapUsed),
+    heapTotal: mib(heapTotal),
+    external: mib(external),
+    arrayBuffers: mib(arrayBuffers),
+    // RSS that is not V8's heap: the executable, malloc'd memory (zlib, TLS, buffers), stacks.
+    outsideHeap: mib(rss - heapTotal),
+    ...Object.fromEntries(Object.entries(r.spaces ?? {}).map(([k, v]) => [`space:${k}`, mib(v)])),
+  };
 }
 
 /** A process writes a heap snapshot (SIGPWR, --heapsnapshot-signal); resolves with its path once written. */
@@ -371,7 +393,13 @@ const sampling = (async () => {
     for (const p of procs) if (p.child.exitCode === null) p.samples.push([at, rssMiB(p.child.pid)]);
     if (n++ % 6 === 0) {
       eventSamples.push([at, await eventsInProbeNamespace().catch(() => null)]);
-      for (const p of procs) if (p.child.exitCode === null) p.handles.push([at, fds(p.child.pid), await activeResources(p)]);
+      for (const p of procs) {
+        if (p.child.exitCode !== null) continue;
+        const r = await selfReport(p);
+        p.handles.push([at, fds(p.child.pid), r?.counts]);
+        const parts = memoryParts(r);
+        if (parts) p.memory.push([at, parts]);
+      }
     }
     if (HEAP_DIR && !heapTaken && Date.now() - startedAt >= HEAP_AT_MS && Date.now() + 300_000 < endAt) {
       heapTaken = true;
@@ -434,6 +462,15 @@ function slope(samples) {
   }
   return den === 0 ? 0 : (num / den) * 3600;
 }
+/** Each memory part's slope over the late window and its last value. */
+function lateParts(p) {
+  const lastAt = p.memory.at(-1)?.[0];
+  if (lastAt === undefined) return undefined;
+  const late = p.memory.filter(([x]) => x >= lastAt - SLOPE_LAST_MS / 1000);
+  const keys = Object.keys(late[0]?.[1] ?? {});
+  const round = (n) => Math.round(n * 100) / 100;
+  return Object.fromEntries(keys.map((k) => [k, { MiBPerHour: round(slope(late.map(([x, m]) => [x, m[k]]))), last: round(late.at(-1)[1][k]) }]));
+}
 const wallMin = (Date.now() - startedAt) / 60_000;
 const intervalS = Number.parseFloat(INTERVAL) * (INTERVAL.endsWith('ms') ? 0.001 : INTERVAL.endsWith('m') ? 60 : 1);
 const results = {
@@ -492,6 +529,8 @@ const results = {
             }),
           ),
           heap,
+          // Each part's slope over the late window (MiB/hour), and its value at the end: which part the RSS slope is.
+          lateSlopeByPart: lateParts(p),
           ...end[p.name],
         },
       ];
@@ -511,6 +550,10 @@ rmSync(work, { recursive: true, force: true });
 if (args.json)
   writeFileSync(
     args.json,
-    JSON.stringify({ ...results, samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles }])), eventSamples }, null, 2),
+    JSON.stringify(
+      { ...results, samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles, memory: p.memory }])), eventSamples },
+      null,
+      2,
+    ),
   );
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

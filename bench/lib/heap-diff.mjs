@@ -29,7 +29,10 @@ export function summarize(file, { content = false } = {}) {
     const key = named
       ? `${type}:${strings[nodes[i + nameAt]]}`
       : content && STRINGS.has(type)
-        ? `${type}:${strings[nodes[i + nameAt]].slice(0, 48).replace(/[0-9]+/g, '#').replace(/\s+/g, ' ')}`
+        ? `${type}:${strings[nodes[i + nameAt]]
+            .slice(0, 48)
+            .replace(/[0-9]+/g, '#')
+            .replace(/\s+/g, ' ')}`
         : content && type === 'code'
           ? `code:${strings[nodes[i + nameAt]].slice(0, 64)}`
           : type;
