@@ -206,7 +206,11 @@ function memoryParts(r) {
     arrayBuffers: mib(arrayBuffers),
     // RSS that is not V8's heap: the executable, malloc'd memory (zlib, TLS, buffers), stacks.
     outsideHeap: mib(rss - heapTotal),
-    ...Object.fromEntries(Object.entries(r.spaces ?? {}).map(([k, v]) => [`space:${k}`, mib(v)])),
+    ...Object.fromEntries(
+      Object.entries(r.spaces ?? {})
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => [`space:${k}`, mib(v)]),
+    ),
   };
 }
 
@@ -467,9 +471,9 @@ function lateParts(p) {
   const lastAt = p.memory.at(-1)?.[0];
   if (lastAt === undefined) return undefined;
   const late = p.memory.filter(([x]) => x >= lastAt - SLOPE_LAST_MS / 1000);
-  const keys = Object.keys(late[0]?.[1] ?? {});
+  const keys = [...new Set(late.flatMap(([, m]) => Object.keys(m)))];
   const round = (n) => Math.round(n * 100) / 100;
-  return Object.fromEntries(keys.map((k) => [k, { MiBPerHour: round(slope(late.map(([x, m]) => [x, m[k]]))), last: round(late.at(-1)[1][k]) }]));
+  return Object.fromEntries(keys.map((k) => [k, { MiBPerHour: round(slope(late.map(([x, m]) => [x, m[k] ?? 0]))), last: round(late.at(-1)[1][k] ?? 0) }]));
 }
 const wallMin = (Date.now() - startedAt) / 60_000;
 const intervalS = Number.parseFloat(INTERVAL) * (INTERVAL.endsWith('ms') ? 0.001 : INTERVAL.endsWith('m') ? 60 : 1);
