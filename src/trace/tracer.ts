@@ -225,13 +225,15 @@ export class Tracer {
   /** Runs the informers until they synced and takes the baseline. */
   async start(signal: AbortSignal, sync: (informers: SharedIndexInformer[]) => Promise<void>): Promise<void> {
     this.runSignal = signal;
-    // What judging the target needs (the CEL evaluator, ~40 ms to load) loads while the informers
-    // list, as nothing is judged before they synced.
-    await Promise.all([this.readiness.prepare([this.target.info]), sync(this.informers())]);
-    if (this.discoveredKinds) this.discovered = discoveredKinds(this.discoveredKinds, this.chainInformers.dropLeftOut());
-    // A child kind only once its informer holds an object: of the dozens of kinds a custom
-    // resource's children are looked for in, most hold none, and the evaluator costs ~5 MiB.
+    const synced = sync(this.informers());
+    // While the informers list (nothing is judged before they synced): what judging the target
+    // needs (the CEL evaluator, ~40 ms to load), and which child kinds have rules that need it
+    // (reading the library's files of their groups). A child kind is prepared once its informer
+    // holds an object: of the dozens of kinds a custom resource's children are looked for in, most
+    // hold none, and the evaluator costs ~5 MiB.
     this.unprepared = this.chainInformers.children.filter((c) => !this.readiness.canJudge(c.info));
+    await Promise.all([this.readiness.prepare([this.target.info]), synced]);
+    if (this.discoveredKinds) this.discovered = discoveredKinds(this.discoveredKinds, this.chainInformers.dropLeftOut());
     await this.prepareArrived();
     const view = this.view(true);
     this.targetUid = view.target?.ref.uid;
