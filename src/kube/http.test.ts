@@ -6,7 +6,8 @@ import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
-import { httpGet, isTlsErrorCode, readBody, sendRequest } from './http.js';
+import { gzipSync } from 'node:zlib';
+import { decodedBody, httpGet, isTlsErrorCode, readBody, sendRequest } from './http.js';
 
 let server: LoopbackServer;
 let base: string;
@@ -27,6 +28,10 @@ beforeAll(async () => {
       case '/big':
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('x'.repeat(4096));
+        return;
+      case '/gzip':
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        res.end(gzipSync('z'.repeat(100_000)));
         return;
       case '/redirect':
         res.writeHead(302, { location: '/ok' });
@@ -166,6 +171,21 @@ describe('sendRequest: idle timeout', () => {
     } finally {
       agent.destroy();
     }
+  });
+});
+
+describe('decodedBody', () => {
+  it('inflates a gzip answer, and once it is read the response holds nothing of the inflater (a kept response keeps no 64 KiB chunk)', async () => {
+    const res = await sendRequest(new URL(`${base}/gzip`), { headers: { 'accept-encoding': 'gzip' } });
+    const before = { close: res.listenerCount('close'), error: res.listenerCount('error') };
+    const body = decodedBody(res);
+    expect(body).not.toBe(res);
+    expect(res.listenerCount('close')).toBe(before.close + 1);
+    expect(await readBody(body)).toBe('z'.repeat(100_000));
+    await new Promise((resolve) => (body.closed ? resolve(undefined) : body.once('close', resolve)));
+    expect(res.listeners('close')).toHaveLength(before.close);
+    // What is left on 'error' is one listener that keeps a late error from crashing the process, and retains nothing.
+    expect(res.listeners('error').map((l) => l.name)).toContain('ignore');
   });
 });
 

@@ -228,15 +228,28 @@ export function decodedBody(res: IncomingMessage): ResponseStream {
   if (res.headers['content-encoding'] !== 'gzip') return res;
   const body = Object.assign(createGunzip({ chunkSize: INFLATE_CHUNK }), { statusCode: res.statusCode, headers: res.headers });
   res.pipe(body);
-  res.on('error', (err) => body.destroy(err));
-  res.on('close', () => {
+  const onError = (err: Error): void => {
+    body.destroy(err);
+  };
+  const onClose = (): void => {
     if (!res.complete) body.destroy(cutShort());
-  });
+  };
+  res.on('error', onError);
+  res.on('close', onClose);
   body.on('close', () => {
+    // Node's https agent keeps the first request of each connection it opens, and its response,
+    // for as long as the connection lives (a LIST's, when a WATCH reuses it): the response lets go
+    // of the inflater and its 64 KiB chunk here, so a kept response holds nothing of it.
+    res.off('error', onError);
+    res.off('close', onClose);
+    res.on('error', ignore);
     if (!res.complete) res.destroy();
   });
   return body;
 }
+
+/** An error of a response nobody reads any more (its body closed). */
+function ignore(): void {}
 
 export interface ReadOptions {
   signal?: AbortSignal | undefined;
