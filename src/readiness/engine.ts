@@ -90,6 +90,7 @@ export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): 
     return { verdict: decide(obj, jo, consulted), consulted };
   };
   const judge = (obj: KubeObject, jo: JudgeOptions = {}): Verdict => decide(obj, jo);
+  const canJudge = (k: GroupKind): boolean => cel !== undefined || builtinLibrary.match(k.group, k.kind) === undefined;
 
   const hasReadiness = (obj: KubeObject, jo: JudgeOptions = {}): boolean => {
     const { group, kind } = groupKindOf(obj, jo);
@@ -105,12 +106,12 @@ export function createReadiness(o: ReadinessOptions = {}, compiler?: Compiler): 
     explain,
     hasReadiness,
     async prepare(kinds: readonly GroupKind[]) {
-      if (cel || kinds.every((k) => builtinLibrary.match(k.group, k.kind) === undefined)) return;
+      if (kinds.every(canJudge)) return;
       // Callers that prepare at once share one load.
       loading ??= loadCompiler();
       cel = await loading;
     },
-    canJudge: (k) => cel !== undefined || builtinLibrary.match(k.group, k.kind) === undefined,
+    canJudge,
     childNotReady(obj, jo = {}) {
       if (obj.metadata?.deletionTimestamp || !hasReadiness(obj, jo)) return undefined;
       const v = judge(obj, { ...jo, target: false });
