@@ -44,7 +44,21 @@ describe('ProbeMetrics', () => {
         processingLatency: { counts: new Array(13).fill(0), sum: 0, count: 0 },
       } as never,
     ]);
-    m.watchStalled('leases.coordination.k8s.io in kube-system');
+    // A live informer counts as it stands at the scrape: the leader Leases', and the pool's.
+    const live = {
+      name: 'leases.coordination.k8s.io in kube-system',
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      lists: 1,
+      watches: 2,
+      watchStalls: 1,
+      queued: 0,
+      storeResourceVersion: '9',
+      processingLatency: { counts: new Array(13).fill(0), sum: 0, count: 0 },
+    };
+    const deployments = { ...live, name: 'deployments.apps', group: 'apps', resource: 'deployments', lists: 1, watches: 4, watchStalls: 0 };
+    m.setInformerSource(() => [live as never, deployments as never]);
     m.setLeaseSource(() => [{ namespace: 'kube-system', name: 'kube-scheduler', renewAgeMs: 1500, transitions: 4 } as never]);
     m.exportFailed();
     const exp = parseExposition(await m.render(), { format: 'prometheus' });
@@ -63,9 +77,18 @@ describe('ProbeMetrics', () => {
     expect(value('informer_trace_probe_lease_renew_age_seconds', { name: 'kube-scheduler' })).toBe(1.5);
     expect(value('informer_trace_probe_lease_transitions', { name: 'kube-scheduler' })).toBe(4);
     expect(value('informer_trace_probe_export_failures_total', { exporter: 'otlp' })).toBe(1);
-    expect(value('reflector_watches_total', { name: 'deployments.apps' })).toBe(3);
+    // The informers let go count on under their names, the live ones added: not one more per scrape.
+    expect(value('reflector_lists_total', { name: 'deployments.apps' })).toBe(3);
+    expect(value('reflector_watches_total', { name: 'deployments.apps' })).toBe(7);
     expect(value('informer_trace_probe_watch_stalls_total', { name: 'deployments.apps' })).toBe(1);
     expect(value('informer_trace_probe_watch_stalls_total', { name: 'leases.coordination.k8s.io in kube-system' })).toBe(1);
+    expect(value('reflector_watches_total', { name: 'leases.coordination.k8s.io in kube-system' })).toBe(2);
+    live.watches = 5;
+    const again = parseExposition(await m.render(), { format: 'prometheus' });
+    const watches = (name: string): number | undefined =>
+      again.families.flatMap((f) => f.samples).find((s) => s.name === 'reflector_watches_total' && s.labels.name === name)?.value;
+    expect(watches('leases.coordination.k8s.io in kube-system')).toBe(5);
+    expect(watches('deployments.apps')).toBe(7);
     expect(value('workqueue_adds_total', { name: 'informer-trace' })).toBe(1);
     expect(exp.families.find((f) => f.name === 'informer_trace_probe_hop_seconds')?.type).toBe('histogram');
   });
@@ -76,7 +99,7 @@ describe('ProbeMetrics', () => {
     expect(roundOutcome('interrupted')).toBeUndefined();
   });
 
-  it("exports client-go's informer metrics under its names, labels and buckets: the rounds' informers count on, the live ones as they are", async () => {
+  it("exports client-go's informer metrics under its names, labels and buckets: the informers let go count on, the live ones as they are", async () => {
     const m = new ProbeMetrics();
     const latency = { counts: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], sum: 20.0005, count: 2 };
     const round = {
@@ -110,7 +133,7 @@ describe('ProbeMetrics', () => {
     const pods = { name: 'pods', group: '', version: 'v1', resource: 'pods' };
     const value = (name: string, labels: Record<string, string>): number | undefined =>
       exp.families.flatMap((f) => f.samples).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
-    // The gauge holds the last round's value; the histogram adds both rounds.
+    // The gauge holds the last value let go; the histogram adds both.
     expect(value('informer_store_resource_version', pods)).toBe(42);
     expect(value('informer_processing_latency_seconds_count', pods)).toBe(4);
     expect(value('informer_processing_latency_seconds_sum', pods)).toBeCloseTo(40.001);

@@ -15,11 +15,12 @@
  *   labelled name, group, version, resource: informer_queued_items (gauge: keys in the FIFO),
  *   informer_store_resource_version (gauge: the 15 least significant digits of the store's
  *   resourceVersion) and informer_processing_latency_seconds (histogram, client-go's buckets: the
- *   time a popped item took to process). The rounds' informers count on across rounds under
- *   their names; the gauges hold the last value seen.
+ *   time a popped item took to process). The informers the rounds share, and the leader-Lease
+ *   informer, are read as they are at each scrape; those the probe let go (after a failed round)
+ *   count on under their names, and the gauges hold the last value seen.
  * - informer_trace_probe_watch_stalls_total{name}: watches of our informers given up because their
  *   connection stopped delivering while it stayed open (half-open, a hung API server); client-go
- *   has no such counter. The rounds' informers and the leader-Lease informer both count.
+ *   has no such counter.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnosis } from '../diagnose/index.js';
@@ -59,13 +60,12 @@ export class ProbeMetrics {
   private readonly rounds: Counter<'outcome'>;
   private readonly exportFailures: Counter<'exporter'>;
   private readonly diagnosis: Gauge<'verdict' | 'link'>;
-  private readonly reflectorLists: Counter<'name'>;
-  private readonly reflectorWatches: Counter<'name'>;
-  private readonly watchStalls: Counter<'name'>;
   private leases: () => LeaseSnapshot[] = () => [];
   private liveInformers: () => InformerStats[] = () => [];
-  /** Per informer (by its label set): the rounds' finished informers' values. */
+  /** Per informer (by its label set): the values of the informers let go. */
   private readonly informerSeries = new Map<string, InformerSeries>();
+  /** Per informer name: the reflector counts of the informers let go. */
+  private readonly retiredCounts = new Map<string, ReflectorCounts>();
 
   constructor() {
     const registers = [this.registry];
@@ -118,24 +118,26 @@ export class ProbeMetrics {
         for (const l of leases()) this.set({ namespace: l.namespace, name: l.name }, l.transitions);
       },
     });
-    this.reflectorLists = new Counter({
-      name: 'reflector_lists_total',
-      help: 'Total number of API lists done by the reflectors',
-      labelNames: ['name'],
-      registers,
-    });
-    this.reflectorWatches = new Counter({
-      name: 'reflector_watches_total',
-      help: 'Total number of API watches done by the reflectors',
-      labelNames: ['name'],
-      registers,
-    });
-    this.watchStalls = new Counter({
-      name: 'informer_trace_probe_watch_stalls_total',
-      help: 'Watches given up because their connection stopped delivering while it stayed open (a half-open connection or a hung API server).',
-      labelNames: ['name'],
-      registers,
-    });
+    // Counters read at each scrape: the informers let go, plus the live ones as they are.
+    const reflectorCounter = (name: string, help: string, pick: (c: ReflectorCounts) => number): void => {
+      const counter: Counter<'name'> = new Counter({
+        name,
+        help,
+        labelNames: ['name'],
+        registers,
+        collect: () => {
+          counter.reset();
+          for (const [informer, c] of this.reflectorCounts()) if (pick(c) > 0) counter.inc({ name: informer }, pick(c));
+        },
+      });
+    };
+    reflectorCounter('reflector_lists_total', 'Total number of API lists done by the reflectors', (c) => c.lists);
+    reflectorCounter('reflector_watches_total', 'Total number of API watches done by the reflectors', (c) => c.watches);
+    reflectorCounter(
+      'informer_trace_probe_watch_stalls_total',
+      'Watches given up because their connection stopped delivering while it stayed open (a half-open connection or a hung API server).',
+      (c) => c.watchStalls,
+    );
   }
 
   /** Where the Lease gauges read from. */
@@ -143,7 +145,7 @@ export class ProbeMetrics {
     this.leases = fn;
   }
 
-  /** Informers that outlive the rounds (read at each scrape). */
+  /** The informers running now (read at each scrape). */
   setInformerSource(fn: () => InformerStats[]): void {
     this.liveInformers = fn;
   }
@@ -157,17 +159,23 @@ export class ProbeMetrics {
     if (outcome === 'converged' && converged && snap.trigger) this.converge.observe((converged.observedAt - snap.trigger.at) / 1000);
   }
 
-  /** A round's informers, added to the reflector counters once the round is over. */
+  /** Informers let go (a failed round's pool): their values count on under their names. */
   recordInformers(stats: readonly InformerStats[]): void {
     for (const s of stats) {
-      if (s.lists > 0) this.reflectorLists.inc({ name: s.name }, s.lists);
-      if (s.watches > 0) this.reflectorWatches.inc({ name: s.name }, s.watches);
-      if (s.watchStalls > 0) this.watchStalls.inc({ name: s.name }, s.watchStalls);
+      const counts = this.retiredCounts.get(s.name) ?? { lists: 0, watches: 0, watchStalls: 0 };
+      this.retiredCounts.set(s.name, addCounts(counts, s));
       const series = this.series(s);
       series.queued = s.queued;
       series.storeResourceVersion = storeResourceVersionValue(s.storeResourceVersion);
       addLatency(series.latency, s.processingLatency);
     }
+  }
+
+  private reflectorCounts(): Map<string, ReflectorCounts> {
+    const all = new Map<string, ReflectorCounts>();
+    for (const [name, c] of this.retiredCounts) all.set(name, { ...c });
+    for (const s of this.liveInformers()) all.set(s.name, addCounts(all.get(s.name) ?? { lists: 0, watches: 0, watchStalls: 0 }, s));
+    return all;
   }
 
   private series(s: InformerStats): InformerSeries {
@@ -181,7 +189,7 @@ export class ProbeMetrics {
     return series;
   }
 
-  /** The client-go informer families: the finished rounds' informers, plus the live ones as they are now. */
+  /** The client-go informer families: the informers let go, plus the live ones as they are now. */
   renderInformers(): string {
     const all = new Map<string, InformerSeries>();
     for (const [k, v] of this.informerSeries) all.set(k, { ...v, latency: { ...v.latency, counts: [...v.latency.counts] } });
@@ -219,11 +227,6 @@ export class ProbeMetrics {
     return `${out.join('\n')}\n`;
   }
 
-  /** One stalled watch of an informer that outlives the rounds (the leader Leases'). */
-  watchStalled(name: string): void {
-    this.watchStalls.inc({ name });
-  }
-
   recordDiagnosis(d: Diagnosis): void {
     this.diagnosis.reset();
     this.diagnosis.set({ verdict: d.verdict, link: d.link ?? 'none' }, 1);
@@ -243,6 +246,12 @@ export class ProbeMetrics {
     const queues = this.workqueue.renderPrometheus();
     return `${ours.endsWith('\n') || ours === '' ? ours : `${ours}\n`}${queues}${this.renderInformers()}`;
   }
+}
+
+type ReflectorCounts = Pick<InformerStats, 'lists' | 'watches' | 'watchStalls'>;
+
+function addCounts(into: ReflectorCounts, s: ReflectorCounts): ReflectorCounts {
+  return { lists: into.lists + s.lists, watches: into.watches + s.watches, watchStalls: into.watchStalls + s.watchStalls };
 }
 
 interface InformerSeries {

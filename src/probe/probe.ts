@@ -4,6 +4,11 @@
  * chain with the same TraceSession as the CLI until the canary converged (or the round timed
  * out), diagnose it, record the metrics and export the trace. Nothing but the canary is written.
  *
+ * The rounds share their informers (an InformerPool, as the traces of a set do): each kind of the
+ * chain is listed once and then watched, not listed and watched anew every round. A round that
+ * fails lets them go, and the next one lists afresh: after an API server restart, a refused
+ * request or a namespace that went away, nothing is judged from a cache that may be stale.
+ *
  * A round that fails (the API server is restarting, a write is refused) is counted and the loop
  * goes on. A failure that retrying will not heal — the namespace or the --target does not exist,
  * RBAC refuses a request (403), the canary's name is taken — is a setting problem: it is logged
@@ -19,7 +24,6 @@ import { isDeletedFinalStateUnknown, runUntilSynced, SharedIndexInformer, splitM
 import {
   describeRequest,
   isApiError,
-  isConnectionStalled,
   isForbidden,
   isNotFound,
   namespaceExists,
@@ -33,7 +37,7 @@ import {
 } from '../kube/index.js';
 import type { TraceSpanExporter } from '../output/otlp.js';
 import { CONTROL_PLANE_LEASES, diagnoseChain } from '../diagnose/index.js';
-import { DEFAULT_COALESCE_MS, TraceSession, type TraceSnapshot, type TriggerRequest } from '../trace/index.js';
+import { clusterInformerPool, DEFAULT_COALESCE_MS, TraceSession, type InformerPool, type TraceSnapshot, type TriggerRequest } from '../trace/index.js';
 import { formatDuration } from '../util/duration.js';
 import type { Readiness } from '../readiness/index.js';
 import { ensureCanary, type CanarySpec } from './canary.js';
@@ -74,11 +78,15 @@ export class Probe {
   private lastProgressAt: number;
   private leaseObserver: LeaseObserver | undefined;
   private settingProblem: string | undefined;
+  private leaseInformer: SharedIndexInformer | undefined;
+  /** The informers the rounds share, until a round fails. */
+  private pool: InformerPool | undefined;
 
   constructor(private readonly options: ProbeOptions) {
     this.clock = options.clock ?? realClock;
     this.lastProgressAt = this.clock.now();
     options.metrics.setLeaseSource(() => this.leases());
+    options.metrics.setInformerSource(() => [...(this.leaseInformer ? [this.leaseInformer] : []), ...(this.pool?.informers() ?? [])].map((i) => i.stats()));
   }
 
   /** Ready once a round's informers synced against the API server, while no setting problem stands. */
@@ -144,6 +152,7 @@ export class Probe {
       stop.removeEventListener('abort', onStop);
       graceTimer?.stop();
       hard.abort();
+      this.letInformersGo();
       await leases.catch(() => undefined);
       this.leaseObserver?.close();
     }
@@ -171,6 +180,7 @@ export class Probe {
         timeoutMs: o.timeoutMs,
         syncTimeoutMs: o.syncTimeoutMs,
         signal,
+        pool: (this.pool ??= clusterInformerPool(o.kube, this.clock, signal)),
         metricsProvider: o.metrics.workqueue,
         clock: this.clock,
         onInformerEvent: (e, phase) => {
@@ -185,7 +195,6 @@ export class Probe {
       const snap = await session.finish();
       const outcome = roundOutcome(snap.outcome);
       const endedAt = session.endedAt ?? this.clock.now();
-      o.metrics.recordInformers(snap.informers);
       if (!outcome) {
         o.log(`round ${n}: abandoned (${snap.endMessage ?? 'stopping'}) after ${snap.hops.length} hops`);
         return { round: n, outcome, snapshot: snap };
@@ -219,6 +228,7 @@ export class Probe {
       }
       const message = oneLine(toCliError(err, { server: o.kube.connection.server, user: o.kube.connection.userName }));
       o.metrics.recordRound('failed', undefined);
+      this.letInformersGo();
       // A failure that may heal (the API server unreachable) is said each round; it does not end a setting problem.
       const problem = await this.classify(err, signal);
       if (problem !== undefined) this.noteProblem(problem);
@@ -227,6 +237,14 @@ export class Probe {
     } finally {
       session?.close();
     }
+  }
+
+  /** Stops the rounds' shared informers; their counts stay in the metrics, and the next round lists afresh. */
+  private letInformersGo(): void {
+    if (!this.pool) return;
+    this.options.metrics.recordInformers(this.pool.informers().map((i) => i.stats()));
+    this.pool.close();
+    this.pool = undefined;
   }
 
   /**
@@ -271,13 +289,9 @@ export class Probe {
     const namespace = CONTROL_PLANE_LEASES[0]!.namespace;
     const names = new Set(CONTROL_PLANE_LEASES.map((l) => l.name));
     const informer = new SharedIndexInformer(new ResourceListerWatcher(this.options.kube.client, LEASES, { namespace }), { clock: this.clock });
-    // It outlives the rounds, so its stalled watches are counted as they happen.
-    informer.onEvent((e) => {
-      if (e.kind === 'watch-closed' && isConnectionStalled(e.error)) this.options.metrics.watchStalled(informer.name);
-    });
+    this.leaseInformer = informer;
     const observer = new LeaseObserver({ clock: this.clock });
     this.leaseObserver = observer;
-    this.options.metrics.setInformerSource(() => [informer.stats()]);
     informer.addEventHandler(
       {
         onAdd: (obj, _initial, info) => {

@@ -13,10 +13,10 @@
  * - Handlers are the caller's: this only builds and holds the informers.
  */
 import type { Clock } from '../clock.js';
-import { OwnerUIDIndex, SharedIndexInformer, chainTransforms, ownerUIDIndexFunc } from '../informer/index.js';
-import { type GroupKind, groupKindKey, type KubeObject, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
+import { OwnerUIDIndex, runUntilSynced, SharedIndexInformer, chainTransforms, ownerUIDIndexFunc, type InformerEvent } from '../informer/index.js';
+import { type GroupKind, groupKindKey, type Kube, type KubeObject, type ListerWatcher, ResourceListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { FirstListGate, leftOut } from './child-discovery.js';
-import type { InformerPool } from './informer-pool.js';
+import { InformerPool } from './informer-pool.js';
 import { builtinKind, type ChildKind } from './kinds.js';
 import { slimManagedFields, stampReceivedAt } from './received-at.js';
 import type { ListerWatcherFactory } from './types.js';
@@ -129,6 +129,28 @@ export function chainInformer(lw: ListerWatcher, clock: Clock, options: { leaveO
     transform: chainTransforms(slimManagedFields, stampReceivedAt(clock)),
     ...(gate ? { signal: gate.signal } : {}),
   });
+}
+
+/**
+ * A pool of chain informers against the cluster, run under `signal` (closed when it aborts): the
+ * one a set of traces shares, or the probe's rounds one after another. `onEvent` hears every pooled
+ * informer's trouble while it syncs.
+ */
+export function clusterInformerPool(kube: Kube, clock: Clock, signal: AbortSignal, onEvent?: (e: InformerEvent) => void): InformerPool {
+  return new InformerPool(
+    (k) =>
+      chainInformer(
+        new ResourceListerWatcher(kube.client, k.info, {
+          namespace: k.namespace,
+          metadataOnly: k.metadataOnly,
+          ...(k.labelSelector ? { labelSelector: k.labelSelector } : {}),
+        }),
+        clock,
+        { leaveOutIfRefused: k.leaveOutIfRefused === true },
+      ),
+    (informers, options) => runUntilSynced(kube, informers, { ...options, ...(onEvent ? { onEvent } : {}) }),
+    signal,
+  );
 }
 
 /** The descendant kinds of a group and kind down the owner chain, each once: known ones, then extra ones and theirs. */

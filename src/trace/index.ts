@@ -16,6 +16,8 @@
  *   for a reader that judges the chain as it stands (a diagnosis).
  * - SetSession runs a change of many objects (a manifest folder applied, or the objects a selector
  *   finds): each traced object is a TraceSession, and the traces share their informers.
+ * - clusterInformerPool() makes the informers many traces share (a TraceSession's `pool`): a
+ *   set's traces at once, or the probe's rounds one after another.
  *
  * What it gives:
  * - subscribe(): every TraceEvent as it happens (the trigger, each hop, an Event attached to a
@@ -33,6 +35,8 @@
  * - Testable: time comes from an injected Clock and the cluster through a ListerWatcher factory.
  */
 export { DEFAULT_COALESCE_MS } from './tracer.js';
+export { clusterInformerPool } from './chain-informers.js';
+export type { InformerPool } from './informer-pool.js';
 export { LATE_EVENTS_MAX_MS, LATE_EVENTS_QUIET_MS, TraceSession } from './session.js';
 export type { Stall, TraceSessionOptions } from './session.js';
 export { memberLabel, memberStatus, selection, SetSession, watchingText } from './set-session.js';

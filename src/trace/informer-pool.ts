@@ -40,7 +40,7 @@ export interface PooledInformerKey {
 }
 
 export class InformerPool {
-  private readonly informers = new Map<string, SharedIndexInformer>();
+  private readonly byKey = new Map<string, SharedIndexInformer>();
   private readonly discovered = new Map<string, Promise<unknown>>();
   /** Per informer, the consistent Lists made of its collection (serverState()). */
   private readonly lists = new Map<SharedIndexInformer, ListSlot>();
@@ -71,8 +71,8 @@ export class InformerPool {
   /** The informer for `key`, made the first time it is asked for. */
   informer(key: PooledInformerKey): SharedIndexInformer {
     const id = keyOf(key);
-    let inf = this.informers.get(id);
-    if (!inf) this.informers.set(id, (inf = this.make(key)));
+    let inf = this.byKey.get(id);
+    if (!inf) this.byKey.set(id, (inf = this.make(key)));
     return inf;
   }
 
@@ -130,9 +130,14 @@ export class InformerPool {
     return p;
   }
 
+  /** The informers the pool runs. */
+  informers(): SharedIndexInformer[] {
+    return [...this.byKey.values()];
+  }
+
   /** How many informers the pool runs. */
   size(): number {
-    return this.informers.size;
+    return this.byKey.size;
   }
 
   /** Stops every informer. */

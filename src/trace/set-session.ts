@@ -21,15 +21,15 @@
  *   object once when it settles (subscribe()).
  */
 import { realClock, type Clock, type Timer } from '../clock.js';
-import { runUntilSynced, type InformerEvent, type SharedIndexInformer } from '../informer/index.js';
+import type { InformerEvent, SharedIndexInformer } from '../informer/index.js';
 import { UsageError } from '../errors.js';
 import { favourSmallHeap } from '../util/heap.js';
-import { apiVersionOf, groupResource, ObjectWriter, ResourceListerWatcher, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { apiVersionOf, groupResource, ObjectWriter, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { isSettled, type Readiness, type ReadinessStatus, type Verdict } from '../readiness/index.js';
 import { applyStep, inApplyOrder, APPLY_STEPS, type ApplyStep } from './apply-order.js';
-import { chainInformer } from './chain-informers.js';
+import { clusterInformerPool } from './chain-informers.js';
 import { isCustomResource } from './child-discovery.js';
-import { InformerPool } from './informer-pool.js';
+import type { InformerPool } from './informer-pool.js';
 import { receivedAt } from './received-at.js';
 import { TraceSession } from './session.js';
 import { APPLY_FIELD_MANAGER } from './triggers.js';
@@ -197,20 +197,7 @@ export class SetSession {
     favourSmallHeap();
     if (o.signal.aborted) this.controller.abort();
     o.signal.addEventListener('abort', () => this.stop('interrupted'), { once: true });
-    this.pool = new InformerPool(
-      (k) =>
-        chainInformer(
-          new ResourceListerWatcher(o.kube.client, k.info, {
-            namespace: k.namespace,
-            metadataOnly: k.metadataOnly,
-            ...(k.labelSelector ? { labelSelector: k.labelSelector } : {}),
-          }),
-          this.clock,
-          { leaveOutIfRefused: k.leaveOutIfRefused === true },
-        ),
-      (informers, options) => runUntilSynced(o.kube, informers, { ...options, ...(o.onInformerEvent ? { onEvent: o.onInformerEvent } : {}) }),
-      this.controller.signal,
-    );
+    this.pool = clusterInformerPool(o.kube, this.clock, this.controller.signal, o.onInformerEvent);
   }
 
   subscribe(fn: (e: SetEvent) => void): () => void {
