@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,16 @@ import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { resourceInfo } from '../../tools/testing/resource-info.js';
 import type { KubeClient } from './client.js';
 import { Discovery } from './discovery.js';
-import { cacheDir, DISCOVERY_TTL_MS, DiskDiscoveryStore, discoveryStoreFor, serverFileName } from './discovery-cache.js';
+import {
+  cacheDir,
+  DISCOVERY_TTL_MS,
+  DiskDiscoveryStore,
+  discoveryFile,
+  discoveryStoreFor,
+  KubectlDiscoveryCache,
+  kubectlDiscoveryDir,
+  serverFileName,
+} from './discovery-cache.js';
 import type { ResourceInfo } from './types.js';
 
 const SERVER = 'https://10.0.0.1:6443';
@@ -107,7 +116,112 @@ describe('where the answer is kept', () => {
     expect(cacheDir({})).toMatch(/[\\/]\.cache[\\/]informer-trace$/);
     expect(cacheDir({ INFORMER_TRACE_CACHE_DIR: 'off' })).toBeUndefined();
     expect(discoveryStoreFor(SERVER, { INFORMER_TRACE_CACHE_DIR: 'off' })).toBeUndefined();
-    expect((discoveryStoreFor(SERVER, { INFORMER_TRACE_CACHE_DIR: dir }) as DiskDiscoveryStore).file).toBe(join(dir, 'discovery', 'https_10.0.0.1_6443.json'));
+    expect(discoveryFile(SERVER, { INFORMER_TRACE_CACHE_DIR: dir })).toBe(join(dir, 'discovery', 'https_10.0.0.1_6443.json'));
+    discoveryStoreFor(SERVER, { INFORMER_TRACE_CACHE_DIR: dir, KUBECACHEDIR: join(dir, 'none') })!.write([deployments]);
+    expect(JSON.parse(readFileSync(discoveryFile(SERVER, { INFORMER_TRACE_CACHE_DIR: dir })!, 'utf8')).resources).toEqual([deployments]);
+  });
+
+  it("finds kubectl's cache for a server where client-go puts it: KUBECACHEDIR, else ~/.kube/cache", () => {
+    expect(kubectlDiscoveryDir('https://10.0.0.1:6443', { KUBECACHEDIR: '/k' })).toBe(join('/k', 'discovery', '10.0.0.1_6443'));
+    expect(kubectlDiscoveryDir('http://localhost:8080', { KUBECACHEDIR: '/k' })).toBe(join('/k', 'discovery', 'localhost_8080'));
+    expect(kubectlDiscoveryDir('https://[::1]:6443', { KUBECACHEDIR: '/k' })).toBe(join('/k', 'discovery', '___1__6443'));
+    expect(kubectlDiscoveryDir('https://api.example.com/k8s/clusters/c-1', {})).toMatch(
+      /[\\/]\.kube[\\/]cache[\\/]discovery[\\/]api\.example\.com\/k8s\/clusters\/c_1$/,
+    );
+  });
+});
+
+/**
+ * kubectl's discovery cache as client-go's disk cache writes it (APIGroupList, then an
+ * APIResourceList per group version): the core group first, apps with two versions (v1 preferred).
+ */
+function writeKubectlCache(root: string, writtenAt = new Date()): string {
+  const at = kubectlDiscoveryDir(SERVER, { KUBECACHEDIR: root });
+  const put = (file: string, doc: unknown): void => {
+    mkdirSync(join(at, file, '..'), { recursive: true });
+    writeFileSync(join(at, file), JSON.stringify(doc));
+    utimesSync(join(at, file), writtenAt, writtenAt);
+  };
+  put('servergroups.json', {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: [
+      { name: '', versions: [{ groupVersion: 'v1', version: 'v1' }], preferredVersion: { groupVersion: 'v1', version: 'v1' } },
+      {
+        name: 'apps',
+        versions: [
+          { groupVersion: 'apps/v1beta2', version: 'v1beta2' },
+          { groupVersion: 'apps/v1', version: 'v1' },
+        ],
+        preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+      },
+    ],
+  });
+  const pods = { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'], shortNames: ['po'], categories: ['all'] };
+  const deploy = {
+    name: 'deployments',
+    singularName: 'deployment',
+    namespaced: true,
+    kind: 'Deployment',
+    verbs: ['get', 'list', 'watch'],
+    shortNames: ['deploy'],
+  };
+  put('v1/serverresources.json', { kind: 'APIResourceList', groupVersion: 'v1', resources: [pods, { ...pods, name: 'pods/status', kind: 'Pod' }] });
+  put('apps/v1/serverresources.json', { kind: 'APIResourceList', groupVersion: 'apps/v1', resources: [deploy] });
+  put('apps/v1beta2/serverresources.json', { kind: 'APIResourceList', groupVersion: 'apps/v1beta2', resources: [deploy] });
+  return at;
+}
+
+describe("kubectl's discovery cache", () => {
+  it('gives every resource of its group versions, core first and preferred versions first, subresources left out', () => {
+    const at = writeKubectlCache(dir, new Date(1_000_000));
+    const kept = new KubectlDiscoveryCache(at, new FakeClock(1_000_000 + DISCOVERY_TTL_MS - 1)).read();
+    expect(kept?.resources.map((r) => `${r.group}/${r.version}/${r.resource}`)).toEqual(['/v1/pods', 'apps/v1/deployments', 'apps/v1beta2/deployments']);
+    expect(kept?.resources[0]).toMatchObject({ kind: 'Pod', namespaced: true, shortNames: ['po'], singularName: 'pod', categories: ['all'] });
+    expect(kept?.savedAtMs).toBe(1_000_000);
+  });
+
+  it('is read whole or not at all: a file six hours old, a group version missing, or one not JSON, and the server is asked', () => {
+    const at = writeKubectlCache(dir, new Date(1_000_000));
+    expect(new KubectlDiscoveryCache(at, new FakeClock(1_000_000 + DISCOVERY_TTL_MS)).read()).toBeUndefined();
+    const clock = new FakeClock(2_000_000);
+    const young = new Date(1_900_000);
+    utimesSync(join(at, 'servergroups.json'), young, young);
+    utimesSync(join(at, 'v1', 'serverresources.json'), young, young);
+    utimesSync(join(at, 'apps', 'v1', 'serverresources.json'), young, young);
+    // One group version still old.
+    expect(new KubectlDiscoveryCache(at, new FakeClock(1_000_000 + DISCOVERY_TTL_MS)).read()).toBeUndefined();
+    utimesSync(join(at, 'apps', 'v1beta2', 'serverresources.json'), young, young);
+    expect(new KubectlDiscoveryCache(at, clock).read()?.resources).toHaveLength(3);
+    rmSync(join(at, 'apps', 'v1beta2'), { recursive: true });
+    expect(new KubectlDiscoveryCache(at, clock).read()).toBeUndefined();
+    writeKubectlCache(dir, young);
+    writeFileSync(join(at, 'apps', 'v1', 'serverresources.json'), '{"kind":');
+    utimesSync(join(at, 'apps', 'v1', 'serverresources.json'), young, young);
+    expect(new KubectlDiscoveryCache(at, clock).read()).toBeUndefined();
+    expect(new KubectlDiscoveryCache(join(dir, 'nothing'), clock).read()).toBeUndefined();
+  });
+
+  it("stands in on a first run: no request, and the tool keeps it in its own file with the age of kubectl's", async () => {
+    const writtenAt = new Date(Date.now() - 60_000);
+    writeKubectlCache(join(dir, 'kube'), writtenAt);
+    const env = { INFORMER_TRACE_CACHE_DIR: join(dir, 'ours'), KUBECACHEDIR: join(dir, 'kube') };
+    const server = fakeServer([deployments]);
+    expect(await new Discovery(server.client, discoveryStoreFor(SERVER, env)).resolve('deploy')).toMatchObject({ group: 'apps', version: 'v1' });
+    expect(server.requests).toEqual([]);
+    const own = JSON.parse(readFileSync(join(dir, 'ours', 'discovery', 'https_10.0.0.1_6443.json'), 'utf8')) as {
+      savedAtMs: number;
+      resources: ResourceInfo[];
+    };
+    expect(own.savedAtMs).toBe(writtenAt.getTime());
+    expect(own.resources).toHaveLength(3);
+    // kubectl's gone: the tool's own file answers.
+    rmSync(join(dir, 'kube'), { recursive: true });
+    expect(await new Discovery(server.client, discoveryStoreFor(SERVER, env)).resolve('po')).toMatchObject({ resource: 'pods' });
+    expect(server.requests).toEqual([]);
+    // A name neither knows: the server is asked, as for the tool's own kept answer.
+    await expect(new Discovery(server.client, discoveryStoreFor(SERVER, env)).resolve('widgets')).rejects.toThrow('"widgets"');
+    expect(server.requests.sort()).toEqual(['/api', '/apis']);
   });
 });
 

@@ -12,11 +12,20 @@
  * ~/.cache/informer-trace; INFORMER_TRACE_CACHE_DIR=off keeps nothing. It holds resource names,
  * kinds, scopes and verbs, nothing from any object. A file that cannot be read or written is no
  * error: discovery then asks the server, as it would without a cache.
+ *
+ * With none of its own (the first run after an install), the tool reads kubectl's: the one every
+ * client-go program that takes kubectl's flags shares, $KUBECACHEDIR or ~/.kube/cache, under
+ * discovery/HOST_PORT: servergroups.json (the groups, each with its preferred version) and
+ * GROUP/VERSION/serverresources.json per group version, each trusted for six hours after it was
+ * written, as kubectl trusts them. It is read whole or not at all (a group version missing or
+ * stale: the server is asked), never written; what was read is kept in the tool's own file,
+ * with the age of kubectl's oldest file.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { realClock, type Clock } from '../clock.js';
+import { fromLegacy, versionsInOrder, type LegacyGroupList, type LegacyResourceList } from './discovery-docs.js';
 import type { ResourceInfo } from './types.js';
 
 /** How long a kept answer is trusted: kubectl's discovery cache lives as long. */
@@ -33,6 +42,12 @@ export interface DiscoveryStore {
   read(): ResourceInfo[] | undefined;
   /** Keeps `resources` for the next run. Never throws. */
   write(resources: ResourceInfo[]): void;
+}
+
+/** A kept answer and when it was fetched from the server. */
+interface Kept {
+  resources: ResourceInfo[];
+  savedAtMs: number;
 }
 
 interface CacheFile {
@@ -63,8 +78,9 @@ export class DiskDiscoveryStore implements DiscoveryStore {
     return age >= 0 && age < this.ttlMs ? kept.resources : undefined;
   }
 
-  write(resources: ResourceInfo[]): void {
-    const body: CacheFile = { format: FORMAT, server: this.server, savedAtMs: this.clock.now(), resources };
+  /** Keeps `resources` as fetched at `savedAtMs` (now, unless they were read from elsewhere). */
+  write(resources: ResourceInfo[], savedAtMs = this.clock.now()): void {
+    const body: CacheFile = { format: FORMAT, server: this.server, savedAtMs, resources };
     const partial = `${this.file}.${process.pid}.tmp`;
     // Not kept when either step fails: the next run asks the server again.
     try {
@@ -82,11 +98,90 @@ export class DiskDiscoveryStore implements DiscoveryStore {
   }
 }
 
-/** The store for the API server at `server`, or none when the environment turns the cache off. */
+/**
+ * kubectl's discovery cache for one API server, as client-go's disk-cached discovery client writes
+ * it; read, never written.
+ */
+export class KubectlDiscoveryCache {
+  constructor(
+    readonly dir: string,
+    private readonly clock: Clock = realClock,
+    private readonly ttlMs: number = DISCOVERY_TTL_MS,
+  ) {}
+
+  /** Every resource its files name, core group first, in discovery order; undefined unless every file is there and young enough. */
+  read(): Kept | undefined {
+    let oldest = Number.POSITIVE_INFINITY;
+    const doc = <T>(file: string): T | undefined => {
+      const path = join(this.dir, file);
+      const writtenAt = statSync(path).mtimeMs;
+      if (this.clock.now() - writtenAt >= this.ttlMs) return undefined;
+      oldest = Math.min(oldest, writtenAt);
+      return JSON.parse(readFileSync(path, 'utf8')) as T;
+    };
+    try {
+      const groups = doc<LegacyGroupList>('servergroups.json')?.groups;
+      if (!Array.isArray(groups) || groups.length === 0) return undefined;
+      const resources: ResourceInfo[] = [];
+      for (const g of groups) {
+        for (const version of versionsInOrder(g)) {
+          const list = doc<LegacyResourceList>(join(g.name === '' ? version : `${g.name}/${version}`, 'serverresources.json'));
+          if (!list || !Array.isArray(list.resources)) return undefined;
+          resources.push(...fromLegacy(list, g.name, version));
+        }
+      }
+      return { resources, savedAtMs: oldest };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The tool's own kept answer, else kubectl's (kept in the tool's file from then on). */
+class OwnThenKubectl implements DiscoveryStore {
+  constructor(
+    private readonly own: DiskDiscoveryStore,
+    private readonly kubectl: KubectlDiscoveryCache,
+  ) {}
+
+  read(): ResourceInfo[] | undefined {
+    const own = this.own.read();
+    if (own) return own;
+    const kubectl = this.kubectl.read();
+    if (kubectl) this.own.write(kubectl.resources, kubectl.savedAtMs);
+    return kubectl?.resources;
+  }
+
+  write(resources: ResourceInfo[]): void {
+    this.own.write(resources);
+  }
+}
+
+/**
+ * The store for the API server at `server`: the tool's own file, then kubectl's cache; none when
+ * the environment turns the cache off.
+ */
 export function discoveryStoreFor(server: string, env: NodeJS.ProcessEnv = process.env): DiscoveryStore | undefined {
+  const file = discoveryFile(server, env);
+  if (!file) return undefined;
+  return new OwnThenKubectl(new DiskDiscoveryStore(file, server), new KubectlDiscoveryCache(kubectlDiscoveryDir(server, env)));
+}
+
+/** The tool's own file for the API server at `server`; none when the environment turns the cache off. */
+export function discoveryFile(server: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const dir = cacheDir(env);
-  if (!dir) return undefined;
-  return new DiskDiscoveryStore(join(dir, 'discovery', `${serverFileName(server)}.json`), server);
+  return dir ? join(dir, 'discovery', `${serverFileName(server)}.json`) : undefined;
+}
+
+/**
+ * Where kubectl keeps discovery for `server`: $KUBECACHEDIR or ~/.kube/cache, then discovery/ and
+ * the server's address without its scheme, every character but letters, digits, `_`, `/`, `.`,
+ * `(` and `)` written as `_` (client-go's rule: `https://10.0.0.1:6443` is `10.0.0.1_6443`).
+ */
+export function kubectlDiscoveryDir(server: string, env: NodeJS.ProcessEnv = process.env): string {
+  const root = env.KUBECACHEDIR || join(homedir(), '.kube', 'cache');
+  const host = server.replace('https://', '').replace('http://', '');
+  return join(root, 'discovery', host.replace(/[^\w/.()]/g, '_'));
 }
 
 /** The cache folder: INFORMER_TRACE_CACHE_DIR, else the user's cache folder; undefined when off. */

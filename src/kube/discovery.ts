@@ -9,38 +9,11 @@ import { UsageError } from '../errors.js';
 import { closest } from '../util/suggest.js';
 import type { KubeClient } from './client.js';
 import type { DiscoveryStore } from './discovery-cache.js';
+import { fromAggregated, fromLegacy, versionsInOrder, type AggregatedList, type LegacyGroupList, type LegacyResourceList } from './discovery-docs.js';
 import type { ResourceInfo } from './types.js';
 
 const aggregatedAccept =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-
-interface AggregatedList {
-  kind?: string;
-  items?: {
-    metadata?: { name?: string };
-    versions?: {
-      version: string;
-      resources?: {
-        resource: string;
-        responseKind?: { group?: string; version?: string; kind?: string };
-        scope?: string;
-        singularResource?: string;
-        shortNames?: string[];
-        verbs?: string[];
-        categories?: string[];
-      }[];
-    }[];
-  }[];
-}
-
-interface LegacyResourceList {
-  groupVersion: string;
-  resources: { name: string; singularName?: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[]; categories?: string[] }[];
-}
-
-interface LegacyGroupList {
-  groups: { name: string; preferredVersion?: { version: string }; versions: { version: string }[] }[];
-}
 
 export class Discovery {
   private all: Promise<ResourceInfo[]> | undefined;
@@ -135,11 +108,9 @@ export class Discovery {
     const coreList = await this.client.json<LegacyResourceList>('/api/v1');
     out.push(...fromLegacy(coreList, '', 'v1'));
     const docs = await Promise.all(
-      groupList.groups.flatMap((g) => {
-        const preferred = g.preferredVersion?.version ?? g.versions[0]?.version;
-        const ordered = [preferred, ...g.versions.map((v) => v.version).filter((v) => v !== preferred)];
-        return ordered.map(async (v) => ({ g: g.name, v: v!, doc: await this.client.json<LegacyResourceList>(`/apis/${g.name}/${v}`).catch(() => undefined) }));
-      }),
+      groupList.groups.flatMap((g) =>
+        versionsInOrder(g).map(async (v) => ({ g: g.name, v, doc: await this.client.json<LegacyResourceList>(`/apis/${g.name}/${v}`).catch(() => undefined) })),
+      ),
     );
     for (const d of docs) if (d.doc) out.push(...fromLegacy(d.doc, d.g, d.v));
     return out;
@@ -190,46 +161,6 @@ export class Discovery {
     );
     return found;
   }
-}
-
-function fromAggregated(doc: AggregatedList, forcedGroup: string | undefined): ResourceInfo[] {
-  const out: ResourceInfo[] = [];
-  for (const g of doc.items ?? []) {
-    const group = forcedGroup ?? g.metadata?.name ?? '';
-    for (const v of g.versions ?? []) {
-      for (const r of v.resources ?? []) {
-        if (r.resource.includes('/')) continue;
-        out.push({
-          group,
-          version: v.version,
-          resource: r.resource,
-          kind: r.responseKind?.kind ?? '',
-          namespaced: r.scope === 'Namespaced',
-          shortNames: r.shortNames ?? [],
-          singularName: r.singularResource ?? '',
-          verbs: r.verbs ?? [],
-          ...(r.categories ? { categories: r.categories } : {}),
-        });
-      }
-    }
-  }
-  return out;
-}
-
-function fromLegacy(doc: LegacyResourceList, group: string, version: string): ResourceInfo[] {
-  return doc.resources
-    .filter((r) => !r.name.includes('/'))
-    .map((r) => ({
-      group,
-      version,
-      resource: r.name,
-      kind: r.kind,
-      namespaced: r.namespaced,
-      shortNames: r.shortNames ?? [],
-      singularName: r.singularName || r.kind.toLowerCase(),
-      verbs: r.verbs,
-      ...(r.categories ? { categories: r.categories } : {}),
-    }));
 }
 
 /**

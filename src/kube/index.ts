@@ -39,7 +39,15 @@ export {
   type TlsOptions,
 } from './http.js';
 export { Discovery, matchResource } from './discovery.js';
-export { CACHE_DIR_ENV, DISCOVERY_TTL_MS, DiskDiscoveryStore, discoveryStoreFor, type DiscoveryStore } from './discovery-cache.js';
+export {
+  CACHE_DIR_ENV,
+  DISCOVERY_TTL_MS,
+  DiskDiscoveryStore,
+  discoveryFile,
+  discoveryStoreFor,
+  kubectlDiscoveryDir,
+  type DiscoveryStore,
+} from './discovery-cache.js';
 export { ResourceListerWatcher, resourcePath, type ListerWatcherOptions } from './lister-watcher.js';
 export { ApiLeaseClient, LEASES, leaseCandidateResource } from './lease-client.js';
 export { toCliError, type ErrorContext } from './cli-errors.js';
