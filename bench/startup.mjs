@@ -19,8 +19,9 @@
 // /usr/bin/time -f %M says (none without GNU time). Then the first run after an install, --installs (3)
 // times: the package as `npm pack` makes it (from this checkout, built), installed by
 // `npm i -g --prefix` into a new folder, its bin run once with TMPDIR a new empty folder (so V8's
-// compile cache, in the system's temporary folder, is empty) and no discovery kept on disk, and
-// once more (warm).
+// compile cache, in the system's temporary folder, is empty) and no discovery of its own kept on
+// disk (kubectl's, which the kubectl runs wrote, is there), once more (warm), and once more as a
+// new user of kubectl too (no discovery kept by either, another empty TMPDIR).
 //
 // Prints a Markdown table (median, range, ratio to kubectl) and, with --json FILE, the samples.
 // run.mjs runs it as its `startup` phase.
@@ -190,6 +191,7 @@ export async function measureStartup({ kubeconfig, kubectl, runs, installs = 3, 
   // The first run after `npm i -g`, and the second.
   const first = [];
   const second = [];
+  const noKubectlCache = [];
   const work = mkdtempSync(join(tmpdir(), 'informer-trace-install-'));
   try {
     const tarball = packed(work);
@@ -199,16 +201,23 @@ export async function measureStartup({ kubeconfig, kubectl, runs, installs = 3, 
       mkdirSync(tmp);
       execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--offline', tarball], { stdio: 'ignore' });
       const installed = [join(prefix, 'bin', 'kubectl-informer_trace'), 'cache', 'deploy', '-n', STARTUP_NS];
-      // A new user: no compile cache, and no discovery kept from earlier runs (src/kube/discovery-cache.ts).
+      // A new user of the plugin: no compile cache, and no discovery of its own kept from earlier
+      // runs (src/kube/discovery-cache.ts), only kubectl's (~/.kube/cache, from the kubectl runs above).
       const env = { KUBECONFIG: kubeconfig, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, INFORMER_TRACE_CACHE_DIR: join(tmp, 'cache') };
       first.push(await once(installed, { env, verbose }));
       second.push(await once(installed, { env, verbose }));
+      // A new user of kubectl too: no discovery kept by either.
+      const bare = join(work, `bare-${r}`);
+      mkdirSync(bare);
+      const none = { ...env, TMPDIR: bare, INFORMER_TRACE_CACHE_DIR: join(bare, 'cache'), KUBECACHEDIR: join(bare, 'kube-cache') };
+      noKubectlCache.push(await once(installed, { env: none, verbose }));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   samples.set('ours: cache deploy, first run after npm i -g', first);
   samples.set('ours: cache deploy, second run after npm i -g', second);
+  samples.set("ours: cache deploy, first run after npm i -g, no kubectl cache either", noKubectlCache);
   return samples;
 }
 
