@@ -217,7 +217,7 @@ export async function measureStartup({ kubeconfig, kubectl, runs, installs = 3, 
   }
   samples.set('ours: cache deploy, first run after npm i -g', first);
   samples.set('ours: cache deploy, second run after npm i -g', second);
-  samples.set("ours: cache deploy, first run after npm i -g, no kubectl cache either", noKubectlCache);
+  samples.set('ours: cache deploy, first run after npm i -g, no kubectl cache either', noKubectlCache);
   return samples;
 }
 
