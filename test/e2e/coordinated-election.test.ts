@@ -53,6 +53,8 @@ const dir = mkdtempSync(join(tmpdir(), 'informer-trace-cle-'));
 let cle: LocalCluster | undefined;
 let kube: Kube;
 let kubeconfig: string;
+/** The client-go candidate, built (or found in the cache) before the tests: a cold build takes minutes. */
+let candidate: string;
 
 function plane(): LocalCluster {
   if (!cle) throw new Error('the coordinated control plane did not start');
@@ -94,6 +96,7 @@ function settled(): Promise<LeaseWatchView> {
 
 beforeAll(async () => {
   if (!tmuxInstalled()) throw new Error('the TUI steps need tmux on PATH (apt-get install -y tmux)');
+  candidate = await buildFixture(join(repoRoot, 'test', 'fixtures', 'coordinated-candidate', 'build.sh'), 'the coordinated candidate');
   cle = await LocalCluster.up({ dir, leaderElection: 'coordinated', nodes: 1, log: () => undefined });
   kubeconfig = cle.kubeconfigPath;
   kube = connect({ kubeconfig });
@@ -314,7 +317,7 @@ describe('a control plane of its own with coordinated leader election', () => {
     const ns = 'it-coordinated';
     const lease = 'fixture';
     await createNamespace(kube, ns);
-    const binary = await buildFixture(join(repoRoot, 'test', 'fixtures', 'coordinated-candidate', 'build.sh'), 'the coordinated candidate');
+    const binary = candidate;
     const start = (identity: string): Promise<Operators> =>
       startOperators({
         name: 'coordinated-candidate',
