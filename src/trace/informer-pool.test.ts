@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { ServerState, SharedIndexInformer } from '../informer/index.js';
 import type { ResourceInfo } from '../kube/index.js';
@@ -108,5 +109,22 @@ describe('InformerPool', () => {
     expect(started.map((s) => s.at)).toEqual([10, 12, 13, 20, 20]);
     started[4]!.resolve(state('3'));
     expect(await again).toEqual(state('3'));
+  });
+
+  it('closes with its parent signal, and once closed is no longer held by it', () => {
+    const parent = new AbortController();
+    const make = (): InformerPool =>
+      new InformerPool(
+        () => ({}) as SharedIndexInformer,
+        async () => undefined,
+        parent.signal,
+      );
+    // The probe's rounds: a pool let go after each failed round, the command's signal living on.
+    for (let i = 0; i < 3; i++) make().close();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    const open = make();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    parent.abort();
+    expect(open.signal.aborted).toBe(true);
   });
 });

@@ -45,6 +45,8 @@ export class InformerPool {
   /** Per informer, the consistent Lists made of its collection (serverState()). */
   private readonly lists = new Map<SharedIndexInformer, ListSlot>();
   private readonly controller = new AbortController();
+  private readonly parent: AbortSignal | undefined;
+  private readonly onParentAbort = (): void => this.controller.abort();
 
   /**
    * @param make makes the informer for a key the first time it is asked for (chainInformer()).
@@ -60,7 +62,8 @@ export class InformerPool {
     private readonly list: ListNow = listNow,
   ) {
     if (parent?.aborted) this.controller.abort();
-    parent?.addEventListener('abort', () => this.controller.abort(), { once: true });
+    this.parent = parent;
+    parent?.addEventListener('abort', this.onParentAbort, { once: true });
   }
 
   /** Aborts when the pool is closed: what the informers run under. */
@@ -140,8 +143,12 @@ export class InformerPool {
     return this.byKey.size;
   }
 
-  /** Stops every informer. */
+  /**
+   * Stops every informer, and lets go of the parent signal: a pool closed while its parent lives on
+   * (the probe's, after a failed round) is not kept by the parent's listener.
+   */
   close(): void {
+    this.parent?.removeEventListener('abort', this.onParentAbort);
     this.controller.abort();
   }
 }
