@@ -162,8 +162,7 @@ export class ProbeMetrics {
   /** Informers let go (a failed round's pool): their values count on under their names. */
   recordInformers(stats: readonly InformerStats[]): void {
     for (const s of stats) {
-      const counts = this.retiredCounts.get(s.name) ?? { lists: 0, watches: 0, watchStalls: 0 };
-      this.retiredCounts.set(s.name, addCounts(counts, s));
+      this.retiredCounts.set(s.name, addCounts(this.retiredCounts.get(s.name) ?? NO_COUNTS, s));
       const series = this.series(s);
       series.queued = s.queued;
       series.storeResourceVersion = storeResourceVersionValue(s.storeResourceVersion);
@@ -172,9 +171,9 @@ export class ProbeMetrics {
   }
 
   private reflectorCounts(): Map<string, ReflectorCounts> {
-    const all = new Map<string, ReflectorCounts>();
-    for (const [name, c] of this.retiredCounts) all.set(name, { ...c });
-    for (const s of this.liveInformers()) all.set(s.name, addCounts(all.get(s.name) ?? { lists: 0, watches: 0, watchStalls: 0 }, s));
+    // addCounts makes a new record: the retired ones are not changed.
+    const all = new Map(this.retiredCounts);
+    for (const s of this.liveInformers()) all.set(s.name, addCounts(all.get(s.name) ?? NO_COUNTS, s));
     return all;
   }
 
@@ -249,6 +248,8 @@ export class ProbeMetrics {
 }
 
 type ReflectorCounts = Pick<InformerStats, 'lists' | 'watches' | 'watchStalls'>;
+
+const NO_COUNTS: ReflectorCounts = { lists: 0, watches: 0, watchStalls: 0 };
 
 function addCounts(into: ReflectorCounts, s: ReflectorCounts): ReflectorCounts {
   return { lists: into.lists + s.lists, watches: into.watches + s.watches, watchStalls: into.watchStalls + s.watchStalls };
