@@ -28,7 +28,7 @@
 //    that every watch opens again into the 429s; afterwards both objects are deleted. The soak's
 //    own requests (churn, faults) go as another user, so the churn goes on through the burst.
 //    After each fault, the time until the probe's next converged round.
-// 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the Events in the probe's
+// 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the load average, the Events in the probe's
 //    namespace (what its Events informer holds), each process's open fds (/proc/PID/fd) and its
 //    active resources (timers, sockets) and its memory in parts (V8's heap spaces, what lies
 //    outside the heap: bench/lib/active-resources.mjs on SIGUSR2). At the end: RSS peak, final
@@ -385,6 +385,8 @@ const startedAt = Date.now();
 const endAt = startedAt + MINUTES * 60_000;
 const faultLog = [];
 const eventSamples = [];
+/** The machine's 1-minute load average each minute: what ran beside the soak. */
+const loadSamples = [];
 let heapTaken = false;
 const churning = churn();
 let nextFault = startedAt + FAULT_EVERY_MS;
@@ -396,6 +398,7 @@ const sampling = (async () => {
     const at = (Date.now() - startedAt) / 1000;
     for (const p of procs) if (p.child.exitCode === null) p.samples.push([at, rssMiB(p.child.pid)]);
     if (n++ % 6 === 0) {
+      loadSamples.push([at, Math.round(loadavg()[0] * 100) / 100]);
       eventSamples.push([at, await eventsInProbeNamespace().catch(() => null)]);
       for (const p of procs) {
         if (p.child.exitCode !== null) continue;
@@ -475,10 +478,20 @@ function lateParts(p) {
   const round = (n) => Math.round(n * 100) / 100;
   return Object.fromEntries(keys.map((k) => [k, { MiBPerHour: round(slope(late.map(([x, m]) => [x, m[k] ?? 0]))), last: round(late.at(-1)[1][k] ?? 0) }]));
 }
+/** The 1-minute load average over the run and over the late window: min, median, max. */
+function loadSummary() {
+  const lastAt = loadSamples.at(-1)?.[0] ?? 0;
+  const stats = (xs) => {
+    const v = xs.map(([, y]) => y).sort((a, b) => a - b);
+    return v.length ? { min: v[0], median: v[v.length >> 1], max: v.at(-1) } : undefined;
+  };
+  return { run: stats(loadSamples), late: stats(loadSamples.filter(([x]) => x >= lastAt - SLOPE_LAST_MS / 1000)) };
+}
 const wallMin = (Date.now() - startedAt) / 60_000;
 const intervalS = Number.parseFloat(INTERVAL) * (INTERVAL.endsWith('ms') ? 0.001 : INTERVAL.endsWith('m') ? 60 : 1);
 const results = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), loadavg: loadavg() },
+  load: loadSummary(),
   wallMin: Math.round(wallMin * 10) / 10,
   interval: INTERVAL,
   churn: churnStats,
@@ -555,7 +568,12 @@ if (args.json)
   writeFileSync(
     args.json,
     JSON.stringify(
-      { ...results, samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles, memory: p.memory }])), eventSamples },
+      {
+        ...results,
+        samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles, memory: p.memory }])),
+        eventSamples,
+        loadSamples,
+      },
       null,
       2,
     ),
