@@ -19,6 +19,7 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
 import { decodedBody, readBytes, sendRequest, type ResponseStream } from './http.js';
+import { Http2Connections, Http2Unsupported } from './http2.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
 import { ProtobufListStreamDecoder } from './protobuf/stream.js';
@@ -49,6 +50,8 @@ export interface RawResponse {
 
 interface Prepared {
   agent: Agent | undefined;
+  /** The connections over HTTP/2, when the client speaks it to this server. */
+  http2: Http2Connections | undefined;
   headers: Record<string, string>;
   auth: string | undefined;
 }
@@ -63,6 +66,7 @@ export class KubeClient {
   private prepared: Promise<Prepared> | undefined;
   private preparedAt = 0;
   private agent: Agent | undefined;
+  private http2: Http2Connections | undefined;
   readonly server: URL;
   /** No byte from the server for this long fails a request (ETIMEDOUT); 0 = never. */
   readonly idleTimeoutMs: number;
@@ -83,6 +87,11 @@ export class KubeClient {
     readonly compression = true,
     /** Default: the longer of the server's 60 s and --request-timeout, plus 15 s. */
     idleTimeoutMs?: number,
+    /**
+     * Send the requests over HTTP/2 (src/kube/http2.ts) when the server is reached over TLS without
+     * a proxy and speaks it; HTTP/1.1 otherwise.
+     */
+    readonly useHttp2 = false,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     this.server = new URL(cluster?.server ?? 'https://localhost');
@@ -96,6 +105,8 @@ export class KubeClient {
    * theirs.
    */
   dropIdleConnections(): number {
+    // Over HTTP/2 the requests under way share a connection: it is pinged, and closed if silent.
+    const h2 = this.http2?.checkLiveness();
     const agent: HttpAgent = this.agent ?? (this.server.protocol === 'https:' ? httpsGlobalAgent : httpGlobalAgent);
     // The global agents serve other hosts too; the name of a pool starts with host:port.
     const ours = this.agent
@@ -109,7 +120,7 @@ export class KubeClient {
         closed++;
       }
     }
-    return closed;
+    return closed + (h2?.closed ?? 0);
   }
 
   private prepare(): Promise<Prepared> {
@@ -121,8 +132,19 @@ export class KubeClient {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = String(v);
       // A credentials refresh keeps the connections: only the headers change on a timed re-read.
-      if (this.server.protocol === 'https:' && (!this.agent || this.credentialsTtlMs === 0)) this.agent = keepAliveAgent(opts.agent);
-      return { agent: this.agent, headers, auth: opts.auth };
+      if (this.server.protocol === 'https:' && (!this.agent || this.credentialsTtlMs === 0)) {
+        const agent = keepAliveAgent(opts.agent);
+        if (agent !== this.agent && this.useHttp2 && agent?.constructor === Agent && !this.http2?.unsupported) {
+          // New TLS material (a credentials refresh): requests under way keep their connection.
+          this.http2?.close({ graceful: true });
+          const { secureContext, rejectUnauthorized, servername } = agent.options;
+          this.http2 = new Http2Connections(this.server.origin, {
+            tls: { secureContext, ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) },
+          });
+        }
+        this.agent = agent;
+      }
+      return { agent: this.agent, http2: this.http2, headers, auth: opts.auth };
     })();
     return this.prepared;
   }
@@ -160,19 +182,27 @@ export class KubeClient {
       headers['content-type'] = init.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));
     }
+    const send = {
+      method: init.method,
+      headers,
+      body,
+      signal: init.signal,
+      timeoutMs: init.timeoutMs ?? this.requestTimeoutMs,
+      idleTimeoutMs: this.idleTimeoutMs,
+      idleTimeoutCoversBody: !init.stream,
+    };
     try {
-      const res = await sendRequest(url, {
-        method: init.method,
-        headers,
-        body,
-        signal: init.signal,
-        timeoutMs: init.timeoutMs ?? this.requestTimeoutMs,
-        idleTimeoutMs: this.idleTimeoutMs,
-        idleTimeoutCoversBody: !init.stream,
-        agent: prepared.agent,
-        auth: prepared.auth,
-      });
-      return decodedBody(res);
+      if (prepared.http2 && !prepared.http2.unsupported) {
+        // node:https turns `auth` into this header; over HTTP/2 it is ours to write.
+        const basic: Record<string, string> =
+          prepared.auth && !headers.authorization ? { authorization: `Basic ${Buffer.from(prepared.auth).toString('base64')}` } : {};
+        try {
+          return decodedBody(await prepared.http2.request(url, { ...send, headers: { ...headers, ...basic } }));
+        } catch (err) {
+          if (!(err instanceof Http2Unsupported)) throw err;
+        }
+      }
+      return decodedBody(await sendRequest(url, { ...send, agent: prepared.agent, auth: prepared.auth }));
     } catch (err) {
       throw init.signal?.aborted ? err : this.networkError(err as NodeJS.ErrnoException, init.describe);
     }

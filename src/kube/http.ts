@@ -115,7 +115,7 @@ export function sendRequest(url: URL, opts: SendOptions): Promise<IncomingMessag
           if (opts.idleTimeoutCoversBody === false) idle.stop();
           else {
             idle.touch();
-            idle.response = res;
+            idle.body = res;
             res.once('close', idle.stop);
           }
         }
@@ -149,28 +149,22 @@ export function sendRequest(url: URL, opts: SendOptions): Promise<IncomingMessag
 }
 
 /**
- * Destroys a request when no byte arrived on its socket for `ms`. Bytes are seen on the socket
- * ('data', which the HTTP parser reads too), so a body that trickles in keeps it alive; one timer
- * per request, re-armed for what is left when it fires early.
+ * Fails a request when no byte of it arrived for `ms`: one timer, re-armed for what is left when it
+ * fires early. `touch` hears of each arrival (what the transport sees: a socket's bytes over
+ * HTTP/1.1, a stream's chunks over HTTP/2); a `body` its reader holds paused (back-pressure) is
+ * not the server's silence. Once stopped, it never fires.
  */
-class IdleWatchdog {
-  response: IncomingMessage | undefined;
+export class SilenceWatchdog {
+  body: Readable | undefined;
   private last = Date.now();
   private timer: NodeJS.Timeout | undefined;
-  private socket: Socket | undefined;
-  private stopped = false;
+  protected stopped = false;
 
   constructor(
-    private readonly req: ClientRequest,
     private readonly ms: number,
+    private readonly fail: (err: NodeJS.ErrnoException) => void,
   ) {
     this.timer = setTimeout(this.check, ms);
-    req.once('socket', (s: Socket) => {
-      if (this.stopped) return;
-      this.socket = s;
-      s.on('data', this.touch);
-    });
-    req.once('close', this.stop);
   }
 
   readonly touch = (): void => {
@@ -180,19 +174,15 @@ class IdleWatchdog {
   private readonly check = (): void => {
     this.timer = undefined;
     if (this.stopped) return;
-    const res = this.response;
-    // A reader that holds the body paused (back-pressure) is not the server's silence.
-    if (res && (res.isPaused() || res.readableLength > 0)) this.touch();
+    const body = this.body;
+    if (body && (body.isPaused() || body.readableLength > 0)) this.touch();
     const left = this.last + this.ms - Date.now();
     if (left > 0) {
       this.timer = setTimeout(this.check, left);
       return;
     }
-    const err = Object.assign(new Error(`nothing arrived from the server for ${formatDuration(this.ms)}`), { code: 'ETIMEDOUT' });
     this.stop();
-    // As for the timeout above: once the answer has begun, its body carries the error.
-    if (res) res.destroy(err);
-    else this.req.destroy(err);
+    this.fail(Object.assign(new Error(`nothing arrived from the server for ${formatDuration(this.ms)}`), { code: 'ETIMEDOUT' }));
   };
 
   readonly stop = (): void => {
@@ -200,9 +190,38 @@ class IdleWatchdog {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.release();
+  };
+
+  /** What a transport lets go of when the watchdog stops. */
+  protected release(): void {}
+}
+
+/**
+ * Over HTTP/1.1, bytes are seen on the request's socket ('data', which the HTTP parser reads too),
+ * so a body that trickles in keeps it alive; once the answer has begun, its body carries the error.
+ */
+class IdleWatchdog extends SilenceWatchdog {
+  private socket: Socket | undefined;
+
+  constructor(req: ClientRequest, ms: number) {
+    super(ms, (err) => {
+      if (this.body) this.body.destroy(err);
+      else req.destroy(err);
+    });
+    req.once('socket', (s: Socket) => {
+      // A pooled socket outlives the request: no listener is left on it once stopped.
+      if (this.stopped) return;
+      this.socket = s;
+      s.on('data', this.touch);
+    });
+    req.once('close', this.stop);
+  }
+
+  protected override release(): void {
     this.socket?.off('data', this.touch);
     this.socket = undefined;
-  };
+  }
 }
 
 /** An answer whose body is read as it arrives: the response itself, or its body gunzipped. */
@@ -224,7 +243,7 @@ const cutShort = (): NodeJS.ErrnoException => Object.assign(new Error('the answe
  * headers; an error of the response, or its connection closing early, reaches it as an error,
  * and destroying it before its end destroys the response.
  */
-export function decodedBody(res: IncomingMessage): ResponseStream {
+export function decodedBody(res: Readable & Pick<IncomingMessage, 'statusCode' | 'headers' | 'complete'>): ResponseStream {
   if (res.headers['content-encoding'] !== 'gzip') return res;
   const body = Object.assign(createGunzip({ chunkSize: INFLATE_CHUNK }), { statusCode: res.statusCode, headers: res.headers });
   res.pipe(body);

@@ -55,6 +55,7 @@ export { kubeconfigHttpsCredentials, type HttpsCredentials } from './https-crede
 
 import { loadConnection, type Connection, type ConnectionFlags } from './config.js';
 import { KubeClient } from './client.js';
+import { HTTP2_ENV } from './http2.js';
 import { Discovery } from './discovery.js';
 import { discoveryStoreFor } from './discovery-cache.js';
 
@@ -73,6 +74,8 @@ export function connect(flags: ConnectionFlags): Kube {
     connection.userName,
     connection.credentialsTtlMs ?? 0,
     connection.compression,
+    undefined,
+    process.env[HTTP2_ENV] === '1',
   );
   return { connection, client, discovery: new Discovery(client, discoveryStoreFor(connection.server)) };
 }

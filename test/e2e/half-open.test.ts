@@ -13,24 +13,24 @@
  * The plugins run in-process; the API server itself is never touched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
-import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
 import { FaultProxy, type ProxiedConnection } from '../../tools/cluster/fault-proxy.js';
 import {
   adminKube,
   cacheFromStream,
+  cacheLines,
   cluster,
-  ndjsonLines,
+  connectionsClosed,
   createNamespace,
+  deltasOf,
   deleteNamespace,
   eventually,
-  freshList,
-  sameCache,
   startCli,
+  streamMatchesFreshList,
   uniqueName,
+  watchConfigMaps,
   type LiveCli,
 } from './helpers.js';
 
@@ -42,11 +42,8 @@ const ARRIVES_WITHIN_MS = 75_000;
 const STALL_LINE =
   /^warning: watch (stalled: nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|request got no answer within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
 
-type Line = DeltaLine | MarkerLine | SyncedLine;
-
-const lines = (cli: LiveCli): Line[] => ndjsonLines<Line>(cli.stdout());
-
-const deltas = (all: Line[]): DeltaLine[] => all.filter((l): l is DeltaLine => l.kind === 'delta');
+const lines = cacheLines;
+const deltas = deltasOf;
 const stallLines = (cli: LiveCli): string[] =>
   cli
     .stderr()
@@ -57,17 +54,8 @@ function cmPath(name?: string): string {
   return `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 }
 
-const freshConfigMaps = (): Promise<Map<string, string>> => freshList(kube, cmPath());
-
 async function createConfigMap(name: string): Promise<KubeObject> {
   return kube.client.json<KubeObject>(cmPath(), { method: 'POST', body: { metadata: { name }, data: { made: 'while the watch was cut off' } } });
-}
-
-/** Starts `cache configmaps -n NS --watch -o ndjson` through the proxy and waits for its sync. */
-async function watchConfigMaps(kubeconfig: string, signal: AbortSignal): Promise<LiveCli> {
-  const cli = startCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', '--kubeconfig', kubeconfig], { signal });
-  await eventually('the synced line', async () => lines(cli).some((l) => l.kind === 'synced'), 60_000, 50);
-  return cli;
 }
 
 describe('a watch whose connection goes half-open, or whose API server hangs', () => {
@@ -89,7 +77,7 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
 
   it('cache --watch: a change made while the connection is half-open arrives on a new connection within 75 s, said once; the cache equals a fresh List', async () => {
     const stop = new AbortController();
-    const cli = await watchConfigMaps(kubeconfig, stop.signal);
+    const cli = await watchConfigMaps(ns, kubeconfig, stop.signal);
     try {
       const before = lines(cli).length;
       const atFreeze: ProxiedConnection[] = proxy.connections().filter((c) => !c.closed);
@@ -122,20 +110,10 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
       const ids = new Set(atFreeze.map((c) => c.id));
       expect(proxy.connections().some((c) => !ids.has(c.id) && !c.closed)).toBe(true);
       proxy.thaw();
-      await eventually(
-        'every connection open at the freeze to be closed',
-        async () =>
-          proxy
-            .connections()
-            .filter((c) => ids.has(c.id))
-            .every((c) => c.closed),
-        10_000,
-        50,
-      );
+      await connectionsClosed(proxy, ids, 10_000);
 
       // The cache equals a fresh List (straight from the API server) once the stream caught up.
-      const fresh = await freshConfigMaps();
-      await eventually('the stream to match a fresh List', async () => sameCache(cacheFromStream(lines(cli)), fresh), 10_000, 100);
+      const fresh = await streamMatchesFreshList(cli, kube, cmPath());
       expect([...cacheFromStream(lines(cli)).keys()].sort()).toEqual([...fresh.keys()].sort());
     } finally {
       proxy.thaw();
@@ -146,7 +124,7 @@ describe('a watch whose connection goes half-open, or whose API server hangs', (
 
   it('cache --watch against a hung API server (new connections unanswered too): given up within 60 s, tried again; the change arrives once it answers', async () => {
     const stop = new AbortController();
-    const cli = await watchConfigMaps(kubeconfig, stop.signal);
+    const cli = await watchConfigMaps(ns, kubeconfig, stop.signal);
     try {
       const before = lines(cli).length;
       proxy.freeze({ newConnections: true });

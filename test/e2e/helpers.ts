@@ -12,7 +12,9 @@ import type { ProgramFactory } from '../../src/cli/run.js';
 import { startCli as startCliWith, type CliResult, type LiveCli } from '../../tools/testing/cli.js';
 import { ApiLeaseClient, connect, type Kube, type KubeObject } from '../../src/kube/index.js';
 import type { Hop } from '../../src/trace/index.js';
-import type { DeltaLine } from '../../src/view/cache-view.js';
+import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
+import type { FaultProxy } from '../../tools/cluster/fault-proxy.js';
+import { createInformerTraceProgram } from '../../src/commands/informer-trace.js';
 
 export function cluster(): LocalCluster {
   const c = LocalCluster.attach();
@@ -350,4 +352,39 @@ export async function publishedInstanceLeads(name: 'kube-controller-manager' | '
     timeoutMs,
     500,
   );
+}
+
+/** What `cache … --watch -o ndjson` prints, a line each. */
+export type CacheLine = DeltaLine | MarkerLine | SyncedLine;
+
+export const cacheLines = (cli: LiveCli): CacheLine[] => ndjsonLines<CacheLine>(cli.stdout());
+
+export const deltasOf = (all: readonly CacheLine[]): DeltaLine[] => all.filter((l): l is DeltaLine => l.kind === 'delta');
+
+/** Starts `cache configmaps -n NS --watch -o ndjson` with this kubeconfig and waits for its sync. */
+export async function watchConfigMaps(ns: string, kubeconfig: string, signal: AbortSignal): Promise<LiveCli> {
+  const cli = startCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '--watch', '-o', 'ndjson', '--kubeconfig', kubeconfig], { signal });
+  await eventually('the synced line', async () => cacheLines(cli).some((l) => l.kind === 'synced'), 60_000, 50);
+  return cli;
+}
+
+/** Waits until every proxied connection of these ids is closed (after a thaw, the plugin's close reaches the proxy). */
+export async function connectionsClosed(proxy: FaultProxy, ids: ReadonlySet<number>, timeoutMs: number): Promise<void> {
+  await eventually(
+    'every connection open at the freeze to be closed',
+    async () =>
+      proxy
+        .connections()
+        .filter((c) => ids.has(c.id))
+        .every((c) => c.closed),
+    timeoutMs,
+    50,
+  );
+}
+
+/** Waits until what a `cache --watch -o ndjson` stream holds equals a fresh List of `path` (straight from the API server). */
+export async function streamMatchesFreshList(cli: LiveCli, kube: Kube, path: string): Promise<Map<string, string>> {
+  const fresh = await freshList(kube, path);
+  await eventually('the stream to match a fresh List', async () => sameCache(cacheFromStream(cacheLines(cli)), fresh), 10_000, 100);
+  return fresh;
 }
