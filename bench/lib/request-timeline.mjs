@@ -1,12 +1,15 @@
 // Loaded with --import (NODE_OPTIONS) into a measured process: when each HTTP(S) request it sent
+// (over HTTP/1.1, or as a stream of an HTTP/2 connection)
 // started, when its answer's headers came and when the answer closed, and when the process first
 // wrote a line starting "watching " to stderr. At exit, written as JSON to the file
 // $BENCH_REQUEST_TIMELINE: { watchingMs, requests: [{ path, method, startMs, headersMs, closedMs,
 // newConnection }] }, in ms since the process started (a watch still open at exit has no closedMs;
-// newConnection: sent on a connection of its own, not one kept alive from an earlier request).
+// newConnection: sent on a connection of its own, not one kept alive from an earlier request; over
+// HTTP/2, the first stream of its connection).
 // Nothing of the answers is read here: the process reads them as it would.
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -37,7 +40,22 @@ for (const mod of [http, https]) {
     return req;
   };
 }
-// ES modules' named imports of node:http(s) see the wrapped request too.
+const connect = http2.connect;
+http2.connect = function timedConnect(...args) {
+  const session = connect.apply(this, args);
+  const request = session.request;
+  let streams = 0;
+  session.request = function timedStream(headers, ...rest) {
+    const entry = { path: headers?.[':path'] ?? '', method: headers?.[':method'] ?? 'GET', startMs: performance.now(), newConnection: streams++ === 0 };
+    requests.push(entry);
+    const stream = request.call(this, headers, ...rest);
+    stream.once('response', () => (entry.headersMs = performance.now()));
+    stream.once('close', () => (entry.closedMs = performance.now()));
+    return stream;
+  };
+  return session;
+};
+// ES modules' named imports of node:http(s) and node:http2 see the wrapped functions too.
 syncBuiltinESMExports();
 
 const write = process.stderr.write;

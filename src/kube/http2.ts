@@ -122,6 +122,9 @@ export class Http2Connections {
       try {
         stream = conn.session.request(headers, { endStream: opts.body === undefined });
       } catch (err) {
+        // A connection closing under us (GOAWAY arrived meanwhile): the next request opens another.
+        conn.draining = true;
+        withCode(err as NodeJS.ErrnoException);
         reject(err);
         return;
       }
