@@ -123,6 +123,15 @@ describe('Http2Connections', () => {
     h2.close();
   });
 
+  it('says what stopped the connection, as HTTP/1.1 does: ECONNREFUSED from a port nobody listens on', async () => {
+    const closed = createTcpServer();
+    const port = await listen(closed);
+    await new Promise((r) => closed.close(r));
+    const h2 = new Http2Connections(`http://127.0.0.1:${port}`);
+    await expect(h2.request(new URL('/hello', `http://127.0.0.1:${port}`), { headers: {} })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    h2.close();
+  });
+
   it('rejects with the abort reason, before the answer and after', async () => {
     const h2 = new Http2Connections(origin);
     const ac = new AbortController();

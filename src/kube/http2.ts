@@ -330,8 +330,15 @@ function streamClosedError(stream: ClientHttp2Stream): NodeJS.ErrnoException {
   return Object.assign(new Error(`the server closed the stream (HTTP/2 code ${stream.rstCode ?? 'none'})`), { code: 'ECONNRESET' });
 }
 
-/** Node's HTTP/2 errors have codes of their own (ERR_HTTP2_STREAM_ERROR…); the callers know errno's. */
+/**
+ * Node's HTTP/2 errors have codes of their own (ERR_HTTP2_STREAM_ERROR…); the callers know errno's.
+ * A request still waiting for its connection when that failed is cancelled with the connection's
+ * error as its cause: the cause's code is the one that says what happened (ECONNREFUSED, a TLS
+ * code), as HTTP/1.1 reports it.
+ */
 function withCode(err: NodeJS.ErrnoException): void {
-  if (typeof err.code === 'string' && err.code.startsWith('ERR_HTTP2'))
-    Object.defineProperty(err, 'code', { value: 'ECONNRESET', configurable: true, writable: true });
+  if (typeof err.code !== 'string' || !err.code.startsWith('ERR_HTTP2')) return;
+  const cause = err.cause as NodeJS.ErrnoException | undefined;
+  const code = typeof cause?.code === 'string' && !cause.code.startsWith('ERR_HTTP2') ? cause.code : 'ECONNRESET';
+  Object.defineProperty(err, 'code', { value: code, configurable: true, writable: true });
 }
