@@ -12,7 +12,9 @@
 // 0 for none), --heap-dir DIR (where they are kept, with each process's stderr; default a new
 // folder under $TMPDIR),
 // --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
-// is shorter).
+// is shorter), --env-b VAR=VALUE[,VAR=VALUE…] (a second probe, in the namespace soak-probe-b, and a
+// second `top` run beside the first two with these variables in their environment, e.g.
+// MALLOC_ARENA_MAX=2: both pairs under the same churn and faults, so the one run compares them).
 //
 // What it does (BENCHMARKS.md, "Soak", has the figures):
 // 1. The probe (its canary in the namespace soak-probe) and `top -o ndjson` (its output to a file)
@@ -31,7 +33,9 @@
 // 4. Every 10 s: each process's RSS (/proc/PID/status); every minute the load average, the Events in the probe's
 //    namespace (what its Events informer holds), each process's open fds (/proc/PID/fd) and its
 //    active resources (timers, sockets) and its memory in parts (V8's heap spaces, what lies
-//    outside the heap: bench/lib/active-resources.mjs on SIGUSR2). At the end: RSS peak, final
+//    outside the heap, resident memory by mapping: bench/lib/active-resources.mjs on SIGUSR2); every
+//    5 minutes what glibc's malloc holds (bench/lib/malloc-totals.mjs, where gdb is installed).
+//    At the end: RSS peak, final
 //    and slope (least squares, MiB/hour of wall time) after 2 min and over the late window, each
 //    part's slope over that window, the fds and active resources over the run, the probe's rounds from its own
 //    metrics against the rounds it started, and the heap snapshots compared
@@ -50,6 +54,7 @@ import { connect } from '../dist/kube/index.js';
 import { parseExposition } from '../dist/metrics/parse.js';
 import { parseArgs } from './clients/common.mjs';
 import { diff, instances, summarize } from './lib/heap-diff.mjs';
+import { mallocTotals } from './lib/malloc-totals.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -77,6 +82,18 @@ const ALIVE = [
   'LeaseObserver',
 ];
 const PROBE_NS = 'soak-probe';
+const PROBE_NS_B = 'soak-probe-b';
+/** The environment of the second pair of processes (--env-b), or undefined for one pair. */
+const ENV_B = args['env-b']
+  ? Object.fromEntries(
+      args['env-b'].split(',').map((kv) => {
+        const eq = kv.indexOf('=');
+        if (eq <= 0) throw new Error(`--env-b: ${kv} is not VAR=VALUE`);
+        return [kv.slice(0, eq), kv.slice(eq + 1)];
+      }),
+    )
+  : undefined;
+const MALLOC_EVERY_MS = 5 * 60_000;
 const CHURN_NS = 'soak-churn';
 const log = (s) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
@@ -118,10 +135,11 @@ async function ensureNamespace(name) {
   });
 }
 await ensureNamespace(PROBE_NS);
+if (ENV_B) await ensureNamespace(PROBE_NS_B);
 await ensureNamespace(CHURN_NS);
 
 /** A plugin process with the active-resources preload; stderr kept, stdout to a file. */
-function plugin(name, argv) {
+function plugin(name, argv, env = {}) {
   const resources = join(work, `${name}.resources.json`);
   const out = join(work, `${name}.out`);
   if (HEAP_DIR) mkdirSync(join(HEAP_DIR, name), { recursive: true });
@@ -135,7 +153,7 @@ function plugin(name, argv) {
       join(root, 'bin', 'kubectl-informer_trace'),
       ...argv,
     ],
-    { env: { ...process.env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
+    { env: { ...process.env, ...env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
   );
   let stderr = '';
   child.stderr.on('data', (c) => {
@@ -143,13 +161,13 @@ function plugin(name, argv) {
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
   const exited = new Promise((res) => child.once('exit', (code) => res(code)));
-  return { name, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], memory: [], heaps: [] };
+  return { name, env, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], memory: [], heaps: [], malloc: [] };
 }
 
-const probe = plugin('probe', [
+const probeArgs = (ns) => [
   'probe',
   '-n',
-  PROBE_NS,
+  ns,
   '--kubeconfig',
   kubeconfig,
   '--listen',
@@ -160,16 +178,20 @@ const probe = plugin('probe', [
   '120s',
   '--shutdown-grace',
   '5s',
-]);
-const top = plugin('top', ['top', '-o', 'ndjson', '--kubeconfig', kubeconfig, '--interval', '2s']);
-const procs = [probe, top];
+];
+const topArgs = ['top', '-o', 'ndjson', '--kubeconfig', kubeconfig, '--interval', '2s'];
+const probe = plugin('probe', probeArgs(PROBE_NS));
+const top = plugin('top', topArgs);
+const probes = [probe, ...(ENV_B ? [plugin('probe-b', probeArgs(PROBE_NS_B), ENV_B)] : [])];
+const procs = [probe, top, ...(ENV_B ? [probes[1], plugin('top-b', topArgs, ENV_B)] : [])];
 
-let metricsUrl;
-for (let i = 0; i < 600 && !metricsUrl; i++) {
-  metricsUrl = /serving \/metrics, \/healthz and \/readyz on (http:\/\/\S+)/.exec(probe.stderr())?.[1];
-  if (!metricsUrl) await sleep(100);
+for (const p of probes) {
+  for (let i = 0; i < 600 && !p.metricsUrl; i++) {
+    p.metricsUrl = /serving \/metrics, \/healthz and \/readyz on (http:\/\/\S+)/.exec(p.stderr())?.[1];
+    if (!p.metricsUrl) await sleep(100);
+  }
+  if (!p.metricsUrl) throw new Error(`${p.name} did not serve its metrics:\n${p.stderr()}`);
 }
-if (!metricsUrl) throw new Error(`the probe did not serve its metrics:\n${probe.stderr()}`);
 
 function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -194,7 +216,7 @@ async function selfReport(p) {
   }
 }
 
-/** The parts of a process's memory in MiB: V8's heap spaces, what V8 holds outside them, and the rest of RSS. */
+/** The parts of a process's memory in MiB: V8's heap spaces, what V8 holds outside them, the rest of RSS, and RSS by mapping. */
 function memoryParts(r) {
   if (!r?.memory) return undefined;
   const mib = (n) => n / 2 ** 20;
@@ -211,6 +233,7 @@ function memoryParts(r) {
         .filter(([, v]) => v > 0)
         .map(([k, v]) => [`space:${k}`, mib(v)]),
     ),
+    ...Object.fromEntries(Object.entries(r.resident ?? {}).map(([k, kb]) => [`resident:${k}`, kb / 1024])),
   };
 }
 
@@ -228,8 +251,8 @@ async function heapSnapshot(p) {
   throw new Error(`${p.name} wrote no heap snapshot in 5 min`);
 }
 
-async function probeMetrics() {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+async function probeMetrics(p = probe) {
+  const text = await (await fetch(`${p.metricsUrl}/metrics`)).text();
   const families = new Map(parseExposition(text, { format: 'prometheus' }).families.map((f) => [f.name, f]));
   const sum = (name, labels = {}) =>
     (families.get(name)?.samples ?? [])
@@ -319,14 +342,13 @@ const mentions429 = (p) =>
 async function burst429() {
   const burst = await ApfBurst.start(cluster, { name: APF_NAME, user: PLUGINS, namespace: CHURN_NS });
   try {
-    const before = { probe: mentions429(probe), top: mentions429(top) };
+    const before = procs.map(mentions429);
     proxy.reset(); // every watch opens again, into the 429s
     await sleep(BURST_MS);
     const r = await burst.end();
     return {
       server429s: r.rejected,
-      probeStderr429Lines: mentions429(probe) - before.probe,
-      topStderr429Lines: mentions429(top) - before.top,
+      stderr429Lines: Object.fromEntries(procs.map((p, i) => [p.name, mentions429(p) - before[i]])),
       retryAfterS: r.retryAfterSeconds,
       seatHolders: r.seatHolders,
     };
@@ -371,11 +393,11 @@ async function eventsInProbeNamespace() {
   return (await kube.client.json(`/apis/events.k8s.io/v1/namespaces/${PROBE_NS}/events`)).items.length;
 }
 
-/** Seconds from now until the probe's converged count passes `after`; undefined if not within `ms`. */
-async function untilConverged(after, ms) {
+/** Seconds from now until a probe's converged count passes `after`; undefined if not within `ms`. */
+async function untilConverged(p, after, ms) {
   const t0 = Date.now();
   while (Date.now() - t0 < ms) {
-    if ((await probeMetrics().catch(() => ({ converged: -1 }))).converged > after) return Math.round((Date.now() - t0) / 100) / 10;
+    if ((await probeMetrics(p).catch(() => ({ converged: -1 }))).converged > after) return Math.round((Date.now() - t0) / 100) / 10;
     await sleep(500);
   }
   return undefined;
@@ -393,6 +415,7 @@ let nextFault = startedAt + FAULT_EVERY_MS;
 let k = 0;
 const sampling = (async () => {
   let nextSample = startedAt;
+  let nextMalloc = startedAt + 60_000;
   let n = 0;
   while (!stop.signal.aborted) {
     const at = (Date.now() - startedAt) / 1000;
@@ -407,6 +430,10 @@ const sampling = (async () => {
         const parts = memoryParts(r);
         if (parts) p.memory.push([at, parts]);
       }
+    }
+    if (Date.now() >= nextMalloc) {
+      nextMalloc += MALLOC_EVERY_MS;
+      for (const p of procs) if (p.child.exitCode === null) p.malloc.push([(Date.now() - startedAt) / 1000, await mallocTotals(p.child.pid)]);
     }
     if (HEAP_DIR && !heapTaken && Date.now() - startedAt >= HEAP_AT_MS && Date.now() + 300_000 < endAt) {
       heapTaken = true;
@@ -425,14 +452,15 @@ while (Date.now() < endAt) {
     const t0 = Date.now();
     log(`fault: ${f.name}`);
     const note = await f.run().catch((err) => `failed: ${err.message}`);
-    const converged = (await probeMetrics()).converged;
-    const recoveredS = await untilConverged(converged, 180_000);
+    const tookS = Math.round((Date.now() - t0) / 100) / 10;
+    const recovered = await Promise.all(probes.map(async (p) => (await untilConverged(p, (await probeMetrics(p)).converged, 180_000)) ?? 'not within 180 s'));
     const entry = {
       at: Math.round((t0 - startedAt) / 1000),
       name: f.name,
-      tookS: Math.round((Date.now() - t0) / 100) / 10,
+      tookS,
       note: note ?? '',
-      probeConvergedAgainAfterS: recoveredS ?? 'not within 180 s',
+      probeConvergedAgainAfterS: recovered[0],
+      ...(ENV_B ? { probeBConvergedAgainAfterS: recovered[1] } : {}),
     };
     faultLog.push(entry);
     log(`fault done: ${JSON.stringify(entry)}`);
@@ -443,12 +471,18 @@ while (Date.now() < endAt) {
 
 // ---- results --------------------------------------------------------------------------------------
 
-const metrics = await probeMetrics();
-const started = Math.max(0, ...[...probe.stderr().matchAll(/round (\d+):/g)].map((m) => Number(m[1])));
-const ended = metrics.converged + metrics.timeout + metrics.failed;
-const inProgress = new RegExp(`round ${started}: (converged|timeout|failed)`).test(probe.stderr()) ? 0 : 1;
+/** A probe's rounds: those it started (its log) against those its metrics count, by outcome. */
+async function rounds(p) {
+  const metrics = await probeMetrics(p);
+  const started = Math.max(0, ...[...p.stderr().matchAll(/round (\d+):/g)].map((m) => Number(m[1])));
+  const ended = metrics.converged + metrics.timeout + metrics.failed;
+  const inProgress = new RegExp(`round ${started}: (converged|timeout|failed)`).test(p.stderr()) ? 0 : 1;
+  return { started, endedByMetrics: ended, inProgressAtEnd: inProgress, accountedFor: ended + inProgress === started, ...metrics };
+}
+const roundsByProbe = {};
+for (const p of probes) roundsByProbe[p.name] = await rounds(p);
 const end = {};
-for (const p of procs) end[p.name] = { fds: fds(p.child.pid), resources: await activeResources(p) };
+for (const p of procs) end[p.name] = { fds: fds(p.child.pid), resources: await activeResources(p), malloc: await mallocTotals(p.child.pid) };
 stop.abort();
 await churning;
 await sampling;
@@ -487,6 +521,15 @@ function loadSummary() {
   };
   return { run: stats(loadSamples), late: stats(loadSamples.filter(([x]) => x >= lastAt - SLOPE_LAST_MS / 1000)) };
 }
+/** glibc malloc's books over the run: first, last, and each figure's slope over the late window (MiB/hour). */
+function mallocSummary(p) {
+  const known = p.malloc.filter(([, m]) => m);
+  if (known.length === 0) return undefined;
+  const lastAt = known.at(-1)[0];
+  const late = known.filter(([x]) => x >= lastAt - SLOPE_LAST_MS / 1000);
+  const slopes = Object.fromEntries(['arena', 'inUse', 'free'].map((k) => [k, Math.round(slope(late.map(([x, m]) => [x, m[k]])) * 10) / 10]));
+  return { first: known[0][1], last: known.at(-1)[1], lateMiBPerHour: slopes, samples: known.length };
+}
 const wallMin = (Date.now() - startedAt) / 60_000;
 const intervalS = Number.parseFloat(INTERVAL) * (INTERVAL.endsWith('ms') ? 0.001 : INTERVAL.endsWith('m') ? 60 : 1);
 const results = {
@@ -494,25 +537,25 @@ const results = {
   load: loadSummary(),
   wallMin: Math.round(wallMin * 10) / 10,
   interval: INTERVAL,
+  ...(ENV_B ? { envB: ENV_B } : {}),
   churn: churnStats,
   faults: faultLog,
   faultCounts: Object.fromEntries(faults.map((f) => [f.name, faultLog.filter((e) => e.name === f.name).length])),
-  rounds: {
-    started,
-    endedByMetrics: ended,
-    inProgressAtEnd: inProgress,
-    accountedFor: ended + inProgress === started,
-    ...metrics,
-    atMostByInterval: Math.floor((wallMin * 60) / intervalS),
-  },
+  rounds: { ...roundsByProbe.probe, atMostByInterval: Math.floor((wallMin * 60) / intervalS) },
+  ...(ENV_B ? { roundsB: roundsByProbe['probe-b'] } : {}),
   topSnapshots: readFileSync(top.out, 'utf8').split('\n').filter(Boolean).length,
   eventsInProbeNamespace: { first: eventSamples[0]?.[1], peak: Math.max(...eventSamples.map(([, n]) => n ?? 0)), last: eventSamples.at(-1)?.[1] },
-  stderr429Lines: { probe: mentions429(probe), top: mentions429(top) },
-  // Each round that did not converge, as the probe logged it (its cause).
-  roundsNotConverged: probe
-    .stderr()
-    .split('\n')
-    .filter((l) => /round \d+: (failed|timeout|abandoned)/.test(l)),
+  stderr429Lines: Object.fromEntries(procs.map((p) => [p.name, mentions429(p)])),
+  // Each round that did not converge, as each probe logged it (its cause).
+  roundsNotConverged: Object.fromEntries(
+    probes.map((p) => [
+      p.name,
+      p
+        .stderr()
+        .split('\n')
+        .filter((l) => /round \d+: (failed|timeout|abandoned)/.test(l)),
+    ]),
+  ),
   processes: Object.fromEntries(
     procs.map((p) => {
       const rss = p.samples.map(([, y]) => y);
@@ -548,6 +591,7 @@ const results = {
           heap,
           // Each part's slope over the late window (MiB/hour), and its value at the end: which part the RSS slope is.
           lateSlopeByPart: lateParts(p),
+          mallocOverRun: mallocSummary(p),
           ...end[p.name],
         },
       ];
@@ -559,7 +603,7 @@ await kube.client.json(PLUGINS_BINDING, { method: 'DELETE' }).catch(() => undefi
 cluster.removeUser(PLUGINS);
 // On a cluster that stays up, the soak's namespaces go (the probe's canary and the churn with them).
 const keptUp = args['keep-cluster'] === 'true' || Boolean(args['cluster-dir']);
-if (keptUp) for (const ns of [PROBE_NS, CHURN_NS]) await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
+if (keptUp) for (const ns of [PROBE_NS, PROBE_NS_B, CHURN_NS]) await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
 else await cluster.down();
 // The processes' own logs are kept beside their heap snapshots.
 if (HEAP_DIR) for (const p of procs) writeFileSync(join(HEAP_DIR, p.name, 'stderr.log'), p.stderr());
@@ -570,7 +614,7 @@ if (args.json)
     JSON.stringify(
       {
         ...results,
-        samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles, memory: p.memory }])),
+        samples: Object.fromEntries(procs.map((p) => [p.name, { rss: p.samples, handles: p.handles, memory: p.memory, malloc: p.malloc }])),
         eventSamples,
         loadSamples,
       },

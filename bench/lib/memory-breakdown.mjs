@@ -12,25 +12,14 @@
 // have shrunk since the peak.
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
+import { residentParts } from './resident-parts.mjs';
 
 const MiB = (kb) => (kb / 1024).toFixed(1);
 
 function breakdown() {
   const status = readFileSync('/proc/self/status', 'utf8');
   const kb = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
-  const exe = process.execPath;
-  const groups = { 'node executable': 0, 'other files': 0, '[heap]': 0, 'other anonymous': 0 };
-  let group = 'other anonymous';
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    const mapping = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
-    if (mapping) {
-      const name = mapping[1];
-      group = name === exe ? 'node executable' : name.startsWith('/') ? 'other files' : name === '[heap]' ? '[heap]' : 'other anonymous';
-      continue;
-    }
-    const rss = line.match(/^Rss:\s+(\d+) kB/);
-    if (rss) groups[group] += Number(rss[1]);
-  }
+  const groups = residentParts();
   const spaces = v8
     .getHeapSpaceStatistics()
     .filter((s) => s.space_size >= 2 ** 20)
