@@ -14,7 +14,8 @@
 // --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
 // is shorter), --env-b VAR=VALUE[,VAR=VALUE…] (a second probe, in the namespace soak-probe-b, and a
 // second `top` run beside the first two with these variables in their environment, e.g.
-// MALLOC_ARENA_MAX=2: both pairs under the same churn and faults, so the one run compares them).
+// MALLOC_ARENA_MAX=2: every pair under the same churn and faults, so the one run compares them),
+// --env-c VAR=VALUE[,…] (a third pair, likewise).
 //
 // What it does (BENCHMARKS.md, "Soak", has the figures):
 // 1. The probe (its canary in the namespace soak-probe) and `top -o ndjson` (its output to a file)
@@ -82,17 +83,20 @@ const ALIVE = [
   'LeaseObserver',
 ];
 const PROBE_NS = 'soak-probe';
-const PROBE_NS_B = 'soak-probe-b';
-/** The environment of the second pair of processes (--env-b), or undefined for one pair. */
-const ENV_B = args['env-b']
-  ? Object.fromEntries(
-      args['env-b'].split(',').map((kv) => {
+/** The other pairs of processes (--env-b, --env-c): a name, their probe's namespace, the variables they run with. */
+const VARIANTS = ['b', 'c']
+  .filter((v) => args[`env-${v}`])
+  .map((v) => ({
+    suffix: `-${v}`,
+    namespace: `${PROBE_NS}-${v}`,
+    env: Object.fromEntries(
+      args[`env-${v}`].split(',').map((kv) => {
         const eq = kv.indexOf('=');
-        if (eq <= 0) throw new Error(`--env-b: ${kv} is not VAR=VALUE`);
+        if (eq <= 0) throw new Error(`--env-${v}: ${kv} is not VAR=VALUE`);
         return [kv.slice(0, eq), kv.slice(eq + 1)];
       }),
-    )
-  : undefined;
+    ),
+  }));
 const MALLOC_EVERY_MS = 5 * 60_000;
 const CHURN_NS = 'soak-churn';
 const log = (s) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -135,7 +139,7 @@ async function ensureNamespace(name) {
   });
 }
 await ensureNamespace(PROBE_NS);
-if (ENV_B) await ensureNamespace(PROBE_NS_B);
+for (const v of VARIANTS) await ensureNamespace(v.namespace);
 await ensureNamespace(CHURN_NS);
 
 /** A plugin process with the active-resources preload; stderr kept, stdout to a file. */
@@ -182,8 +186,13 @@ const probeArgs = (ns) => [
 const topArgs = ['top', '-o', 'ndjson', '--kubeconfig', kubeconfig, '--interval', '2s'];
 const probe = plugin('probe', probeArgs(PROBE_NS));
 const top = plugin('top', topArgs);
-const probes = [probe, ...(ENV_B ? [plugin('probe-b', probeArgs(PROBE_NS_B), ENV_B)] : [])];
-const procs = [probe, top, ...(ENV_B ? [probes[1], plugin('top-b', topArgs, ENV_B)] : [])];
+const probes = [probe];
+const procs = [probe, top];
+for (const v of VARIANTS) {
+  const p = plugin(`probe${v.suffix}`, probeArgs(v.namespace), v.env);
+  probes.push(p);
+  procs.push(p, plugin(`top${v.suffix}`, topArgs, v.env));
+}
 
 for (const p of probes) {
   for (let i = 0; i < 600 && !p.metricsUrl; i++) {
@@ -460,7 +469,7 @@ while (Date.now() < endAt) {
       tookS,
       note: note ?? '',
       probeConvergedAgainAfterS: recovered[0],
-      ...(ENV_B ? { probeBConvergedAgainAfterS: recovered[1] } : {}),
+      ...(VARIANTS.length ? { othersConvergedAgainAfterS: Object.fromEntries(probes.slice(1).map((p, i) => [p.name, recovered[i + 1]])) } : {}),
     };
     faultLog.push(entry);
     log(`fault done: ${JSON.stringify(entry)}`);
@@ -537,12 +546,12 @@ const results = {
   load: loadSummary(),
   wallMin: Math.round(wallMin * 10) / 10,
   interval: INTERVAL,
-  ...(ENV_B ? { envB: ENV_B } : {}),
+  ...(VARIANTS.length ? { variants: Object.fromEntries(VARIANTS.map((v) => [v.suffix.slice(1), v.env])) } : {}),
   churn: churnStats,
   faults: faultLog,
   faultCounts: Object.fromEntries(faults.map((f) => [f.name, faultLog.filter((e) => e.name === f.name).length])),
   rounds: { ...roundsByProbe.probe, atMostByInterval: Math.floor((wallMin * 60) / intervalS) },
-  ...(ENV_B ? { roundsB: roundsByProbe['probe-b'] } : {}),
+  ...(VARIANTS.length ? { roundsOfOthers: Object.fromEntries(probes.slice(1).map((p) => [p.name, roundsByProbe[p.name]])) } : {}),
   topSnapshots: readFileSync(top.out, 'utf8').split('\n').filter(Boolean).length,
   eventsInProbeNamespace: { first: eventSamples[0]?.[1], peak: Math.max(...eventSamples.map(([, n]) => n ?? 0)), last: eventSamples.at(-1)?.[1] },
   stderr429Lines: Object.fromEntries(procs.map((p) => [p.name, mentions429(p)])),
@@ -603,7 +612,9 @@ await kube.client.json(PLUGINS_BINDING, { method: 'DELETE' }).catch(() => undefi
 cluster.removeUser(PLUGINS);
 // On a cluster that stays up, the soak's namespaces go (the probe's canary and the churn with them).
 const keptUp = args['keep-cluster'] === 'true' || Boolean(args['cluster-dir']);
-if (keptUp) for (const ns of [PROBE_NS, PROBE_NS_B, CHURN_NS]) await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
+if (keptUp)
+  for (const ns of [PROBE_NS, ...VARIANTS.map((v) => v.namespace), CHURN_NS])
+    await kube.client.json(`/api/v1/namespaces/${ns}`, { method: 'DELETE' }).catch(() => undefined);
 else await cluster.down();
 // The processes' own logs are kept beside their heap snapshots.
 if (HEAP_DIR) for (const p of procs) writeFileSync(join(HEAP_DIR, p.name, 'stderr.log'), p.stderr());
