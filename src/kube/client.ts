@@ -18,7 +18,7 @@ import { createSecureContext } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
-import { decodedBody, readBytes, sendRequest, type ResponseStream } from './http.js';
+import { decodedBody, readBody, readBytes, sendRequest, type ResponseStream } from './http.js';
 import { Http2Connections, Http2Unsupported } from './http2.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
@@ -226,12 +226,17 @@ export class KubeClient {
     throw errorFromResponse(status, text, init.describe, isProtobuf(res) ? statusFromProtobuf(body) : statusFromBody(text));
   }
 
-  private async readText(res: ResponseStream, init: RequestInit, maxBytes?: number): Promise<string> {
-    return (await this.readBytes(res, init, maxBytes)).toString('utf8');
+  private readText(res: ResponseStream, init: RequestInit, maxBytes?: number): Promise<string> {
+    return this.reading(readBody(res, { signal: init.signal, maxBytes }), init);
   }
 
   private readBytes(res: ResponseStream, init: RequestInit, maxBytes?: number): Promise<Buffer> {
-    return readBytes(res, { signal: init.signal, maxBytes }).catch((err: NodeJS.ErrnoException) => {
+    return this.reading(readBytes(res, { signal: init.signal, maxBytes }), init);
+  }
+
+  /** A body being read; a failure other than the caller's abort says which request it was. */
+  private reading<T>(body: Promise<T>, init: RequestInit): Promise<T> {
+    return body.catch((err: NodeJS.ErrnoException) => {
       throw init.signal?.aborted ? err : this.networkError(err, init.describe);
     });
   }

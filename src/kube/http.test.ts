@@ -4,10 +4,11 @@
  */
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { gzipSync } from 'node:zlib';
-import { decodedBody, httpGet, isTlsErrorCode, readBody, sendRequest } from './http.js';
+import { decodedBody, httpGet, isTlsErrorCode, readBody, readBytes, sendRequest } from './http.js';
 
 let server: LoopbackServer;
 let base: string;
@@ -186,6 +187,33 @@ describe('decodedBody', () => {
     expect(res.listeners('close')).toHaveLength(before.close);
     // What is left on 'error' is one listener that keeps a late error from crashing the process, and retains nothing.
     expect(res.listeners('error').map((l) => l.name)).toContain('ignore');
+  });
+});
+
+describe('readBody and readBytes', () => {
+  /** A response whose body arrives as these chunks. */
+  const answer = (chunks: Buffer[]) => {
+    const res = Object.assign(new PassThrough(), { statusCode: 200, headers: {}, complete: true });
+    for (const c of chunks) res.write(c);
+    res.end();
+    return res;
+  };
+  const text = 'Zustände: ✓ ready, 準備完了 🚀';
+  const bytes = Buffer.from(text, 'utf8');
+
+  it('decodes text as it arrives, a character split between chunks included', async () => {
+    for (let at = 1; at < bytes.length; at++) {
+      const chunks = [bytes.subarray(0, at), bytes.subarray(at, at + 1), bytes.subarray(at + 1)];
+      expect(await readBody(answer(chunks)), `split at byte ${at}`).toBe(text);
+    }
+    expect(await readBody(answer(Array.from(bytes, (b) => Buffer.of(b))))).toBe(text);
+    expect((await readBytes(answer([bytes.subarray(0, 7), bytes.subarray(7)]))).equals(bytes)).toBe(true);
+  });
+
+  it('refuses an answer past maxBytes, as text or as bytes', async () => {
+    await expect(readBody(answer([bytes, bytes]), { maxBytes: bytes.length + 1 })).rejects.toMatchObject({ code: 'ETOOBIG' });
+    await expect(readBytes(answer([bytes, bytes]), { maxBytes: bytes.length + 1 })).rejects.toMatchObject({ code: 'ETOOBIG' });
+    expect(await readBody(answer([bytes]), { maxBytes: bytes.length })).toBe(text);
   });
 });
 

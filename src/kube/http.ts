@@ -18,6 +18,7 @@ import { request as httpRequest, type Agent, type ClientRequest, type IncomingHt
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { abortError } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
@@ -277,17 +278,38 @@ export interface ReadOptions {
 }
 
 /**
- * The whole body as text. Rejects with the abort reason when `signal` aborted, else with the
- * error that cut the answer short (ECONNRESET when the connection closed mid-answer).
+ * The whole body as text, decoded as it arrives (a character split between chunks kept for the
+ * next): each chunk can be let go at once, and no Buffer of the whole answer is made. An answer of
+ * a few MiB read every few seconds (a /metrics scrape) would otherwise pass twice through malloc,
+ * as its chunks and as their concatenation, which glibc keeps resident after they are freed; as
+ * text it lives in V8's heap, which compacts. Rejects with the abort reason when `signal` aborted,
+ * else with the error that cut the answer short (ECONNRESET when the connection closed mid-answer).
  */
-export async function readBody(res: ResponseStream, opts: ReadOptions = {}): Promise<string> {
-  return (await readBytes(res, opts)).toString('utf8');
+export function readBody(res: ResponseStream, opts: ReadOptions = {}): Promise<string> {
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  return readWhole(res, opts, {
+    add: (c) => {
+      parts.push(decoder.write(c));
+    },
+    end: () => parts.join('') + decoder.end(),
+  });
 }
 
-/** The whole body of a response, as bytes. */
+/** The whole body of a response, as bytes (a protobuf answer: its decoder needs them in one piece). */
 export function readBytes(res: ResponseStream, opts: ReadOptions = {}): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return readWhole(res, opts, {
+    add: (c) => {
+      chunks.push(c);
+    },
+    end: () => Buffer.concat(chunks),
+  });
+}
+
+/** Reads a body to its end through `sink`, within `maxBytes`; settles once. */
+function readWhole<T>(res: ResponseStream, opts: ReadOptions, sink: { add(chunk: Buffer): void; end(): T }): Promise<T> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
     const fail = (err: Error): void => {
@@ -303,12 +325,12 @@ export function readBytes(res: ResponseStream, opts: ReadOptions = {}): Promise<
         res.destroy();
         return;
       }
-      chunks.push(c);
+      sink.add(c);
     });
     res.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(Buffer.concat(chunks));
+      resolve(sink.end());
     });
     // A response destroyed before its end emits 'error' (ECONNRESET, or what destroyed it), then 'close'.
     res.on('error', fail);
