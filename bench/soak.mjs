@@ -14,7 +14,8 @@
 // --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
 // is shorter), --env-b VAR=VALUE[,VAR=VALUE…] (a second probe, in the namespace soak-probe-b, and a
 // second `top` run beside the first two with these variables in their environment, e.g.
-// MALLOC_ARENA_MAX=2: every pair under the same churn and faults, so the one run compares them),
+// MALLOC_ARENA_MAX=16 (glibc's own default on two cores, where the plugin's launchers set 2):
+// every pair under the same churn and faults, so the one run compares them),
 // --env-c VAR=VALUE[,…] (a third pair, likewise).
 //
 // What it does (BENCHMARKS.md, "Soak", has the figures):
@@ -51,6 +52,7 @@ import { fileURLToPath } from 'node:url';
 import { FaultProxy } from '../build/tools/cluster/fault-proxy.js';
 import { ApfBurst } from '../build/tools/cluster/apf-burst.js';
 import { LocalCluster } from '../build/tools/cluster/launcher.js';
+import { PLUGIN_NODE_ENV, PLUGIN_NODE_FLAGS } from '../build/tools/packaging/node-flags.js';
 import { connect } from '../dist/kube/index.js';
 import { parseExposition } from '../dist/metrics/parse.js';
 import { parseArgs } from './clients/common.mjs';
@@ -142,7 +144,10 @@ await ensureNamespace(PROBE_NS);
 for (const v of VARIANTS) await ensureNamespace(v.namespace);
 await ensureNamespace(CHURN_NS);
 
-/** A plugin process with the active-resources preload; stderr kept, stdout to a file. */
+/**
+ * A plugin process as bin/'s launcher runs it (the plugin's Node flags and environment), with the
+ * active-resources preload and `env` over the rest; stderr kept, stdout to a file.
+ */
 function plugin(name, argv, env = {}) {
   const resources = join(work, `${name}.resources.json`);
   const out = join(work, `${name}.out`);
@@ -150,14 +155,14 @@ function plugin(name, argv, env = {}) {
   const child = spawn(
     process.execPath,
     [
-      '--max-semi-space-size=2',
+      ...PLUGIN_NODE_FLAGS,
       ...(HEAP_DIR ? ['--heapsnapshot-signal=SIGPWR', `--diagnostic-dir=${join(HEAP_DIR, name)}`] : []),
       '--import',
       join(here, 'lib', 'active-resources.mjs'),
       join(root, 'bin', 'kubectl-informer_trace'),
       ...argv,
     ],
-    { env: { ...process.env, ...env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
+    { env: { ...process.env, ...PLUGIN_NODE_ENV, ...env, SOAK_RESOURCES_FILE: resources }, stdio: ['ignore', openSync(out, 'w'), 'pipe'] },
   );
   let stderr = '';
   child.stderr.on('data', (c) => {

@@ -11,7 +11,7 @@
  * it says clearly when the Node it found is too old. It is also a shell script: its second line,
  * a comment to JavaScript, makes sh exec node with the plugin's Node flags on the same file.
  */
-import { PLUGIN_NODE_FLAGS } from './node-flags.js';
+import { PLUGIN_NODE_ENV, PLUGIN_NODE_FLAGS } from './node-flags.js';
 import { SCRIPT_MIN_NODE } from './targets.js';
 
 export const LEASE_WATCH_WRAPPER = `#!/bin/sh
@@ -53,9 +53,13 @@ import(url.pathToFileURL(path.join(here, 'informer-trace.mjs')).href).catch((err
 
 /**
  * The line that makes a file both a shell script and JavaScript: to sh, a no-op (`':'`) followed
- * by a check that node is on PATH and an exec of node with the plugin's flags on this very file;
- * to JavaScript, a string expression and a comment.
+ * by a check that node is on PATH, the plugin's environment (each variable kept where already set)
+ * and an exec of node with the plugin's flags on this very file; to JavaScript, a string
+ * expression and a comment.
  */
 export function execNodeLine(what: string, minNode: string): string {
-  return `':' //; command -v node >/dev/null 2>&1 || { echo 'error: ${what} needs Node.js >= ${minNode} on PATH' >&2; exit 2; }; exec node ${PLUGIN_NODE_FLAGS.join(' ')} "$0" "$@"`;
+  const env = Object.entries(PLUGIN_NODE_ENV)
+    .map(([k, v]) => `export ${k}="\${${k}:-${v}}"; `)
+    .join('');
+  return `':' //; command -v node >/dev/null 2>&1 || { echo 'error: ${what} needs Node.js >= ${minNode} on PATH' >&2; exit 2; }; ${env}exec node ${PLUGIN_NODE_FLAGS.join(' ')} "$0" "$@"`;
 }

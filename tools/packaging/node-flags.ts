@@ -16,3 +16,17 @@
  * holds (BENCHMARKS.md, sections 1c, 6 and 8).
  */
 export const PLUGIN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/**
+ * The environment the launchers that are shell scripts (the npm package's bin files, the script
+ * launcher) give node, each variable only where the user has not set it. A standalone executable
+ * cannot: glibc reads these when the process starts, before any of its code runs.
+ *
+ * MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (V8's four platform workers, libuv's
+ * pool) an arena of its own, up to eight per core, and keeps what is freed in each as free space
+ * of that arena. A probe or a watch that runs for days then grows a few MiB an hour in arenas whose
+ * use stays flat; with two, side by side under the same churn and faults, the arenas stay flat
+ * (BENCHMARKS.md, section 11). A variable, not a flag: the plugin's exec credential plugins inherit
+ * it, to which it is only a tuning of the same allocator.
+ */
+export const PLUGIN_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
