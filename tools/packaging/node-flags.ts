@@ -24,8 +24,8 @@ export const PLUGIN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
  *
  * MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (V8's four platform workers, libuv's
  * pool) an arena of its own, up to eight per core, and keeps what is freed in each as free space
- * of that arena. A probe or a watch that runs for days then grows a few MiB an hour in arenas whose
- * use stays flat; with two, side by side under the same churn and faults, the arenas stay flat
+ * of that arena. In a probe that runs for days their free space then grew ~2 MiB an hour while
+ * their use stayed flat; with two, side by side under the same churn and faults, they stay flat
  * (BENCHMARKS.md, section 11). A variable, not a flag: the plugin's exec credential plugins inherit
  * it, to which it is only a tuning of the same allocator.
  */
