@@ -170,7 +170,7 @@ function plugin(name, argv, env = {}) {
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
   const exited = new Promise((res) => child.once('exit', (code) => res(code)));
-  return { name, env, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], memory: [], heaps: [], malloc: [] };
+  return { name, child, out, resources, stderr: () => stderr, exited, samples: [], handles: [], memory: [], heaps: [], malloc: [] };
 }
 
 const probeArgs = (ns) => [
