@@ -10,7 +10,9 @@
 // $TMPDIR/informer-trace-soak-cluster), --keep-cluster, --json FILE (samples and results),
 // --heap-at MINUTES (default 30: each process writes a V8 heap snapshot then, and again at the end;
 // 0 for none), --heap-dir DIR (where they are kept, with each process's stderr; default a new
-// folder under $TMPDIR),
+// folder under $TMPDIR), --heap-of NAME[,NAME…] (only these processes write the snapshot at
+// --heap-at, e.g. probe-b,top-b with --env-b MALLOC_ARENA_MAX=2: a snapshot costs its process tens of
+// MiB that glibc may keep, so the RSS slope is read off a twin that writes none until the end),
 // --slope-last MINUTES (the window of the late slope, default 60, or the run's last third when it
 // is shorter), --env-b VAR=VALUE[,VAR=VALUE…] (a second probe, in the namespace soak-probe-b, and a
 // second `top` run beside the first two with these variables in their environment, e.g.
@@ -70,6 +72,8 @@ const SAMPLE_MS = 10_000;
 const HEAP_AT_MS = Number(args['heap-at'] ?? 30) * 60_000;
 const SLOPE_LAST_MIN = Number(args['slope-last'] ?? 60);
 const SLOPE_LAST_MS = (MINUTES >= 2 * SLOPE_LAST_MIN ? SLOPE_LAST_MIN : MINUTES / 3) * 60_000;
+/** The processes that write the first heap snapshot (all when not given); every one writes the last. */
+const HEAP_OF = args['heap-of'] ? new Set(args['heap-of'].split(',')) : undefined;
 const HEAP_DIR = HEAP_AT_MS > 0 ? (args['heap-dir'] ?? mkdtempSync(join(tmpdir(), 'informer-trace-soak-heap-'))) : undefined;
 /** Constructors whose live count says whether informers, stores and traces are let go. */
 const ALIVE = [
@@ -99,6 +103,8 @@ const VARIANTS = ['b', 'c']
       }),
     ),
   }));
+const NAMES = ['', ...VARIANTS.map((v) => v.suffix)].flatMap((s) => [`probe${s}`, `top${s}`]);
+for (const name of HEAP_OF ?? []) if (!NAMES.includes(name)) throw new Error(`--heap-of: no process ${name} (${NAMES.join(', ')})`);
 const MALLOC_EVERY_MS = 5 * 60_000;
 const CHURN_NS = 'soak-churn';
 const log = (s) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -451,7 +457,7 @@ const sampling = (async () => {
     }
     if (HEAP_DIR && !heapTaken && Date.now() - startedAt >= HEAP_AT_MS && Date.now() + 300_000 < endAt) {
       heapTaken = true;
-      for (const p of procs) p.heaps.push(await heapSnapshot(p));
+      for (const p of procs) if (!HEAP_OF || HEAP_OF.has(p.name)) p.heaps.push(await heapSnapshot(p));
       log(`heap snapshots at ${Math.round((Date.now() - startedAt) / 60_000)} min in ${HEAP_DIR}`);
     }
     nextSample += SAMPLE_MS;
@@ -586,7 +592,9 @@ const results = {
                 return { alive: [instances(a, ALIVE), instances(b, ALIVE)], ...diff(a, b, 12) };
               })(),
             }
-          : undefined;
+          : p.heaps.length === 1
+            ? { files: p.heaps, alive: [instances(summarize(p.heaps[0]), ALIVE)] }
+            : undefined;
       return [
         p.name,
         {
