@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../kube/api-error.js';
+import { ConnectionStalledError } from '../kube/http.js';
 import type { KubeObject, ListerWatcher, ListOptions, ListResult, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 import { FakeClock } from '../../tools/testing/fake-clock.js';
 import { fakeErrors, FakeListerWatcher, type FakeListerWatcherOptions } from '../../tools/testing/fake-lister-watcher.js';
@@ -911,6 +912,44 @@ describe('Reflector stalled watches (half-open connections, hung servers)', () =
     expect(h.lw.watchCalls).toHaveLength(3);
     expect(h.lw.watchCalls[2]).toEqual({ resourceVersion: '102', timeoutSeconds: 30, allowWatchBookmarks: true });
     expect(h.r.stats.watchStalls).toBe(2);
+  });
+
+  it('a watch whose connection was found dead (an HTTP/2 PING unanswered) is a stall too: counted, said once, re-watched at once', async () => {
+    const h = start({ objects: 1 });
+    await h.settle();
+    h.lw.modify(pod('p0', { v: 1 })); // RV 102
+    await h.settle();
+    h.lw.dropWatches(
+      new ConnectionStalledError('watch stalled: the connection did not answer a ping within 15.0s (a half-open connection or a hung API server)'),
+    );
+    await h.settle();
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.lw.watchCalls[1]!.resourceVersion).toBe('102');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.r.stats.watchStalls).toBe(1);
+    expect(stalls(h).map((e) => [e.level, e.message])).toEqual([
+      [
+        'warning',
+        'watch stalled: the connection did not answer a ping within 15.0s (a half-open connection or a hung API server); watching again from resourceVersion "102" on a new connection',
+      ],
+    ]);
+    expect(h.events.some((e) => /connection lost/.test(e.message))).toBe(false);
+    expect(h.errors.map((e) => e.ctx)).toEqual([{ phase: 'watch', action: 'rewatch', reflector: 'fake' }]);
+
+    // A watch request on such a connection fails the same way: a stall, not a backoff.
+    h.lw.failWatch(new ConnectionStalledError('the connection did not answer a ping within 15.0s (a half-open connection or a hung API server)'));
+    await h.clock.step(5_000); // not a "very short watch"
+    h.lw.closeWatches();
+    await h.settle();
+    expect(h.r.stats.watchStalls).toBe(2);
+    expect(stalls(h)[1]!.message).toBe(
+      'watch stalled: the connection did not answer a ping within 15.0s (a half-open connection or a hung API server); watching again from resourceVersion "102" on a new connection',
+    );
+    expect(h.errors.map((e) => e.ctx.phase)).toEqual(['watch', 'watch-open']);
+    expect(h.lw.openWatches()).toHaveLength(1);
+    h.lw.add(pod('after'));
+    await h.settle();
+    expect(h.store.keys()).toEqual(['ns/after', 'ns/p0']);
   });
 
   it('watchStallGrace 0 turns the timer off', async () => {

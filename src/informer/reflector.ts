@@ -739,8 +739,10 @@ export class Reflector {
         } catch (err) {
           opening.stop();
           if (signal.aborted) return;
-          if (opening.stalled) {
-            this.reportStall(opening.stalled, 'watch-open', 'rewatch');
+          // Stalled: its own deadline, or its connection found dead by an HTTP/2 PING.
+          const stalled = opening.stalled ?? (err instanceof ConnectionStalledError ? new ConnectionStalledError(`watch stalled: ${err.message}`) : undefined);
+          if (stalled) {
+            this.reportStall(stalled, 'watch-open', 'rewatch');
             continue;
           }
           if (isWatchErrorRetriable(err)) {
@@ -848,7 +850,8 @@ export class Reflector {
         } catch (err) {
           if (signal.aborted) throw STOP_REQUESTED;
           if (deadline?.stalled) throw deadline.stalled;
-          if (!isProbableEOF(err)) throw err;
+          // Its connection found dead by an HTTP/2 PING: a stall, as the deadline's own.
+          if (err instanceof ConnectionStalledError || !isProbableEOF(err)) throw err;
           lostConnection = err;
           break;
         }

@@ -18,7 +18,7 @@ import { createSecureContext } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
 import { abortError } from '../util/abort.js';
-import { decodedBody, readBody, readBytes, sendRequest, type ResponseStream } from './http.js';
+import { ConnectionStalledError, decodedBody, readBody, readBytes, sendRequest, type ResponseStream } from './http.js';
 import { Http2Connections, Http2Unsupported } from './http2.js';
 import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { decodeObject, ProtobufDecodeError, type DecodeOptions } from './protobuf/decode.js';
@@ -310,7 +310,12 @@ export class KubeClient {
     }
   }
 
-  private networkError(err: NodeJS.ErrnoException, describe?: RequestDescription): ApiError {
+  private networkError(err: NodeJS.ErrnoException | ConnectionStalledError, describe?: RequestDescription): ApiError {
+    // A connection found dead (an HTTP/2 PING unanswered) already says so, and what to do.
+    if (err instanceof ConnectionStalledError) {
+      this.dropIdleConnections();
+      return err;
+    }
     const code = err.code ?? 'ERROR';
     // Silence (or a connect that never completed): the pooled connections are suspect too.
     if (code === 'ETIMEDOUT') this.dropIdleConnections();

@@ -14,7 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCa, makeServingCert } from '../../tools/cluster/pki.js';
 import { KubeClient } from './client.js';
-import { readBody } from './http.js';
+import { ConnectionStalledError, readBody } from './http.js';
 import { Http2Connections, Http2Unsupported } from './http2.js';
 
 /** Streams the server holds open (a watch); ended in afterAll. */
@@ -146,7 +146,7 @@ describe('Http2Connections', () => {
     h2.close();
   });
 
-  it('destroys a connection that does not answer its PING, failing its requests with ETIMEDOUT', async () => {
+  it('destroys a connection that does not answer its PING, failing its requests as stalled (ETIMEDOUT)', async () => {
     // A TCP proxy that can stop forwarding the connections open now while both sockets stay open:
     // half-open connections. Those opened later go through.
     const frozen = new Set<Socket>();
@@ -174,7 +174,9 @@ describe('Http2Connections', () => {
     const retry = await h2.request(new URL('/hello', proxied), { headers: {} });
     expect(await readBody(retry)).toBe('hello');
     expect(h2.opened).toBe(2);
-    await expect(body).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+    const failed = await body.catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(ConnectionStalledError);
+    expect(failed).toMatchObject({ networkCode: 'ETIMEDOUT', message: expect.stringMatching(/^the connection did not answer a ping within 200ms/) });
     expect(h2.size).toBe(1);
     // The connection with no request left is closed, as HTTP/1.1 closes its idle pooled ones.
     expect(h2.checkLiveness()).toEqual({ closed: 1, pinged: 0 });

@@ -11,8 +11,10 @@
  *   is forgotten, and the next request opens another.
  * - Liveness: HTTP/2 has PING, so a connection's silence need not be guessed from each request
  *   alone. While a connection carries requests it is pinged every `pingEveryMs`; one that does not
- *   answer within `pingTimeoutMs` is destroyed, and every request on it fails with ETIMEDOUT
- *   (client-go's ReadIdleTimeout and PingTimeout, 30 s and 15 s). `checkLiveness()` pings them all
+ *   answer within `pingTimeoutMs` is destroyed, and every request on it fails with a
+ *   ConnectionStalledError (ETIMEDOUT), the error a watch's reader gives a watch gone silent over
+ *   HTTP/1.1: an informer counts and says it as a stall either way (client-go's ReadIdleTimeout
+ *   and PingTimeout, 30 s and 15 s). `checkLiveness()` pings them all
  *   now: what a request whose own silence was noticed asks for (a watch's reader, src/kube/http.ts);
  *   until the answer, new requests go on another connection, so the one that went silent does not
  *   hold its own retry.
@@ -25,7 +27,7 @@ import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, Outgoi
 import type { IncomingMessage } from 'node:http';
 import { abortError } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
-import { SilenceWatchdog, type SendOptions } from './http.js';
+import { ConnectionStalledError, SilenceWatchdog, type SendOptions } from './http.js';
 
 /** The environment variable that turns HTTP/2 on (`1`); HTTP/1.1 otherwise. */
 export const HTTP2_ENV = 'INFORMER_TRACE_HTTP2';
@@ -287,7 +289,7 @@ export class Http2Connections {
     conn.pinging = true;
     const ms = this.pingTimeoutMs;
     const deadline = setTimeout(() => {
-      const err = Object.assign(new Error(`nothing arrived from the server for ${formatDuration(ms)} after a ping`), { code: 'ETIMEDOUT' });
+      const err = new ConnectionStalledError(`the connection did not answer a ping within ${formatDuration(ms)} (a half-open connection or a hung API server)`);
       this.forget(conn);
       session.destroy(err);
     }, ms);

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { startLoopbackServer } from '../../tools/testing/http-server.js';
 import { rng } from '../../tools/testing/rng.js';
+import { ConnectionStalledError } from './http.js';
 import { ProtobufWatchDecoder } from './protobuf/stream.js';
 import type { WatchEvent } from './types.js';
 import { JsonLinesDecoder, MAX_WATCH_EVENT_BYTES, WatchStream } from './watch-stream.js';
@@ -148,5 +149,22 @@ describe('WatchStream', () => {
       new ProtobufWatchDecoder(),
     );
     await expect(collect(w)).rejects.toThrow('watch of leases in kube-system sent an event of 12 MiB, over the 10 MiB limit; refused');
+  });
+
+  it('fails as stalled when its connection was found dead, and as broken for any other error', async () => {
+    const dead = new PassThrough();
+    const stalled = collect(new WatchStream(dead as unknown as IncomingMessage, 'pods in demo'));
+    dead.write(`${JSON.stringify(events(1)[0])}\n`);
+    setImmediate(() => dead.destroy(new ConnectionStalledError('the connection did not answer a ping within 15s')));
+    const err = await stalled.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionStalledError);
+    expect(err).toMatchObject({ message: 'watch stalled: the connection did not answer a ping within 15s', networkCode: 'ETIMEDOUT' });
+
+    const reset = new PassThrough();
+    const broken = collect(new WatchStream(reset as unknown as IncomingMessage, 'pods in demo'));
+    setImmediate(() => reset.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })));
+    const other = await broken.catch((e: unknown) => e);
+    expect(other).not.toBeInstanceOf(ConnectionStalledError);
+    expect(other).toMatchObject({ message: 'watch of pods in demo broke: read ECONNRESET', networkCode: 'ECONNRESET' });
   });
 });

@@ -36,7 +36,7 @@ const kube = adminKube();
 const ns = uniqueName('it-faults');
 /** A stall as the trace says it on stderr: the watch open but silent, or its request never answered. */
 const STALL_LINE =
-  /^warning: .*watch (stalled: nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|request got no answer within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
+  /^warning: .*watch (stalled: nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|stalled: the connection did not answer a ping within [\d.]+s|request got no answer within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
 
 const stallLines = (cli: LiveCli): string[] =>
   cli

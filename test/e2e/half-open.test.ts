@@ -38,9 +38,9 @@ const kube = adminKube();
 const ns = uniqueName('it-halfopen');
 /** The promise: a stalled watch is noticed within 60 s; the change then arrives on the new one. */
 const ARRIVES_WITHIN_MS = 75_000;
-/** The one stderr line; a freeze can catch the watch open, or still waiting for its answer. */
+/** The one stderr line; a freeze can catch the watch open, or still waiting for its answer (over HTTP/2, its PING finds it). */
 const STALL_LINE =
-  /^warning: watch (stalled: nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|request got no answer within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
+  /^warning: watch (stalled: nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|stalled: the connection did not answer a ping within [\d.]+s|request got no answer within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
 
 const lines = cacheLines;
 const deltas = deltasOf;
