@@ -43,7 +43,10 @@ const lossLines = (cli: LiveCli): string[] =>
   cli
     .stderr()
     .split('\n')
-    .filter((l) => /stalled|no answer|after a ping/.test(l));
+    .filter((l) => /stalled|no answer|a ping/.test(l));
+/** Either way a stall, said as the watch's own deadline says it. */
+const STALL_LINE =
+  /^warning: watch stalled: (nothing arrived for [\d.]+s, and the server did not end it at its \d+s timeout|the connection did not answer a ping within [\d.]+s) \(a half-open connection or a hung API server\); watching again from resourceVersion "\d+" on a new connection$/;
 const cmPath = (name?: string): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 const createConfigMap = (name: string): Promise<KubeObject> => kube.client.json<KubeObject>(cmPath(), { method: 'POST', body: { metadata: { name } } });
 
@@ -134,11 +137,17 @@ describe('over HTTP/2', () => {
       expect(Date.now() - frozenAt).toBeLessThan(ARRIVES_WITHIN_MS);
       expect(arrived, cli.stderr()).toMatchObject({ type: 'Added', resourceVersion: made.metadata.resourceVersion });
       expect(lossLines(cli), cli.stderr()).toHaveLength(1);
+      expect(lossLines(cli)[0]).toMatch(STALL_LINE);
       expect(
         lines(cli)
           .slice(start)
           .some((l) => l.kind === 'relist'),
       ).toBe(false);
+      expect(
+        lines(cli)
+          .slice(start)
+          .some((l) => l.kind === 'watch-closed' && /^watch stalled: /.test(l.message)),
+      ).toBe(true);
       // The dead connection is closed by the plugin: its PING went unanswered.
       const ids = new Set(atFreeze.map((c) => c.id));
       proxy.thaw();
