@@ -51,7 +51,7 @@
 import type { Clock, Timer } from '../clock.js';
 import { realClock } from '../clock.js';
 import { ApiError, isConnectionRefused, isExpiredOrGone, isInternalError, isTooLargeResourceVersion, isTooManyRequests } from '../kube/api-error.js';
-import { ConnectionStalledError } from '../kube/http.js';
+import { ConnectionStalledError, watchStalled } from '../kube/http.js';
 import type { KubeObject, ListDecodeOptions, ListerWatcher, ListOptions, Status, Watch, WatchEvent, WatchOptions } from '../kube/types.js';
 import { abortable } from '../util/abort.js';
 import { formatDuration } from '../util/duration.js';
@@ -740,7 +740,7 @@ export class Reflector {
           opening.stop();
           if (signal.aborted) return;
           // Stalled: its own deadline, or its connection found dead by an HTTP/2 PING.
-          const stalled = opening.stalled ?? (err instanceof ConnectionStalledError ? new ConnectionStalledError(`watch stalled: ${err.message}`) : undefined);
+          const stalled = opening.stalled ?? (err instanceof ConnectionStalledError ? watchStalled(err) : undefined);
           if (stalled) {
             this.reportStall(stalled, 'watch-open', 'rewatch');
             continue;

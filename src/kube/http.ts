@@ -37,6 +37,11 @@ export class ConnectionStalledError extends ApiError {
   }
 }
 
+/** A watch whose connection was found dead (an HTTP/2 PING unanswered): its stall, as a watch says it. */
+export function watchStalled(err: ConnectionStalledError): ConnectionStalledError {
+  return new ConnectionStalledError(`watch stalled: ${err.message}`);
+}
+
 /** Whether an abort reason or error says the connection stalled. */
 export function isConnectionStalled(err: unknown): err is ConnectionStalledError {
   return err instanceof ConnectionStalledError;

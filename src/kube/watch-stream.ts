@@ -9,7 +9,7 @@
  * without end. onProgress listeners hear of every chunk as it arrives (the reader's stall timer);
  * stop() destroys the response, and with it the socket, which is never reused.
  */
-import { ConnectionStalledError, type ResponseStream } from './http.js';
+import { ConnectionStalledError, type ResponseStream, watchStalled } from './http.js';
 import { ApiError } from './api-error.js';
 import type { Watch, WatchEvent } from './types.js';
 
@@ -130,7 +130,7 @@ export class WatchStream implements Watch {
     res.on('error', (err: NodeJS.ErrnoException) => {
       if (this.stopped) return this.finish();
       // Its connection found dead (an HTTP/2 PING unanswered): a stall, as the reader would say it.
-      if (err instanceof ConnectionStalledError) return this.finish(new ConnectionStalledError(`watch stalled: ${err.message}`));
+      if (err instanceof ConnectionStalledError) return this.finish(watchStalled(err));
       this.finish(new ApiError(`watch of ${describe} broke: ${err.message}`, { code: 0, networkCode: err.code ?? 'ECONNRESET', cause: err }));
     });
     res.on('close', () => this.finish());
