@@ -227,6 +227,117 @@ describe('KubeClient: dead connections', () => {
   });
 });
 
+describe('KubeClient: answers that ask to be retried (Retry-After)', () => {
+  let busy: LoopbackServer;
+  /** Per path: the requests it had, with their bodies; and the answers it gives before a 200. */
+  const requests = new Map<string, { method: string; body: string }[]>();
+  const refusals: Record<string, { status: number; retryAfter?: string; times: number }> = {
+    '/twice': { status: 429, retryAfter: '1', times: 2 },
+    '/post': { status: 429, retryAfter: '1', times: 1 },
+    '/unavailable': { status: 503, retryAfter: '2', times: 1 },
+    '/no-header': { status: 429, times: 1 },
+    '/not-found': { status: 404, retryAfter: '1', times: 1 },
+    '/date': { status: 429, retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', times: 1 },
+    '/too-long': { status: 429, retryAfter: '61', times: 1 },
+    '/always': { status: 429, retryAfter: '1', times: Number.POSITIVE_INFINITY },
+  };
+
+  beforeAll(async () => {
+    busy = await startLoopbackServer((req, res) => {
+      const path = req.url?.split('?')[0] ?? '';
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const had = requests.get(path) ?? [];
+        had.push({ method: req.method ?? '', body });
+        requests.set(path, had);
+        const refuse = refusals[path];
+        if (refuse && had.length <= refuse.times) {
+          res.writeHead(refuse.status, { 'content-type': 'application/json', ...(refuse.retryAfter ? { 'retry-after': refuse.retryAfter } : {}) });
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'TooManyRequests',
+              code: refuse.status,
+              message: 'too many requests, please try again later',
+            }),
+          );
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ path, attempt: had.length }));
+      });
+    });
+  });
+
+  afterAll(() => busy.close());
+
+  /** A client of the busy server whose waits are recorded instead of slept. */
+  function retrying(recorded = true): { client: KubeClient; waits: number[] } {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: busy.base, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const client = new KubeClient(kc);
+    const waits: number[] = [];
+    if (recorded) client.retries.sleep = async (ms) => void waits.push(ms);
+    return { client, waits };
+  }
+
+  it('a 429 with Retry-After is sent again after that many seconds, until answered; a 503 with one too; a body is sent again as it was', async () => {
+    const { client, waits } = retrying();
+    await expect(client.json('/twice')).resolves.toEqual({ path: '/twice', attempt: 3 });
+    expect(waits).toEqual([1000, 1000]);
+    await expect(client.json('/unavailable')).resolves.toEqual({ path: '/unavailable', attempt: 2 });
+    expect(waits).toEqual([1000, 1000, 2000]);
+    await expect(client.json('/post', { method: 'POST', body: { a: 1 } })).resolves.toEqual({ path: '/post', attempt: 2 });
+    expect(requests.get('/post')).toEqual([
+      { method: 'POST', body: '{"a":1}' },
+      { method: 'POST', body: '{"a":1}' },
+    ]);
+  });
+
+  it('is not retried without a Retry-After of whole seconds, beyond 60 s, for another status, or for a watch', async () => {
+    const { client, waits } = retrying();
+    for (const path of ['/no-header', '/not-found', '/date', '/too-long']) {
+      const err = await client.json(path).catch((e: unknown) => e);
+      expect(err, path).toBeInstanceOf(ApiError);
+      expect((err as ApiError).code, path).toBe(refusals[path]!.status);
+      expect(requests.get(path), path).toHaveLength(1);
+    }
+    // A watch's 429 goes to its reflector, which backs off and says so.
+    const err = await client.openOk('/always', { stream: true }).catch((e: unknown) => e);
+    expect((err as ApiError).code).toBe(429);
+    expect(requests.get('/always')).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('gives up after ten retries with the last answer’s error, as client-go does; an abort while waiting ends it at once', async () => {
+    requests.delete('/always');
+    const { client, waits } = retrying();
+    const err = await client.json('/always').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(429);
+    expect((err as ApiError).message).toContain('too many requests');
+    expect(requests.get('/always')).toHaveLength(11);
+    expect(waits).toHaveLength(10);
+
+    requests.delete('/always');
+    const real = retrying(false).client; // the real wait, of 1 s
+    const stop = new AbortController();
+    const pending = real.json('/always', { signal: stop.signal }).catch((e: unknown) => e);
+    await waitFor(() => requests.get('/always')?.length === 1, 1_000);
+    stop.abort(new Error('interrupted'));
+    expect(await pending).toEqual(new Error('interrupted'));
+    expect(requests.get('/always')).toHaveLength(1);
+  });
+});
+
 /** Polls `cond` on every turn of the event loop; fails after `ms` (well before any idle timeout). */
 async function waitFor(cond: () => boolean, ms: number): Promise<void> {
   const end = Date.now() + ms;

@@ -14,6 +14,7 @@
  */
 import { globalAgent as httpGlobalAgent, type Agent as HttpAgent, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent, globalAgent as httpsGlobalAgent } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecureContext } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiError, type RequestDescription } from './api-error.js';
@@ -62,7 +63,35 @@ export const IDLE_MARGIN_MS = 15_000;
 /** kube-apiserver's default --request-timeout: a request that is not a watch is answered within it. */
 export const SERVER_REQUEST_TIMEOUT_MS = 60_000;
 
+/** How many times a request the server asks to retry (Retry-After) is sent again: client-go's default. */
+export const MAX_RETRIES = 10;
+
+/** The longest Retry-After honoured; an answer asking for longer fails at once. */
+export const MAX_RETRY_AFTER_S = 60;
+
+/**
+ * The seconds to wait before sending a request again, when its answer asks for it: 429 or 5xx with
+ * a Retry-After of whole seconds (the API server's throttling, API Priority and Fairness, a server
+ * starting), as client-go reads it; undefined otherwise, or beyond MAX_RETRY_AFTER_S.
+ */
+export function retryAfterSeconds(res: Pick<ResponseStream, 'statusCode' | 'headers'>): number | undefined {
+  const status = res.statusCode ?? 0;
+  if (status !== 429 && status < 500) return undefined;
+  const header = res.headers['retry-after'];
+  if (typeof header !== 'string' || !/^\d+$/.test(header.trim())) return undefined;
+  const seconds = Number(header.trim());
+  return seconds <= MAX_RETRY_AFTER_S ? seconds : undefined;
+}
+
 export class KubeClient {
+  /**
+   * How answers that ask to be retried (429 or 5xx with Retry-After) are: how many times at most,
+   * and how the client waits (a test's clock may stand in).
+   */
+  readonly retries: { max: number; sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void> } = {
+    max: MAX_RETRIES,
+    sleep: (ms, signal) => sleep(ms, undefined, signal ? { signal } : {}),
+  };
   private prepared: Promise<Prepared> | undefined;
   private preparedAt = 0;
   private agent: Agent | undefined;
@@ -214,9 +243,26 @@ export class KubeClient {
     return { status: res.statusCode ?? 0, headers: res.headers, body: await this.readText(res, init, init.maxBytes) };
   }
 
-  /** Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. */
+  /**
+   * Opens a request and turns a non-2xx answer into an ApiError; the caller reads the body. A
+   * request that is not a stream is sent again, up to `retries.max` times, when the server answers
+   * 429 or 5xx with a Retry-After of whole seconds, after that many seconds (at most
+   * MAX_RETRY_AFTER_S): client-go's REST client does so ten times. A watch is not: its reflector
+   * backs off and says so at the first 429.
+   */
   async openOk(path: string, init: RequestInit = {}): Promise<ResponseStream> {
-    const res = await this.open(path, init);
+    let res = await this.open(path, init);
+    for (let retried = 0; !init.stream && retried < this.retries.max; retried++) {
+      const wait = retryAfterSeconds(res);
+      if (wait === undefined) break;
+      res.resume();
+      try {
+        await this.retries.sleep(wait * 1000, init.signal);
+      } catch (err) {
+        throw init.signal?.aborted ? abortError(init.signal) : err;
+      }
+      res = await this.open(path, init);
+    }
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
     const body = await this.readBytes(res, init);

@@ -14,6 +14,9 @@
  *   each plugin says so on stderr once per refused attempt, naming the 429 and the retry, and backs
  *   off (a handful of lines, not one per request). A ConfigMap and a holder change made during the
  *   burst and another of each after it are all seen, in order, and the cache equals a fresh List.
+ *   A one-shot command (`cache configmaps -o name`) in another burst is not failed by it: its
+ *   LIST is sent again as the 429's Retry-After asks, the API server counting each refusal, and
+ *   it answers once the burst has ended.
  * Nothing here touches the API server's processes; the FlowSchema and PriorityLevelConfiguration,
  * the user's certificate and the namespace are deleted afterwards.
  */
@@ -24,7 +27,7 @@ import { createLeaseWatchProgram } from '../../src/commands/lease-watch.js';
 import type { KubeObject } from '../../src/kube/index.js';
 import type { DeltaLine, MarkerLine, SyncedLine } from '../../src/view/cache-view.js';
 import type { LeaseChange } from '../../src/view/lease-view.js';
-import { ApfBurst, deleteApfObjects } from '../../tools/cluster/apf-burst.js';
+import { ApfBurst, apfRejectedRequests, deleteApfObjects } from '../../tools/cluster/apf-burst.js';
 import { FaultProxy } from '../../tools/cluster/fault-proxy.js';
 import {
   adminKube,
@@ -282,6 +285,32 @@ describe('throttled: a slow link, and the API server answering 429', () => {
       await burst?.end();
       stop.abort();
       await Promise.all([cache.done, leases.done]);
+    }
+  });
+  it('a one-shot command in a 429 burst: its LIST is sent again as Retry-After asks, the API server refusing it again and again, and it answers once the burst ends', async () => {
+    const burst = await ApfBurst.start(cluster(), { name: APF_NAME, user: USER, namespace: ns });
+    let cli: LiveCli | undefined;
+    try {
+      const rejectedBefore = await apfRejectedRequests(cluster(), APF_NAME);
+      cli = startCli(createInformerTraceProgram, ['cache', 'configmaps', '-n', ns, '-o', 'name', '--kubeconfig', kubeconfig]);
+      let ended = false;
+      void cli.done.then(() => (ended = true));
+      // Refused, then refused again after the wait the answer asked for: the command still waits.
+      await eventually('two refusals of the command', async () => (await apfRejectedRequests(cluster(), APF_NAME)) - rejectedBefore >= 2, 30_000, 100);
+      expect(ended).toBe(false);
+      expect(cli.stdout()).toBe('');
+      const result = await burst.end();
+      expect(result.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      const done = await cli.done;
+      expect(done.code).toBe(0);
+      // The informer's one LIST succeeded: the client waited it out, the reflector never failed.
+      expect(done.stderr).toMatch(/^info: listed \d+ objects at resourceVersion "\d+" in 1 request/m);
+      expect(done.stderr).not.toMatch(/error|warning|429|TooManyRequests/i);
+      const names = done.stdout.trim().split('\n').sort();
+      expect(names).toEqual([...(await freshConfigMaps()).keys()].map((k) => `configmap/${k.split('/')[1]}`).sort());
+    } finally {
+      await burst.end();
+      await cli?.done;
     }
   });
 });
