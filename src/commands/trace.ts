@@ -22,7 +22,7 @@ import {
 } from '../cli/options.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { connect, groupResource, type ConnectionFlags, type Kube, type ResourceInfo } from '../kube/index.js';
+import { connect, groupResource, type ConnectionFlags, type Kube, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { resolveOtlpTarget } from '../output/otlp-target.js';
 import {
   DEFAULT_COALESCE_MS,
@@ -35,7 +35,6 @@ import {
   type TraceTarget,
   type TriggerRequest,
 } from '../trace/index.js';
-import { chainFromCaches } from '../diagnose/index.js';
 import { formatDuration } from '../util/duration.js';
 import { summarise } from '../view/trace-view.js';
 import { TraceDiagnoses } from './trace-diagnosis.js';
@@ -327,15 +326,22 @@ export async function runTrace(
     },
   });
   try {
-    await session.start();
+    const started = session.start();
+    // Without --metrics, a custom resource's operator is looked for from its Lease (what was tried
+    // is said in its controller line), as soon as the target's own informer synced: while the
+    // children's list, not after them.
+    const lookForOperator = plan.metrics.specs.length === 0 && isCustomResource(info);
+    const operatorOf = (obj: KubeObject): ReturnType<typeof operatorTraceMetrics> =>
+      operatorTraceMetrics(kube, obj, plan.metrics.access, plan.metricsIntervalMs, log, session.signal);
+    const early = lookForOperator ? session.targetWhenSynced(started).then((obj) => (obj ? operatorOf(obj) : undefined)) : undefined;
+    await started;
     sink.started(session);
-    // Without --metrics, a custom resource's operator is looked for from its Lease; what was tried is said in its controller line.
+    // A target made after its informer synced (a watch waiting for it) is looked for now.
+    const late = session.tracer.targetObject();
     const { metrics, why: noMetrics } =
       plan.metrics.specs.length > 0
         ? { metrics: traceMetrics(kube, plan.metrics, plan.metricsIntervalMs, log), why: undefined }
-        : isCustomResource(info) && session.targetExists()
-          ? await operatorTraceMetrics(kube, chainFromCaches(session.caches(), target).object, plan.metrics.access, plan.metricsIntervalMs, log, session.signal)
-          : { metrics: undefined, why: undefined };
+        : ((await early) ?? (lookForOperator && late ? await operatorOf(late) : { metrics: undefined, why: undefined }));
     await metrics?.baseline(session.signal);
     if (plan.trigger.kind === 'watch') {
       const wait = `(timeout ${formatDuration(plan.timeoutMs)})…`;

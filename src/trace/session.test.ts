@@ -146,6 +146,32 @@ async function started(h: Harness): Promise<void> {
 }
 
 describe('TraceSession', () => {
+  it('hands over the target once its own informer synced, while a child kind still lists; nothing when start() fails first', async () => {
+    const h = harness();
+    // The Pods' LIST fails twice: their informer syncs after two backoffs, the target's at once.
+    h.fakes.pods!.failList(fakeErrors.internalError(), fakeErrors.internalError());
+    const start = h.session.start();
+    let startedYet = false;
+    void start.then(() => (startedYet = true));
+    const target = await settle(h.clock, h.session.targetWhenSynced(start));
+    expect(target?.metadata.name).toBe('web');
+    expect(startedYet).toBe(false);
+    await settle(h.clock, start);
+    h.session.close();
+
+    // The target's own LIST refused: start() fails, and the target is never handed over.
+    const refused = harness();
+    refused.fakes.deployments!.failList(fakeErrors.forbidden('deployments.apps is forbidden'));
+    const failing = refused.session.start();
+    const failed = failing.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(await settle(refused.clock, refused.session.targetWhenSynced(failing))).toBeUndefined();
+    expect(await failed).toMatchObject({ message: expect.stringContaining('forbidden') });
+    refused.session.close();
+  });
+
   it('watches, traces the change to convergence, and attaches an Event that arrives after the end', async () => {
     const h = harness();
     await started(h);

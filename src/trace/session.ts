@@ -16,7 +16,7 @@
 import { realClock, type Clock, type Timer } from '../clock.js';
 import { CheckFailedError } from '../errors.js';
 import { runUntilSynced, type InformerEvent, type SharedIndexInformer, type SyncOptions } from '../informer/index.js';
-import { groupResource, ResourceListerWatcher, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
+import { groupResource, ResourceListerWatcher, type KubeObject, type ListerWatcher, type ResourceInfo } from '../kube/index.js';
 import { formatDuration } from '../util/duration.js';
 import { closest } from '../util/suggest.js';
 import { Tracer } from './tracer.js';
@@ -127,6 +127,22 @@ export class TraceSession {
   /** Whether the target is in the cache; false while a watched target is awaited. */
   targetExists(): boolean {
     return this.tracer.targetObject() !== undefined;
+  }
+
+  /**
+   * The target as its own informer first synced it (undefined: it does not exist), once that
+   * informer has, during start(): the children's may still be listing. Undefined too when start()
+   * fails first.
+   */
+  async targetWhenSynced(started: Promise<void>): Promise<KubeObject | undefined> {
+    const first = await Promise.race([
+      this.tracer.targetSynced().then(() => true),
+      started.then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    return first ? this.tracer.targetObject() : undefined;
   }
 
   /**

@@ -242,6 +242,22 @@ export class Tracer {
     signal.addEventListener('abort', () => this.queue.shutDown(), { once: true });
   }
 
+  /**
+   * Resolves once the target's own informer has synced (often well before the children's), or
+   * has stopped: what a reader of the target alone may start on while the rest list.
+   */
+  targetSynced(): Promise<void> {
+    const informer = this.chainInformers.target;
+    if (informer.hasSynced() || informer.isStopped()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = informer.onEvent((e) => {
+        if (e.kind !== 'synced' && e.kind !== 'stopped') return;
+        off();
+        resolve();
+      });
+    });
+  }
+
   /** The target object in the cache, if it exists. */
   targetObject(): KubeObject | undefined {
     const key = this.target.namespace && this.target.info.namespaced ? `${this.target.namespace}/${this.target.name}` : this.target.name;
