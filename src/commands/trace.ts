@@ -334,6 +334,8 @@ export async function runTrace(
     const operatorOf = (obj: KubeObject): ReturnType<typeof operatorTraceMetrics> =>
       operatorTraceMetrics(kube, obj, plan.metrics.access, plan.metricsIntervalMs, log, session.signal);
     const early = lookForOperator ? session.targetWhenSynced(started).then((obj) => (obj ? operatorOf(obj) : undefined)) : undefined;
+    // Awaited below; when start() fails first, its failure is the one reported.
+    early?.catch(() => {});
     await started;
     sink.started(session);
     // A target made after its informer synced (a watch waiting for it) is looked for now.
