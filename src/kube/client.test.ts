@@ -7,9 +7,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Agent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync, createGzip } from 'node:zlib';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
+import { loopbackKubeConfig, startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { ApiError } from './api-error.js';
 import { KubeClient, keepAliveAgent } from './client.js';
 import { ConnectionStalledError } from './http.js';
@@ -70,13 +70,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function client(compression?: boolean): KubeClient {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: server.base, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = loopbackKubeConfig(server.base);
   return compression === undefined ? new KubeClient(kc) : new KubeClient(kc, 0, '', 0, compression);
 }
 
@@ -168,13 +162,7 @@ describe('KubeClient: dead connections', () => {
     // Idle connections stay open on both sides unless something closes them on purpose.
     dead.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
-    kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(dead.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    kc = loopbackKubeConfig(`http://127.0.0.1:${(dead.address() as AddressInfo).port}`);
   });
 
   afterAll(async () => {
@@ -276,13 +264,7 @@ describe('KubeClient: answers that ask to be retried (Retry-After)', () => {
 
   /** A client of the busy server whose waits are recorded instead of slept. */
   function retrying(recorded = true): { client: KubeClient; waits: number[] } {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: busy.base, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const kc = loopbackKubeConfig(busy.base);
     const client = new KubeClient(kc);
     const waits: number[] = [];
     if (recorded) client.retries.sleep = async (ms) => void waits.push(ms);

@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './api-error.js';
 import { KubeClient } from './client.js';
@@ -8,6 +7,7 @@ import { ListDecodeError, ListStreamDecoder } from './list-decoder.js';
 import { ResourceListerWatcher } from './lister-watcher.js';
 import type { KubeObject, ResourceInfo } from './types.js';
 import { rng } from '../../tools/testing/rng.js';
+import { loopbackKubeConfig } from '../../tools/testing/http-server.js';
 
 /** Strings that stress the scanner: quotes, backslash runs, brackets, multi-byte characters. */
 const nasty = ['"', '\\', '\\\\', '\\"', '{', '}', '[', ']', '"items":[', 'é', '日本', '😀', ',', '\n', '\u0000', 'plain'];
@@ -149,13 +149,7 @@ describe('ResourceListerWatcher.list over HTTP', () => {
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const kc = loopbackKubeConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     lw = new ResourceListerWatcher(new KubeClient(kc), pods, { namespace: 'ns' });
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -4,11 +4,10 @@
  * resource, the size and the limit, drops the connection, re-lists and watches on.
  */
 import type { ServerResponse } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { afterEach, expect, it } from 'vitest';
 import { SharedIndexInformer } from '../informer/shared-informer.js';
 import type { InformerEvent } from '../informer/stats.js';
-import { startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
+import { loopbackKubeConfig, startLoopbackServer, type LoopbackServer } from '../../tools/testing/http-server.js';
 import { KubeClient } from './client.js';
 import { ResourceListerWatcher } from './lister-watcher.js';
 import type { ResourceInfo } from './types.js';
@@ -64,13 +63,7 @@ it('an event over the limit ends the watch with one line naming the resource and
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: lists === 1 ? '1' : '4' }, items: [cm('first', '1')] }));
   });
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: server.base, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = loopbackKubeConfig(server.base);
   const events: InformerEvent[] = [];
   const informer = new SharedIndexInformer(new ResourceListerWatcher(new KubeClient(kc), configmaps, { namespace: 'ns', encoding: 'json' }), {
     onEvent: (e) => events.push(e),

@@ -1,6 +1,7 @@
 /** A real HTTP server on the loopback address, for unit tests of code that sends requests. */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 export interface LoopbackServer {
   /** http://127.0.0.1:PORT */
@@ -19,4 +20,16 @@ export async function startLoopbackServer(handler: RequestListener): Promise<Loo
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A kubeconfig whose one context reaches `server` (a loopback server's base) as a user without credentials. */
+export function loopbackKubeConfig(server: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
 }
