@@ -747,7 +747,18 @@ export class LocalCluster {
     await this.stopComponent('kwok');
   }
 
+  /**
+   * Starts kwok again. Each node's Lease left from before the stop is deleted first: kwok creates
+   * the Lease of a node it does not find in its cache yet, and when the old one is still there that
+   * creation fails and kwok leaves the node's Pods as they are (NotReady, as the node lifecycle
+   * controller made them) until something else about them changes. With the Leases gone, kwok
+   * creates each at once and takes every node's Pods up again.
+   */
   async startKwok(): Promise<void> {
+    for (const node of this.nodes) {
+      const r = await this.adminRequest('DELETE', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`);
+      if (r.status >= 300 && r.status !== 404) throw new Error(`DELETE the Lease of node ${node}: ${r.status} ${r.body.slice(0, 200)}`);
+    }
     await this.startComponentAgain('kwok');
   }
 
